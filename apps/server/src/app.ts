@@ -1,0 +1,144 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { AppConfig } from './config/env.ts';
+import type { AppContext } from './context.ts';
+import type { Database } from './db/client.ts';
+import { jobDefinitions } from './jobs/index.ts';
+import { JobRunner } from './jobs/runner.ts';
+import { createSecretBox } from './lib/crypto.ts';
+import { EventBus } from './lib/events.ts';
+import { appConfigRoutes } from './modules/app-config/app-config.routes.ts';
+import { callRecordingsRoutes } from './modules/call-recordings/call-recordings.routes.ts';
+import { conversationTypesRoutes } from './modules/conversation-types/conversation-types.routes.ts';
+import { conversationsRoutes } from './modules/conversations/conversations.routes.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+import { messagingAccountsRoutes } from './modules/messaging-accounts/messaging-accounts.routes.ts';
+import { pricingRoutes } from './modules/pricing/pricing.routes.ts';
+import { unansweredRoutes } from './modules/unanswered/unanswered.routes.ts';
+import { userRoutes } from './modules/users/users.routes.ts';
+import { registerAuth } from './plugins/auth.ts';
+import { registerErrorHandler } from './plugins/error-handler.ts';
+
+export interface BuildAppOptions {
+  config: AppConfig;
+  database: Database;
+  /** Serve the built web app (production). Tests of the API leave it off. */
+  serveWeb?: boolean;
+  jobPollMs?: number;
+}
+
+/** JSON bodies above this are refused with 413; uploads have their own limit (UPLOAD_MAX_BYTES). */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
+  const { config, database } = options;
+  const app = Fastify({
+    logger: {
+      level: config.LOG_LEVEL,
+      redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
+    },
+    bodyLimit: JSON_BODY_LIMIT,
+    trustProxy: true,
+    // Meta and Twilio sign the raw body; routes that need it read request.rawBody (set below).
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const jobs = new JobRunner({ pollMs: options.jobPollMs });
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    log: app.log,
+    secrets: createSecretBox(config.APP_SECRET),
+    events: new EventBus(),
+    jobs,
+  };
+  jobs.bind(ctx);
+  for (const definition of jobDefinitions) jobs.register(definition);
+
+  // Infrastructure
+  registerErrorHandler(app);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        // Mantine and CodeMirror inject <style> elements at run time.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
+        mediaSrc: ["'self'", 'blob:'],
+        connectSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(cookie, { secret: config.APP_SECRET });
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_req, context) => ({
+      statusCode: 429,
+      error: `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`,
+      code: 'RATE_LIMITED',
+    }),
+  });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Sales Agent API', version: '0.1.0', description: 'The API of the Sales Agent web app.' },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+  registerAuth(app, ctx);
+
+  // Domain modules
+  const modules = [
+    healthRoutes,
+    userRoutes,
+    appConfigRoutes,
+    conversationTypesRoutes,
+    messagingAccountsRoutes,
+    pricingRoutes,
+    conversationsRoutes,
+    unansweredRoutes,
+    callRecordingsRoutes,
+  ];
+  for (const plugin of modules) await app.register(plugin, { ctx });
+
+  if (options.serveWeb) registerWebApp(app, config);
+  app.addHook('onClose', async () => {
+    await jobs.stop();
+  });
+  return { app, ctx };
+}
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Serves the built single-page app; unknown non-API paths get index.html so client routes work. */
+function registerWebApp(app: FastifyInstance, config: AppConfig): void {
+  const dist = path.resolve(config.WEB_DIST_DIR ?? path.join(repoRoot, 'apps/web/dist'));
+  if (!existsSync(path.join(dist, 'index.html'))) {
+    app.log.warn({ dist }, 'web app not built; run `npm run build`');
+    return;
+  }
+  app.register(fastifyStatic, { root: dist, wildcard: false, index: false });
+  app.setNotFoundHandler((request, reply) => {
+    if (request.method === 'GET' && !request.url.startsWith('/api/')) {
+      return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html');
+    }
+    return reply
+      .status(404)
+      .send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'ROUTE_NOT_FOUND' });
+  });
+}

@@ -1,0 +1,27 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppConfig } from './config/env.ts';
+import type { Database, Db } from './db/client.ts';
+import type { SecretBox } from './lib/crypto.ts';
+import type { EventBus } from './lib/events.ts';
+import type { JobRunner } from './jobs/runner.ts';
+
+/**
+ * What every service receives as its first argument: configuration and infrastructure, never HTTP.
+ * Built once in buildApp and shared by routes, jobs and the agent.
+ */
+export interface AppContext {
+  config: AppConfig;
+  database: Database;
+  db: Db;
+  log: FastifyBaseLogger;
+  secrets: SecretBox;
+  events: EventBus;
+  jobs: JobRunner;
+}
+
+/** The signed-in user as routes and services see it. */
+export interface Actor {
+  id: number;
+  email: string;
+  role: 'ADMIN' | 'NORMAL';
+}

@@ -1,0 +1,132 @@
+import {
+  bigserial,
+
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { conversationTypes, messagingAccounts } from './playbooks.ts';
+
+/** The person on the other side of a channel: one per (account, external sender id). */
+export const prospects = pgTable(
+  'prospects',
+  {
+    id: serial().primaryKey(),
+    uuid: uuid().notNull().unique().defaultRandom(),
+    messagingAccountId: integer()
+      .notNull()
+      .references(() => messagingAccounts.id, { onDelete: 'cascade' }),
+    /** Instagram/Messenger scoped id, WhatsApp/SMS phone number, … */
+    externalId: text().notNull(),
+    name: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique().on(t.messagingAccountId, t.externalId)],
+);
+
+/**
+ * One conversation with the agent (spec §3). A conversation without a prospect is a web chat, reachable
+ * by uuid alone (DESIGN.md §5).
+ */
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: serial().primaryKey(),
+    uuid: uuid().notNull().unique().defaultRandom(),
+    phase: integer().notNull().default(0),
+    /** While phase is -3 (waiting for more messages) the working phase to resume. */
+    resumePhase: integer(),
+    conversationTypeId: integer().references(() => conversationTypes.id, { onDelete: 'set null' }),
+    rating: integer(),
+    recordingDuration: integer(),
+    recordingUrl: text(),
+    messagesCount: integer().notNull().default(0),
+    lastMessageDate: timestamp({ withTimezone: true }),
+    prospectId: integer().references(() => prospects.id, { onDelete: 'cascade' }),
+    /** Set when a human writes on a prospect conversation; the agent stays silent until the phase is set. */
+    aiPaused: boolean().notNull().default(false),
+    promptTokens: integer().notNull().default(0),
+    completionTokens: integer().notNull().default(0),
+    costUsd: doublePrecision().notNull().default(0),
+    /** Twilio call SID, GHL contact id … of the channel that started it, when any. */
+    externalRef: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index().on(t.lastMessageDate.desc(), t.id.desc()),
+    index().on(t.createdAt.desc(), t.id.desc()),
+    index().on(t.prospectId),
+    index().on(t.conversationTypeId),
+    index().on(t.phase),
+  ],
+);
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: bigserial({ mode: 'number' }).primaryKey(),
+    conversationId: integer()
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    role: text({ enum: ['SYSTEM', 'PROSPECT', 'AGENT'] }).notNull(),
+    message: text().notNull(),
+    dateSent: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Channel message id (Meta mid, Twilio SID …); unique per conversation so redelivery is harmless. */
+    externalId: text(),
+    /** True when a person (not the AI) wrote this AGENT message. */
+    writtenByHuman: boolean().notNull().default(false),
+  },
+  (t) => [
+    index().on(t.conversationId, t.dateSent, t.id),
+    uniqueIndex()
+      .on(t.conversationId, t.externalId)
+      .where(sql`${t.externalId} is not null`),
+  ],
+);
+
+/** Conversations waiting on the prospect, with their follow-up state (spec §2.9). */
+export const unansweredConversations = pgTable(
+  'unanswered_conversations',
+  {
+    id: serial().primaryKey(),
+    conversationId: integer()
+      .notNull()
+      .unique()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    status: text({ enum: ['ACTIVE', 'INACTIVE'] }).notNull().default('ACTIVE'),
+    followUpCount: integer().notNull().default(0),
+    earliestReplyDateTime: timestamp({ withTimezone: true }).notNull(),
+    /** JSON text of an array of { message, type, code, status, method, url, response, details }. */
+    errors: text().notNull().default('[]'),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.status)],
+);
+
+/** Per-call LLM usage, so cost per conversation can be audited (DESIGN.md §6). */
+export const llmUsage = pgTable(
+  'llm_usage',
+  {
+    id: bigserial({ mode: 'number' }).primaryKey(),
+    conversationId: integer().references(() => conversations.id, { onDelete: 'cascade' }),
+    purpose: text().notNull(),
+    model: text().notNull(),
+    promptTokens: integer().notNull(),
+    completionTokens: integer().notNull(),
+    costUsd: doublePrecision().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.conversationId)],
+);
+

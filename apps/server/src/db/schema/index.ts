@@ -1,0 +1,5 @@
+export * from './users.ts';
+export * from './playbooks.ts';
+export * from './conversations.ts';
+export * from './recordings.ts';
+export * from './infra.ts';

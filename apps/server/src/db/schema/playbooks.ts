@@ -1,0 +1,67 @@
+import { type AnyPgColumn, index, integer, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { users } from './users.ts';
+
+/** A sales playbook (spec §3 "Conversation type", DESIGN.md §6). `config` is JSON text. */
+export const conversationTypes = pgTable('conversation_types', {
+  id: serial().primaryKey(),
+  title: text(),
+  rolePrompt: text().notNull(),
+  triggerConversationPrompt: text(),
+  checkingPrompt: text(),
+  errorPrompt: text().notNull(),
+  initialMessage: text(),
+  config: text().notNull().default('{}'),
+  messagingAccountId: integer().references((): AnyPgColumn => messagingAccounts.id, { onDelete: 'set null' }),
+  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+
+export const conversationPhases = pgTable(
+  'conversation_phases',
+  {
+    id: serial().primaryKey(),
+    conversationTypeId: integer()
+      .notNull()
+      .references(() => conversationTypes.id, { onDelete: 'cascade' }),
+    index: integer().notNull(),
+    prompt: text().notNull(),
+    transitionPrompt: text().notNull(),
+    followUpPrompt: text(),
+  },
+  (t) => [index().on(t.conversationTypeId, t.index)],
+);
+
+/**
+ * A connected page / number (spec §3 "Messaging account"). The access token is stored encrypted
+ * (AES-256-GCM, see lib/crypto.ts) and never leaves the server in full.
+ */
+export const messagingAccounts = pgTable(
+  'messaging_accounts',
+  {
+    id: serial().primaryKey(),
+    type: text({ enum: ['INSTAGRAM', 'FACEBOOK', 'TWILIO', 'WHATSAPP', 'SMS_GATEWAY'] }).notNull(),
+    accessTokenEncrypted: text().notNull(),
+    pageId: text().notNull(),
+    pageName: text().notNull(),
+    expirationDate: timestamp({ withTimezone: true }),
+    conversationTypeId: integer().references((): AnyPgColumn => conversationTypes.id, { onDelete: 'set null' }),
+    config: text().notNull().default('{}'),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.type, t.pageId)],
+);
+
+/** Which NORMAL user may see which account's conversations (spec §2.10). */
+export const userMessagingAccounts = pgTable(
+  'user_messaging_accounts',
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    messagingAccountId: integer()
+      .notNull()
+      .references(() => messagingAccounts.id, { onDelete: 'cascade' }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique().on(t.userId, t.messagingAccountId), index().on(t.messagingAccountId)],
+);

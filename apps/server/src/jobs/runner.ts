@@ -1,0 +1,185 @@
+import { sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import { jobs } from '../db/schema/index.ts';
+
+/**
+ * A job definition: `{ name, payload schema, handler }`. Handlers must be safe to run again after a crash
+ * (at-least-once); the runner guarantees one claim at a time per job.
+ */
+export interface JobDefinition<S extends z.ZodType = z.ZodType> {
+  name: string;
+  payload: S;
+  handler(ctx: AppContext, payload: z.infer<S>, job: ClaimedJob): Promise<void>;
+  /** How long a claim lasts before another worker may take the job over (a crashed worker). */
+  leaseMs?: number;
+}
+
+export interface ClaimedJob {
+  id: number;
+  name: string;
+  attempts: number;
+  maxAttempts: number;
+}
+
+export interface EnqueueOptions {
+  runAt?: Date;
+  /** At most one pending-or-running job per key; enqueueing again is a no-op (returns null). */
+  singletonKey?: string;
+  maxAttempts?: number;
+}
+
+interface JobRow {
+  id: string | number;
+  name: string;
+  payload: unknown;
+  attempts: number;
+  max_attempts: number;
+}
+
+/**
+ * Durable jobs on the `jobs` table. Claims use `FOR UPDATE SKIP LOCKED`, so several server processes
+ * sharing one PostgreSQL each take different jobs, and a job survives a restart because it lives in the
+ * database. Same SQL on PGlite and PostgreSQL.
+ */
+export class JobRunner {
+  private readonly definitions = new Map<string, JobDefinition>();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private ctx: AppContext | null = null;
+
+  constructor(private readonly options: { pollMs?: number; batchSize?: number } = {}) {}
+
+  register(definition: JobDefinition): void {
+    this.definitions.set(definition.name, definition as JobDefinition);
+  }
+
+  bind(ctx: AppContext): void {
+    this.ctx = ctx;
+  }
+
+  /** Adds a job; returns its id, or null when a job with the same singletonKey is already waiting. */
+  async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<number | null> {
+    const definition = this.definitions.get(name);
+    if (!definition) throw new Error(`Unknown job ${name}`);
+    const parsed = definition.payload.parse(payload);
+    const rows = await this.context()
+      .db.insert(jobs)
+      .values({
+        name,
+        payload: parsed as object,
+        runAt: options.runAt ?? new Date(),
+        singletonKey: options.singletonKey ?? null,
+        maxAttempts: options.maxAttempts ?? 5,
+      })
+      .onConflictDoNothing()
+      .returning({ id: jobs.id });
+    const id = rows[0]?.id ?? null;
+    if (id !== null && !options.runAt) this.kick();
+    return id;
+  }
+
+  /** Cancels waiting jobs with this singleton key (e.g. a follow-up made obsolete by a reply). */
+  async cancel(singletonKey: string): Promise<void> {
+    await this.context().db.execute(
+      sql`update jobs set status = 'done', finished_at = now(), last_error = 'cancelled'
+          where singleton_key = ${singletonKey} and status = 'pending'`,
+    );
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the batch in progress to finish (graceful shutdown). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Runs every job that is due now, until none is left. Used by tests and by the poll loop. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const done = await this.runBatch();
+      total += done;
+      if (done === 0) return total;
+    }
+  }
+
+  private kick(): void {
+    if (!this.stopped && !this.running) this.schedule(0);
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.drain()
+        .then(() => undefined)
+        .catch((err) => this.ctx?.log.error({ err }, 'job runner poll failed'))
+        .finally(() => {
+          this.running = null;
+          this.schedule(this.options.pollMs ?? 500);
+        });
+    }, delay);
+  }
+
+  private async runBatch(): Promise<number> {
+    const ctx = this.context();
+    const names = [...this.definitions.keys()];
+    if (names.length === 0) return 0;
+    const leaseMs = 5 * 60_000;
+    const result = await ctx.db.execute(sql`
+      update jobs set status = 'running', attempts = attempts + 1,
+        locked_until = now() + (${leaseMs}::int * interval '1 millisecond')
+      where id in (
+        select id from jobs
+        where run_at <= now()
+          and (status = 'pending' or (status = 'running' and locked_until < now()))
+          and name in (${sql.join(names.map((n) => sql`${n}`), sql`, `)})
+        order by run_at, id
+        limit ${this.options.batchSize ?? 10}
+        for update skip locked
+      )
+      returning id, name, payload, attempts, max_attempts`);
+    const rows = (result as unknown as { rows: JobRow[] }).rows;
+    for (const row of rows) await this.runOne(ctx, row);
+    return rows.length;
+  }
+
+  private async runOne(ctx: AppContext, row: JobRow): Promise<void> {
+    const id = Number(row.id);
+    const definition = this.definitions.get(row.name)!;
+    const job: ClaimedJob = { id, name: row.name, attempts: row.attempts, maxAttempts: row.max_attempts };
+    try {
+      const payload = definition.payload.parse(row.payload);
+      await definition.handler(ctx, payload, job);
+      await ctx.db.execute(
+        sql`update jobs set status = 'done', finished_at = now(), last_error = null where id = ${id}`,
+      );
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const final = row.attempts >= row.max_attempts;
+      ctx.log.warn({ err, job: row.name, id, attempt: row.attempts, final }, 'job failed');
+      // Exponential backoff: 1 s, 4 s, 16 s … capped at 10 minutes.
+      const backoffMs = Math.min(600_000, 1000 * 4 ** (row.attempts - 1));
+      await ctx.db.execute(sql`
+        update jobs set status = ${final ? 'failed' : 'pending'}, last_error = ${message.slice(0, 2000)},
+          run_at = now() + (${backoffMs}::int * interval '1 millisecond'),
+          finished_at = ${final ? sql`now()` : sql`null`}
+        where id = ${id}`);
+    }
+  }
+
+  private context(): AppContext {
+    if (!this.ctx) throw new Error('JobRunner used before bind(ctx)');
+    return this.ctx;
+  }
+}

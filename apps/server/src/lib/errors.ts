@@ -1,0 +1,22 @@
+/**
+ * The one error type services throw. The error handler (plugins/error-handler.ts) turns it into
+ * `{ error, code }` with `status` (DESIGN.md §5).
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (message: string, code = 'BAD_REQUEST') => new AppError(400, code, message);
+export const unauthorized = (message = 'You need to log in first.') => new AppError(401, 'UNAUTHORIZED', message);
+export const forbidden = (message = 'You do not have permission to do this.') =>
+  new AppError(403, 'FORBIDDEN', message);
+export const notFound = (message: string, code = 'NOT_FOUND') => new AppError(404, code, message);
+export const conflict = (message: string, code = 'CONFLICT') => new AppError(409, code, message);
+export const unavailable = (message: string, code = 'SERVICE_UNAVAILABLE') => new AppError(503, code, message);

@@ -1,0 +1,50 @@
+import { EnvError, loadConfig } from './config/env.ts';
+import { buildApp } from './app.ts';
+import { openDatabase } from './db/client.ts';
+import { seedDemoData } from './db/seed.ts';
+import { ensureAdmin } from './modules/users/users.service.ts';
+
+/** config → database + migrations → app → listen; SIGINT/SIGTERM close everything in order. */
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof EnvError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const database = openDatabase({ url: config.DATABASE_URL, pgliteDir: `${config.DATA_DIR}/pglite` });
+  await database.migrate();
+  const { app, ctx } = await buildApp({ config, database, serveWeb: true });
+  if (config.ADMIN_EMAIL && config.ADMIN_PASSWORD) await ensureAdmin(ctx, config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
+  await seedDemoData(ctx);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    try {
+      await app.close();
+      await database.close();
+    } finally {
+      clearTimeout(force);
+      process.exit(0);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen({ port: config.PORT, host: config.HOST });
+  ctx.jobs.start();
+  app.log.info(`Sales Agent on ${config.PUBLIC_URL} (database: ${database.driver})`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessions, users } from '../../db/schema/index.ts';
+import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { buildAdmin, buildUser, findUserByEmail } from '../../test/factories.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+const cookieOf = (res: { headers: Record<string, unknown> }) =>
+  String(res.headers['set-cookie']).split(';')[0];
+
+describe('register', () => {
+  it('makes the first account ADMIN and later ones NORMAL, logging each in', async () => {
+    const first = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'Boss@Example.com', password: 'password1' } });
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toEqual({ email: 'boss@example.com', role: 'ADMIN' });
+    const session = await t.request({ method: 'POST', url: '/api/user/get-session', as: cookieOf(first) });
+    expect(session.json()).toEqual({ email: 'boss@example.com', role: 'ADMIN' });
+
+    const second = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'rep@example.com', password: 'password2' } });
+    expect(second.json().role).toBe('NORMAL');
+  });
+
+  it('stores an argon2id hash, never the password', async () => {
+    const user = await findUserByEmail(t.ctx, 'rep@example.com');
+    expect(user.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(user.passwordHash).not.toContain('password2');
+  });
+
+  it('refuses a taken email with 409', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'rep@example.com', password: 'password2' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'EMAIL_TAKEN' });
+  });
+
+  it.each([
+    [{ email: '', password: 'password1' }, 'Email is required'],
+    [{ email: 'a@b.co', password: 'short' }, 'Password must be at least 8 characters long'],
+    [{ email: 'a@b.co', password: 12345678 }, 'password'],
+    [{ password: 'password1' }, 'email'],
+  ])('answers 400 naming the problem for %j', async (payload, text) => {
+    const res = await t.request({ method: 'POST', url: '/api/user/register', payload });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('VALIDATION_ERROR');
+    expect(res.json().error).toContain(text);
+  });
+
+  it('answers 400 for malformed JSON and 413 for a huge body, never 500', async () => {
+    const bad = await t.request({ method: 'POST', url: '/api/user/register', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ error: 'The request body is not valid JSON.', code: 'INVALID_JSON' });
+    const huge = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'x@y.z', password: 'p'.repeat(2_000_000) } });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json().code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
+
+describe('login and logout', () => {
+  it('logs in with the right password and stores only a hash of the session token', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/user/login', payload: { email: 'rep@example.com', password: 'password2' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ email: 'rep@example.com', role: 'NORMAL' });
+    const setCookie = String(res.headers['set-cookie']);
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Lax/i);
+    const token = cookieOf(res).split('=')[1];
+    const stored = await t.ctx.db.select().from(sessions);
+    expect(stored.some((s) => s.id === token)).toBe(false);
+
+    const out = await t.request({ method: 'POST', url: '/api/user/logout', as: cookieOf(res) });
+    expect(out.statusCode).toBe(200);
+    const after = await t.request({ method: 'POST', url: '/api/user/get-session', as: cookieOf(res) });
+    expect(after.statusCode).toBe(401);
+  });
+
+  it('refuses a wrong password or unknown email with the same 401', async () => {
+    const wrong = await t.request({ method: 'POST', url: '/api/user/login', payload: { email: 'rep@example.com', password: 'nope-nope' } });
+    const unknown = await t.request({ method: 'POST', url: '/api/user/login', payload: { email: 'ghost@example.com', password: 'nope-nope' } });
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.json()).toEqual(wrong.json());
+  });
+
+  it('answers 400 with the spec texts for empty fields', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/user/login', payload: { email: 'a@b.co', password: '' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toContain('Password is required');
+  });
+
+  it('refuses a state change from a foreign Origin', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/user/login',
+      headers: { origin: 'https://evil.example' },
+      payload: { email: 'rep@example.com', password: 'password2' },
+    });
+    expect(res.statusCode).toBe(403);
+  });
+
+  it('get-session is 401 without a cookie', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/user/get-session' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().code).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('set-password', () => {
+  it('answers 202 while the account does not exist yet', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'soon@example.com', password: 'password1' } });
+    expect(res.statusCode).toBe(202);
+  });
+
+  it('sets the first password of a provisioned account and logs in', async () => {
+    await buildUser(t.ctx, { email: 'meta@example.com', password: null });
+    const res = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'meta@example.com', password: 'password1' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ email: 'meta@example.com', role: 'NORMAL' });
+    const again = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'meta@example.com', password: 'password9' } });
+    expect(again.statusCode).toBe(409);
+  });
+
+  it('validates length', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'meta@example.com', password: 'x' } });
+    expect(res.statusCode).toBe(400);
+  });
+});
+
+describe('profile, messaging accounts and delete', () => {
+  it('shows a user their own profile, 403 for someone else, 404 for unknown (admin), 401 anonymous', async () => {
+    const me = await buildUser(t.ctx);
+    const other = await buildUser(t.ctx);
+    const admin = await buildAdmin(t.ctx);
+    const own = await t.request({ method: 'GET', url: `/api/user/${me.email}`, as: me.cookie });
+    expect(own.statusCode).toBe(200);
+    expect(own.json()).toMatchObject({ email: me.email, role: 'NORMAL' });
+    expect(own.json()).not.toHaveProperty('passwordHash');
+    expect((await t.request({ method: 'GET', url: `/api/user/${other.email}`, as: me.cookie })).statusCode).toBe(403);
+    const missing = await t.request({ method: 'GET', url: '/api/user/nobody@example.com', as: admin.cookie });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error).toBe('User not found');
+    expect((await t.request({ method: 'GET', url: `/api/user/${me.email}` })).statusCode).toBe(401);
+    expect((await t.request({ method: 'GET', url: '/api/user/not-an-email', as: admin.cookie })).statusCode).toBe(400);
+  });
+
+  it('lists the messaging accounts granted to the user', async () => {
+    const me = await buildUser(t.ctx);
+    const res = await t.request({ method: 'GET', url: `/api/user/${me.email}/messaging-accounts`, as: me.cookie });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ messagingAccounts: [] });
+  });
+
+  it('deletes the own account, ending its sessions', async () => {
+    const me = await buildUser(t.ctx);
+    const other = await buildUser(t.ctx);
+    expect((await t.request({ method: 'DELETE', url: '/api/user/delete', as: me.cookie, payload: { email: other.email } })).statusCode).toBe(403);
+    const res = await t.request({ method: 'DELETE', url: '/api/user/delete', as: me.cookie, payload: { email: me.email } });
+    expect(res.statusCode).toBe(200);
+    expect(await findUserByEmail(t.ctx, me.email)).toBeUndefined();
+    expect((await t.request({ method: 'POST', url: '/api/user/get-session', as: me.cookie })).statusCode).toBe(401);
+  });
+
+  it('never deletes the last administrator', async () => {
+    await t.ctx.db.delete(users);
+    const admin = await buildAdmin(t.ctx);
+    const res = await t.request({ method: 'DELETE', url: '/api/user/delete', as: admin.cookie, payload: { email: admin.email } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().code).toBe('LAST_ADMIN');
+  });
+});

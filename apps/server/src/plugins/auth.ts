@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor, AppContext } from '../context.ts';
+import { forbidden, unauthorized } from '../lib/errors.ts';
+import { findSessionUser, SESSION_TTL_MS } from '../modules/users/session.service.ts';
+
+export const SESSION_COOKIE = 'sa_session';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in user, or null for an anonymous visitor. */
+    actor: Actor | null;
+  }
+}
+
+/**
+ * Resolves the session cookie to a user on every request and enforces the two coarse rules of
+ * DESIGN.md §5 before any handler runs: `/api/admin/**` needs ADMIN (401 anonymous, 403 NORMAL), and
+ * state-changing requests from a foreign Origin are refused. Finer rules live in the services.
+ */
+export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('actor', null);
+  const publicOrigin = new URL(ctx.config.PUBLIC_URL).origin;
+
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/api/')) return;
+    if (!SAFE_METHODS.has(request.method)) refuseForeignOrigin(request, publicOrigin);
+    const token = request.cookies[SESSION_COOKIE];
+    if (token) request.actor = await findSessionUser(ctx, token);
+    if (request.url.startsWith('/api/admin/') || request.url === '/api/admin') requireAdmin(request);
+  });
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function refuseForeignOrigin(request: FastifyRequest, publicOrigin: string): void {
+  const origin = request.headers.origin;
+  // Non-browser clients (webhooks, curl) send no Origin; browsers always do on cross-site writes.
+  if (!origin) return;
+  if (origin === publicOrigin) return;
+  const host = request.headers.host;
+  try {
+    if (host && new URL(origin).host === host) return;
+  } catch {
+    /* an unparsable Origin is foreign */
+  }
+  throw forbidden('Requests from another site are not allowed.');
+}
+
+export function requireUser(request: FastifyRequest): Actor {
+  if (!request.actor) throw unauthorized();
+  return request.actor;
+}
+
+export function requireAdmin(request: FastifyRequest): Actor {
+  const actor = requireUser(request);
+  if (actor.role !== 'ADMIN') throw forbidden('This needs an administrator.');
+  return actor;
+}
+
+export function setSessionCookie(reply: FastifyReply, ctx: AppContext, token: string): void {
+  reply.setCookie(SESSION_COOKIE, token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.config.PUBLIC_URL.startsWith('https://'),
+    maxAge: Math.floor(SESSION_TTL_MS / 1000),
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/' });
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../app.ts';
+import { loadConfig } from '../config/env.ts';
+import type { AppContext } from '../context.ts';
+import { openTestDatabase } from './test-database.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Sends a request, optionally as a signed-in user (cookie from `login`). */
+  request(options: InjectOptions & { as?: string }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the real app on a fresh database. Extra environment (e.g. OPENAI_BASE_URL of a loopback fake)
+ * goes through the same config loader as production.
+ */
+export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await openTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    APP_SECRET: 'test-secret-test-secret-test-secret',
+    LOG_LEVEL: 'silent',
+    PUBLIC_URL: 'http://localhost:3000',
+    AUTH_RATE_LIMIT: '1000',
+    CHAT_RATE_LIMIT: '1000',
+    DATA_DIR: `/tmp/sales-agent-test-${process.pid}`,
+    ...env,
+  });
+  const { app, ctx } = await buildApp({ config, database });
+  await app.ready();
+  return {
+    app,
+    ctx,
+    request: ({ as, headers, ...options }) =>
+      app.inject({ ...options, headers: { ...headers, ...(as ? { cookie: as } : {}) } }),
+    close: async () => {
+      await app.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { ROLES } from '../enums.ts';
+import { LIMITS } from '../limits.ts';
+
+export const email = z.string().trim().toLowerCase().min(1, 'Email is required').max(254).email('Email is not valid');
+
+/** Spec §5: passwords are at least 8 characters. */
+export const password = z
+  .string()
+  .min(LIMITS.passwordMinLength, 'Password must be at least 8 characters long')
+  .max(1024, 'Password is too long');
+
+export const loginBody = z.object({
+  email,
+  password: z.string().min(1, 'Password is required').max(1024, 'Password is too long'),
+});
+export type LoginBody = z.infer<typeof loginBody>;
+
+export const registerBody = z.object({ email, password });
+export type RegisterBody = z.infer<typeof registerBody>;
+
+export const setPasswordBody = registerBody;
+export const deleteUserBody = z.object({ email });
+
+/** The session the web app keeps (spec §3). */
+export const session = z.object({ email: z.string(), role: z.enum(ROLES) });
+export type Session = z.infer<typeof session>;
+
+export const emailParams = z.object({ email });

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole suite: web unit tests, API tests on PGlite, the same API tests on PostgreSQL when
+# TEST_DATABASE_URL is set, then browser E2E in Chromium against the built app.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== web unit tests"
+npm run test -w apps/web
+
+echo "== API tests on PGlite"
+TEST_DB=pglite npm run test -w apps/server
+
+if [ -n "${TEST_DATABASE_URL:-}" ]; then
+  echo "== API tests on PostgreSQL"
+  TEST_DB=pg npm run test -w apps/server
+else
+  echo "== API tests on PostgreSQL skipped: TEST_DATABASE_URL is not set"
+fi
+
+echo "== browser E2E"
+npm run test:e2e
