@@ -26,7 +26,7 @@ import { pricingRoutes } from './modules/pricing/pricing.routes.ts';
 import { unansweredRoutes } from './modules/unanswered/unanswered.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
-import { registerErrorHandler } from './plugins/error-handler.ts';
+import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -116,7 +116,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 
-  if (options.serveWeb) registerWebApp(app, config);
+  registerNotFound(app, options.serveWeb ? registerWebApp(app, config) : false);
   app.addHook('onClose', async () => {
     await jobs.stop();
   });
@@ -125,20 +125,13 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** Serves the built single-page app; unknown non-API paths get index.html so client routes work. */
-function registerWebApp(app: FastifyInstance, config: AppConfig): void {
+/** Serves the built single-page app's files; returns false when it has not been built. */
+function registerWebApp(app: FastifyInstance, config: AppConfig): boolean {
   const dist = path.resolve(config.WEB_DIST_DIR ?? path.join(repoRoot, 'apps/web/dist'));
   if (!existsSync(path.join(dist, 'index.html'))) {
     app.log.warn({ dist }, 'web app not built; run `npm run build`');
-    return;
+    return false;
   }
   app.register(fastifyStatic, { root: dist, wildcard: false, index: false });
-  app.setNotFoundHandler((request, reply) => {
-    if (request.method === 'GET' && !request.url.startsWith('/api/')) {
-      return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html');
-    }
-    return reply
-      .status(404)
-      .send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'ROUTE_NOT_FOUND' });
-  });
+  return true;
 }

@@ -28,9 +28,18 @@ export function registerErrorHandler(app: FastifyInstance): void {
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send({ error: 'Something went wrong on our side. Please try again.', code: 'INTERNAL' });
   });
+}
 
+/**
+ * Unknown API routes answer JSON 404. With the web app served, any other GET gets index.html so the
+ * client router can show the page (or its own not-found page).
+ */
+export function registerNotFound(app: FastifyInstance, serveIndexHtml: boolean): void {
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'ROUTE_NOT_FOUND' });
+    if (serveIndexHtml && request.method === 'GET' && !request.url.startsWith('/api/')) {
+      return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html');
+    }
+    return reply.status(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'ROUTE_NOT_FOUND' });
   });
 }
 

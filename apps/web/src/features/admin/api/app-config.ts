@@ -1,0 +1,15 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { AppConfigKey } from '@sales-agent/shared/enums';
+import type { AppConfigEntry } from '@sales-agent/shared/schemas/app-config';
+import { api } from '../../../lib/api-client.ts';
+
+/** One app text by key (spec §7.2: values[0].value), '' when never saved. */
+export const appConfigQuery = (key: AppConfigKey) =>
+  queryOptions({
+    queryKey: ['app-config', key],
+    queryFn: async () => (await api.get<{ values: AppConfigEntry[] }>('/api/app-config', { key })).values[0]?.value ?? '',
+    staleTime: 60_000,
+  });
+
+export const saveAppConfig = (key: AppConfigKey, value: string) =>
+  api.post<{ message: string }>('/api/admin/app-config', { key, value });

@@ -1,0 +1,117 @@
+import { Alert, Button, Card, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useNavigate, useParams } from 'react-router';
+import { PageTitle } from '../../../components/page-title.tsx';
+import { paths } from '../../../config/paths.ts';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { useLogout, useAuth } from '../../../lib/auth.ts';
+import { confirmAction } from '../../../lib/confirm.tsx';
+import { toastError, toastSuccess } from '../../../lib/toast.ts';
+import { deleteUser } from '../api/auth.ts';
+import { deleteMessagingAccount, profileQuery, userMessagingAccountsQuery } from '../api/profile.ts';
+
+/** Spec §2.14 profile: the email, connected accounts and Delete User. */
+export default function ProfilePage() {
+  const { email = '' } = useParams();
+  const auth = useAuth();
+  const profile = useQuery(profileQuery(email));
+  const accounts = useQuery({ ...userMessagingAccountsQuery(email), enabled: profile.isSuccess });
+  const client = useQueryClient();
+  const logout = useLogout();
+  const navigate = useNavigate();
+
+  if (profile.isPending) return <Loader />;
+  if (profile.isError) {
+    return (
+      <Alert color="red" title="Profile">
+        {errorMessage(profile.error)}
+      </Alert>
+    );
+  }
+
+  const onDeleteUser = async () => {
+    if (!(await confirmAction(`Delete the user ${profile.data.email}? This cannot be undone.`, { confirmLabel: 'Delete User' }))) return;
+    try {
+      await deleteUser(profile.data.email);
+      toastSuccess('User deleted');
+      if (profile.data.email === auth.email) {
+        await logout().catch(() => undefined);
+        navigate(paths.home);
+      } else {
+        navigate(paths.admin.permissionList);
+      }
+    } catch (err) {
+      toastError(err);
+    }
+  };
+
+  const onDeleteAccount = async (id: number, name: string) => {
+    if (!(await confirmAction(`Delete ${name}? This removes all conversations associated with this account.`))) return;
+    try {
+      await deleteMessagingAccount(id);
+      toastSuccess('Account deleted successfully');
+      await client.invalidateQueries({ queryKey: userMessagingAccountsQuery(email).queryKey });
+    } catch (err) {
+      toastError(err);
+    }
+  };
+
+  return (
+    <Stack>
+      <PageTitle>Profile</PageTitle>
+      <Card withBorder>
+        <Text size="sm" c="dimmed">
+          Email
+        </Text>
+        <Text fw={600} data-testid="profile-email">
+          {profile.data.email}
+        </Text>
+        <Text size="sm" c="dimmed" mt="xs">
+          Role: {profile.data.role}
+        </Text>
+      </Card>
+      <Card withBorder>
+        <Title order={4} mb="sm">
+          Connected accounts
+        </Title>
+        {accounts.isPending ? (
+          <Loader size="sm" />
+        ) : accounts.isError ? (
+          <Text c="red">{errorMessage(accounts.error)}</Text>
+        ) : accounts.data.length === 0 ? (
+          <Text c="dimmed">No messaging accounts are connected to this user yet.</Text>
+        ) : (
+          <Table>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Type</Table.Th>
+                <Table.Th>Page name</Table.Th>
+                <Table.Th>Page id</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {accounts.data.map((a) => (
+                <Table.Tr key={a.id}>
+                  <Table.Td>{a.messagingAccount.type}</Table.Td>
+                  <Table.Td>{a.messagingAccount.pageName}</Table.Td>
+                  <Table.Td>{a.messagingAccount.pageId}</Table.Td>
+                  <Table.Td>
+                    <Button size="xs" color="red" variant="light" onClick={() => onDeleteAccount(a.messagingAccountId, a.messagingAccount.pageName)}>
+                      Delete
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </Card>
+      <Group>
+        <Button color="red" onClick={onDeleteUser}>
+          Delete User
+        </Button>
+      </Group>
+    </Stack>
+  );
+}

@@ -1,0 +1,89 @@
+import { Alert, Button, Card, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
+import { DEFAULT_SUPPORT_MESSAGE, LIMITS } from '@sales-agent/shared/limits';
+import { useState } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+import { PageTitle } from '../../../components/page-title.tsx';
+import { paths } from '../../../config/paths.ts';
+import { useSetSession } from '../../../lib/auth.ts';
+import { toastError } from '../../../lib/toast.ts';
+import { appConfigQuery } from '../../admin/api/app-config.ts';
+import { setPasswordOnce } from '../api/auth.ts';
+import { validateEmail, validateNewPassword } from '../components/validation.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Spec §4: the call is repeated while the server answers 202, up to 6 attempts 2 s apart; if the 6th is
+ * still 202 the configured support message is shown. Success logs in and goes to /user/onboarding.
+ */
+export default function SetPasswordPage() {
+  const [params] = useSearchParams();
+  const [email, setEmail] = useState(params.get('email') ?? '');
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [errors, setErrors] = useState<{ email?: string; password?: string; confirmation?: string }>({});
+  const [attempt, setAttempt] = useState(0);
+  const [supportMessage, setSupportMessage] = useState<string | null>(null);
+  const setSession = useSetSession();
+  const client = useQueryClient();
+  const navigate = useNavigate();
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const next = { email: validateEmail(email) ?? undefined, ...validateNewPassword(password, confirmation) };
+    setErrors(next);
+    if (next.email || next.password || next.confirmation) return;
+    setSupportMessage(null);
+    try {
+      for (let i = 1; i <= LIMITS.setPasswordAttempts; i++) {
+        setAttempt(i);
+        const result = await setPasswordOnce(email.trim(), password);
+        if (result !== 'pending') {
+          setSession(result);
+          navigate(paths.onboarding);
+          return;
+        }
+        if (i < LIMITS.setPasswordAttempts) await sleep(LIMITS.setPasswordRetryDelayMs);
+      }
+      const configured = await client.fetchQuery(appConfigQuery('supportMessage')).catch(() => '');
+      setSupportMessage(configured.trim() || DEFAULT_SUPPORT_MESSAGE);
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setAttempt(0);
+    }
+  };
+
+  return (
+    <Card withBorder maw={420} mx="auto" mt="xl" p="lg">
+      <PageTitle>Set password</PageTitle>
+      <form onSubmit={submit} noValidate>
+        <Stack>
+          <TextInput label="Email" type="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} error={errors.email} />
+          <PasswordInput label="Password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={errors.password} />
+          <PasswordInput
+            label="Confirm password"
+            autoComplete="new-password"
+            value={confirmation}
+            onChange={(e) => setConfirmation(e.currentTarget.value)}
+            error={errors.confirmation}
+          />
+          <Button type="submit" loading={attempt > 0}>
+            Set password
+          </Button>
+          {attempt > 1 && (
+            <Text size="sm" c="dimmed">
+              Your account is still being set up… (attempt {attempt} of {LIMITS.setPasswordAttempts})
+            </Text>
+          )}
+          {supportMessage && (
+            <Alert color="red" role="alert">
+              {supportMessage}
+            </Alert>
+          )}
+        </Stack>
+      </form>
+    </Card>
+  );
+}

@@ -1,0 +1,72 @@
+import { expect, test } from '@playwright/test';
+import { loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
+
+test.describe('shell', () => {
+  test('anonymous visitor sees Sales Agent, Login and Register, the footer and no member menus', async ({ page }) => {
+    await page.goto('/');
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await expect(nav.getByRole('link', { name: 'Sales Agent', exact: true })).toHaveAttribute('href', '/conversation/new');
+    await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Register' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Call Recordings' })).toHaveCount(0);
+    await expect(nav.getByRole('link', { name: 'Admin' })).toHaveCount(0);
+    await expect(page.getByText(`© 2024–${new Date().getFullYear()}`)).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Terms of Service' })).toHaveAttribute('href', /^https?:\/\//);
+    await expect(page.getByRole('link', { name: 'Privacy Policy' })).toHaveAttribute('href', /^https?:\/\//);
+  });
+
+  test('NORMAL user sees Call Recordings and the user menu but no Admin link', async ({ page, request }) => {
+    const user = await registerUser(request);
+    await loginAs(page, user.email, user.password);
+    await expect(page.getByRole('link', { name: 'Login' })).toHaveCount(0);
+    await page.getByRole('button', { name: 'Call Recordings' }).click();
+    await expect(page.getByRole('menuitem', { name: 'Upload Recordings' })).toHaveAttribute('href', '/call-recordings/upload');
+    await expect(page.getByRole('menuitem', { name: 'Statistics' })).toHaveAttribute('href', '/call-recordings/statistics');
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' })).toHaveCount(0);
+    await page.getByRole('button', { name: 'User menu' }).click();
+    await expect(page.getByRole('menuitem', { name: 'Profile' })).toHaveAttribute('href', `/user/${user.email}`);
+    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
+  });
+
+  test('ADMIN sees the Admin link and the admin actions list', async ({ page }) => {
+    await loginAsAdmin(page);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click();
+    await expect(page).toHaveURL(/\/admin\/hello$/);
+    const links = page.getByRole('list', { name: 'Admin actions' }).getByRole('link');
+    await expect(links).toHaveCount(9);
+    const hrefs = await links.evaluateAll((els) => els.map((e) => e.getAttribute('href')));
+    expect(hrefs).toEqual([
+      '/admin/app-config',
+      '/admin/conversation-type/create',
+      '/admin/conversation-type/list',
+      '/conversation/list',
+      '/admin/messaging-accounts/list',
+      '/admin/user-messaging-accounts/list',
+      '/admin/pricing/conversation',
+      '/admin/webhook-simulation-tool',
+      '/admin/unanswered-conversations/list',
+    ]);
+  });
+
+  test('guards: anonymous goes to /login carrying the path; NORMAL on /admin goes to /conversation/new', async ({ page, request }) => {
+    await page.goto('/admin/app-config');
+    await expect(page).toHaveURL(/\/login\?redirect=%2Fadmin%2Fapp-config$/);
+    await page.goto('/conversation/list?page=2');
+    await expect(page).toHaveURL(/\/login\?redirect=%2Fconversation%2Flist%3Fpage%3D2$/);
+
+    const user = await registerUser(request);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password', { exact: true }).fill(user.password);
+    await page.getByRole('button', { name: 'Login' }).click();
+    await expect(page).toHaveURL(/\/conversation\/list\?page=2$/);
+    await page.goto('/admin/hello');
+    await expect(page).toHaveURL(/\/conversation\/new$/);
+  });
+
+  test('an unknown route shows the router not-found page', async ({ page }) => {
+    await page.goto('/definitely/not/here');
+    await expect(page.getByText('404 Not Found')).toBeVisible();
+  });
+});

@@ -1,0 +1,1 @@
+export const E2E_ADMIN = { email: 'admin@example.com', password: 'admin-password' };

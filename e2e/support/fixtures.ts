@@ -1,0 +1,33 @@
+import { type APIRequestContext, type Page, expect } from '@playwright/test';
+import { E2E_ADMIN } from './constants.ts';
+
+export { E2E_ADMIN };
+
+let counter = 0;
+/** A unique email per call, so tests sharing one server never collide. */
+export const uniqueEmail = (prefix = 'user') => `${prefix}-${Date.now()}-${process.pid}-${++counter}@example.com`;
+
+/** Registers a NORMAL user through the API (the admin exists already, so it is never the first). */
+export async function registerUser(request: APIRequestContext, email = uniqueEmail(), password = 'password123') {
+  const res = await request.post('/api/user/register', { data: { email, password } });
+  expect(res.status(), await res.text()).toBe(201);
+  return { email, password };
+}
+
+/** Logs in through the real login form. */
+export async function loginAs(page: Page, email: string, password: string) {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Login' }).click();
+  await expect(page.getByRole('button', { name: 'User menu' })).toHaveText(email);
+}
+
+export const loginAsAdmin = (page: Page) => loginAs(page, E2E_ADMIN.email, E2E_ADMIN.password);
+
+/** Confirms the app's confirmation modal (lib/confirm.tsx) after checking its text. */
+export async function confirmModal(page: Page, text: string | RegExp) {
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText(text);
+  await dialog.getByRole('button', { name: /confirm|delete user/i }).click();
+}

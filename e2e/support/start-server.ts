@@ -1,0 +1,25 @@
+/**
+ * Starts the product for the browser tests exactly as `npm start` does (same main module), on a fresh
+ * PGlite data directory, with loopback fakes of third-party services where a flow needs one.
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { E2E_ADMIN } from './constants.ts';
+
+const dataDir = path.resolve('.tmp/e2e-data');
+rmSync(dataDir, { recursive: true, force: true });
+
+Object.assign(process.env, {
+  NODE_ENV: 'test',
+  PORT: '3100',
+  HOST: '127.0.0.1',
+  DATA_DIR: dataDir,
+  PUBLIC_URL: 'http://localhost:3100',
+  ADMIN_EMAIL: E2E_ADMIN.email,
+  ADMIN_PASSWORD: E2E_ADMIN.password,
+  AUTH_RATE_LIMIT: '10000',
+  CHAT_RATE_LIMIT: '10000',
+  LOG_LEVEL: 'warn',
+});
+
+await import('../../apps/server/src/main.ts');
