@@ -4,7 +4,8 @@ import { defineConfig } from '@playwright/test';
  * Browser E2E against the real built app in Debian's Chromium (never a downloaded browser). The server is
  * started by e2e/support/start-server.ts on a fresh PGlite directory with an ADMIN from ADMIN_EMAIL.
  */
-export const E2E_PORT = 3100;
+/** Several people (or helpers) can run suites side by side on different ports. */
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
 
 export default defineConfig({
   testDir: 'e2e',
@@ -25,6 +26,7 @@ export default defineConfig({
   },
   webServer: {
     command: 'node --import tsx e2e/support/start-server.ts',
+    env: { E2E_PORT: String(E2E_PORT), ...(process.env.WEB_DIST_DIR ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {}) },
     url: `http://localhost:${E2E_PORT}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,

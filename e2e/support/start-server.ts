@@ -6,15 +6,16 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { E2E_ADMIN } from './constants.ts';
 
-const dataDir = path.resolve('.tmp/e2e-data');
+const port = process.env.E2E_PORT ?? '3100';
+const dataDir = path.resolve(`.tmp/e2e-data-${port}`);
 rmSync(dataDir, { recursive: true, force: true });
 
 Object.assign(process.env, {
   NODE_ENV: 'test',
-  PORT: '3100',
+  PORT: port,
   HOST: '127.0.0.1',
   DATA_DIR: dataDir,
-  PUBLIC_URL: 'http://localhost:3100',
+  PUBLIC_URL: `http://localhost:${port}`,
   ADMIN_EMAIL: E2E_ADMIN.email,
   ADMIN_PASSWORD: E2E_ADMIN.password,
   AUTH_RATE_LIMIT: '10000',

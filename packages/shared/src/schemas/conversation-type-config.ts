@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/**
+ * The known fields of a conversation type's `config` JSON (DESIGN.md §6). Unknown fields are kept (the
+ * config is the admin's scratch space too); known fields must have the right shape or the server answers
+ * 400 naming the field. The bare value "GHL" (spec §3) marks a CRM-linked type, as does `{ "crm": "GHL" }`.
+ */
+export const conversationTypeConfigObject = z.looseObject({
+  /** Seconds to wait for more prospect messages before answering (phase -3 meanwhile). */
+  replyDebounceSeconds: z.number().min(0).max(600).optional(),
+  followUp: z
+    .looseObject({
+      /** Minutes after the last agent message before each follow-up; the last value repeats. */
+      delaysMinutes: z.array(z.number().positive().max(60 * 24 * 30)).min(1).max(20).optional(),
+      /** Maximum number of follow-ups per silence. */
+      max: z.number().int().min(0).max(20).optional(),
+    })
+    .optional(),
+  /** LLM model name for this type (overrides LLM_MODEL). */
+  model: z.string().min(1).max(200).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  voice: z
+    .looseObject({
+      name: z.string().min(1).max(200).optional(),
+      language: z.string().min(2).max(20).optional(),
+    })
+    .optional(),
+  crm: z.literal('GHL').optional(),
+});
+
+export const conversationTypeConfig = z.union([z.literal('GHL'), conversationTypeConfigObject]);
+export type ConversationTypeConfig = z.infer<typeof conversationTypeConfigObject>;
+
+/** The effective settings used by the agent when a field is absent. */
+export const AGENT_CONFIG_DEFAULTS = {
+  replyDebounceSeconds: 2,
+  followUp: { delaysMinutes: [60, 1440], max: 2 },
+  temperature: 0.7,
+} as const;
+
+/** Parses stored config text leniently (bad stored text means "no settings"), for readers such as the agent. */
+export function readConversationTypeConfig(text: string | null | undefined): ConversationTypeConfig {
+  const trimmed = (text ?? '').trim();
+  if (!trimmed || trimmed === 'GHL') return trimmed === 'GHL' ? { crm: 'GHL' } : {};
+  try {
+    const parsed = conversationTypeConfig.safeParse(JSON.parse(trimmed));
+    if (!parsed.success) return {};
+    return parsed.data === 'GHL' ? { crm: 'GHL' } : parsed.data;
+  } catch {
+    return {};
+  }
+}
+
+/** Spec §2.6: the contacts button appears when the type's config marks it CRM-linked (GHL). */
+export function isCrmLinked(text: string | null | undefined): boolean {
+  return readConversationTypeConfig(text).crm === 'GHL';
+}
