@@ -15,6 +15,7 @@ import type { Database } from './db/client.ts';
 import { jobDefinitions } from './jobs/index.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { createSecretBox } from './lib/crypto.ts';
+import { AppError } from './lib/errors.ts';
 import { EventBus } from './lib/events.ts';
 import { appConfigRoutes } from './modules/app-config/app-config.routes.ts';
 import { callRecordingsRoutes } from './modules/call-recordings/call-recordings.routes.ts';
@@ -87,11 +88,9 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   await app.register(cookie, { secret: config.APP_SECRET });
   await app.register(rateLimit, {
     global: false,
-    errorResponseBuilder: (_req, context) => ({
-      statusCode: 429,
-      error: `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`,
-      code: 'RATE_LIMITED',
-    }),
+    // The builder's return value is thrown, so an AppError reaches the one error handler.
+    errorResponseBuilder: (_req, context) =>
+      new AppError(429, 'RATE_LIMITED', `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`) as never,
   });
   await app.register(swagger, {
     openapi: {

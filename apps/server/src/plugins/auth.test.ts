@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
+import { loadConfig } from '../config/env.ts';
+import { openDatabase } from '../db/client.ts';
+import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { openTestDatabase } from '../test/test-database.ts';
+import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
+
+let t: TestApp;
+let admin: TestUser;
+let normal: TestUser;
+beforeAll(async () => {
+  t = await buildTestApp();
+  admin = await buildAdmin(t.ctx);
+  normal = await buildUser(t.ctx);
+});
+afterAll(() => t.close());
+
+/** Every /api/admin route the app registers, read from its own OpenAPI document, with ids filled in. */
+async function adminRoutes(): Promise<Array<{ method: string; url: string }>> {
+  const doc = (await t.request({ method: 'GET', url: '/api/docs/json' })).json() as { paths: Record<string, Record<string, unknown>> };
+  return Object.entries(doc.paths)
+    .filter(([p]) => p.startsWith('/api/admin/'))
+    .flatMap(([p, methods]) =>
+      Object.keys(methods).map((m) => ({ method: m.toUpperCase(), url: p.replace(/\{[^}]+\}/g, '1') })),
+    );
+}
+
+describe('admin authorization (every /api/admin route)', () => {
+  it('finds the admin routes', async () => {
+    expect((await adminRoutes()).length).toBeGreaterThan(0);
+  });
+
+  it('answers 401 to anonymous visitors and 403 to NORMAL users, with { error, code }', async () => {
+    for (const route of await adminRoutes()) {
+      const anon = await t.request({ method: route.method as never, url: route.url, payload: {} });
+      expect(anon.statusCode, `${route.method} ${route.url} anonymous`).toBe(401);
+      expect(anon.json()).toMatchObject({ code: 'UNAUTHORIZED', error: expect.any(String) });
+      const rep = await t.request({ method: route.method as never, url: route.url, payload: {}, as: normal.cookie });
+      expect(rep.statusCode, `${route.method} ${route.url} NORMAL`).toBe(403);
+      expect(rep.json()).toMatchObject({ code: 'FORBIDDEN' });
+    }
+  });
+
+  it('never answers 5xx to an ADMIN sending malformed JSON, wrong types or unknown ids', async () => {
+    for (const route of await adminRoutes()) {
+      const bodies = route.method === 'GET' ? [undefined] : ['{"broken":', JSON.stringify({ id: 'x', value: [1, 2] }), JSON.stringify([])];
+      for (const payload of bodies) {
+        const res = await t.request({
+          method: route.method as never,
+          url: `${route.url.replace(/\/1(\/|$)/g, '/999999$1')}`,
+          headers: payload === undefined ? {} : { 'content-type': 'application/json' },
+          payload,
+          as: admin.cookie,
+        });
+        expect(res.statusCode, `${route.method} ${route.url} ${payload}`).toBeLessThan(500);
+      }
+    }
+  });
+});
+
+describe('sessions', () => {
+  it('survive a server restart (they live in the database)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sa-restart-'));
+    const env = { APP_SECRET: 'restart-secret-restart-secret', LOG_LEVEL: 'silent' as const, DATA_DIR: dir };
+    const start = async () => {
+      const database = process.env.TEST_DB === 'pg' ? await openTestDatabase() : openDatabase({ pgliteDir: path.join(dir, 'pglite') });
+      await database.migrate();
+      const { app } = await buildApp({ config: loadConfig(env), database });
+      return { app, database };
+    };
+    const first = await start();
+    await first.app.inject({ method: 'POST', url: '/api/user/register', payload: { email: 'keep@example.com', password: 'password1' } });
+    const login = await first.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: 'keep@example.com', password: 'password1' } });
+    const cookie = String(login.headers['set-cookie']).split(';')[0];
+    if (process.env.TEST_DB === 'pg') {
+      // Same PostgreSQL database, second app instance: any instance serves any session.
+      const { app: second } = await buildApp({ config: loadConfig(env), database: first.database });
+      const res = await second.inject({ method: 'POST', url: '/api/user/get-session', headers: { cookie } });
+      expect(res.json()).toEqual({ email: 'keep@example.com', role: 'ADMIN' });
+      await second.close();
+      await first.app.close();
+      await first.database.close();
+    } else {
+      await first.app.close();
+      await first.database.close();
+      const second = await start();
+      const res = await second.app.inject({ method: 'POST', url: '/api/user/get-session', headers: { cookie } });
+      expect(res.json()).toEqual({ email: 'keep@example.com', role: 'ADMIN' });
+      await second.app.close();
+      await second.database.close();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('rate limiting', () => {
+  it('limits login attempts per client with 429 and a readable error', async () => {
+    const limited = await buildTestApp({ AUTH_RATE_LIMIT: '3' });
+    try {
+      const attempt = () => limited.request({ method: 'POST', url: '/api/user/login', payload: { email: 'x@example.com', password: 'whatever1' } });
+      for (let i = 0; i < 3; i++) expect((await attempt()).statusCode).toBe(401);
+      const blocked = await attempt();
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.json()).toMatchObject({ code: 'RATE_LIMITED', error: expect.stringContaining('Too many requests') });
+    } finally {
+      await limited.close();
+    }
+  });
+});
