@@ -1,5 +1,83 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { errorBody, idParams, messageBody } from '@sales-agent/shared/schemas/common';
+import {
+  messagingAccountSaveBody,
+  messagingAccountSaved,
+  messagingAccountView,
+} from '@sales-agent/shared/schemas/messaging-account';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { requireUser } from '../../plugins/auth.ts';
+import {
+  deleteMessagingAccount,
+  getMessagingAccount,
+  listMessagingAccounts,
+  saveMessagingAccount,
+  saveMessagingAccountConfig,
+} from './messaging-accounts.service.ts';
+import { userMessagingAccountsRoutes } from './user-messaging-accounts.routes.ts';
 
-/** Routes of this module are built in their own issue; registered from app.ts already. */
-export async function messagingAccountsRoutes(_app: FastifyInstance, _opts: { ctx: AppContext }) {}
+/**
+ * Spec §7.4 messaging accounts (ADMIN, enforced for /api/admin/** by plugins/auth.ts) and spec §7.1
+ * DELETE /api/messaging-accounts/{id} (ADMIN or a user granted the account). Response schemas list the
+ * fields explicitly, so a token can never be serialised by accident.
+ */
+export async function messagingAccountsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['messaging-accounts'];
+
+  r.get(
+    '/api/admin/messaging-accounts/list',
+    { schema: { tags, response: { 200: z.array(messagingAccountView) } } },
+    async () => listMessagingAccounts(ctx),
+  );
+
+  r.get(
+    '/api/admin/messaging-accounts/:id',
+    { schema: { tags, params: idParams, response: { 200: messagingAccountView, 404: errorBody } } },
+    async (request) => getMessagingAccount(ctx, request.params.id),
+  );
+
+  r.post(
+    '/api/admin/messaging-accounts/create-edit',
+    { schema: { tags, body: messagingAccountSaveBody, response: { 200: messagingAccountSaved, 400: errorBody, 404: errorBody } } },
+    async (request) => ({
+      message: 'Account created or updated successfully',
+      messagingAccount: await saveMessagingAccount(ctx, request.body),
+    }),
+  );
+
+  r.delete(
+    '/api/messaging-accounts/:id',
+    { schema: { tags, params: idParams, response: { 200: messageBody, 401: errorBody, 403: errorBody, 404: errorBody } } },
+    async (request) => {
+      await deleteMessagingAccount(ctx, requireUser(request), request.params.id);
+      return { message: 'Account deleted successfully' };
+    },
+  );
+
+  // Spec §7.4: the config is posted as the raw JSON text. In this child context both JSON and plain-text
+  // bodies arrive unparsed, so the service can check the text itself and answer a readable 400.
+  await app.register(async (raw) => {
+    raw.removeContentTypeParser(['application/json', 'text/plain']);
+    raw.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    raw.withTypeProvider<ZodTypeProvider>().post(
+      '/api/admin/messaging-accounts/:id/config',
+      {
+        schema: {
+          tags,
+          params: idParams,
+          body: z.string().describe('The config as JSON text (a JSON object)'),
+          response: { 200: messageBody, 400: errorBody, 404: errorBody },
+        },
+      },
+      async (request) => {
+        await saveMessagingAccountConfig(ctx, request.params.id, request.body);
+        return { message: 'Configuration saved successfully.' };
+      },
+    );
+  });
+
+  await userMessagingAccountsRoutes(app, { ctx });
+}

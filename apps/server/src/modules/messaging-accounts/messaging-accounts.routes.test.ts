@@ -1,0 +1,353 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  conversations,
+  conversationTypes,
+  messages,
+  messagingAccounts,
+  prospects,
+  userMessagingAccounts,
+} from '../../db/schema/index.ts';
+import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { canAccessAccount, grantedAccountIds, readAccessToken } from './access.ts';
+
+let t: TestApp;
+let admin: TestUser;
+let normal: TestUser;
+let typeId: number;
+beforeAll(async () => {
+  t = await buildTestApp();
+  admin = await buildAdmin(t.ctx);
+  normal = await buildUser(t.ctx);
+  const [type] = await t.ctx.db
+    .insert(conversationTypes)
+    .values({ title: 'Dental clinic leads', rolePrompt: 'You sell teeth whitening.', errorPrompt: 'Apologise.' })
+    .returning();
+  typeId = type.id;
+});
+afterAll(() => t.close());
+
+let tokenCounter = 0;
+/** A recognisable token per account, so a test can prove it never appears in a response. */
+const newToken = () => `EAAG-secret-token-${Date.now()}-${++tokenCounter}-zz9Q`;
+
+async function createAccount(overrides: Record<string, unknown> = {}) {
+  const accessToken = (overrides.accessToken as string | undefined) ?? newToken();
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/admin/messaging-accounts/create-edit',
+    as: admin.cookie,
+    payload: { type: 'INSTAGRAM', accessToken, pageId: `page-${tokenCounter}`, pageName: 'Smile Studio', ...overrides },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return { id: res.json().messagingAccount.id as number, accessToken };
+}
+
+async function storedRow(id: number) {
+  const [row] = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.id, id));
+  return row;
+}
+
+describe('create and edit', () => {
+  it('creates an account, seals the token and answers the spec message', async () => {
+    const accessToken = newToken();
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/admin/messaging-accounts/create-edit',
+      as: admin.cookie,
+      payload: { type: 'FACEBOOK', accessToken, pageId: '1789', pageName: 'Acme Page', expirationDate: '2030-12-31', conversationTypeId: typeId },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain(accessToken);
+    const body = res.json();
+    expect(body).toEqual({ message: 'Account created or updated successfully', messagingAccount: { id: expect.any(Number) } });
+
+    const row = await storedRow(body.messagingAccount.id);
+    expect(row.accessTokenEncrypted).not.toContain(accessToken);
+    expect(row.accessTokenEncrypted).toMatch(/^v1\./);
+    expect(readAccessToken(t.ctx, row)).toBe(accessToken);
+    expect(row).toMatchObject({ type: 'FACEBOOK', pageId: '1789', pageName: 'Acme Page', conversationTypeId: typeId, config: '{}' });
+    expect(row.expirationDate?.toISOString()).toBe('2030-12-31T00:00:00.000Z');
+  });
+
+  it('reads one account with every column and a masked hint, never the token', async () => {
+    const { id, accessToken } = await createAccount({ type: 'WHATSAPP', conversationTypeId: typeId, expirationDate: '2031-01-02T10:00:00Z' });
+    const res = await t.request({ method: 'GET', url: `/api/admin/messaging-accounts/${id}`, as: admin.cookie });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain(accessToken);
+    expect(res.json()).toEqual({
+      id,
+      type: 'WHATSAPP',
+      pageId: expect.any(String),
+      pageName: 'Smile Studio',
+      expirationDate: '2031-01-02T10:00:00.000Z',
+      conversationTypeId: typeId,
+      conversationType: { id: typeId, title: 'Dental clinic leads' },
+      config: '{}',
+      user_messaging_accounts: [],
+      accessTokenSet: true,
+      accessTokenHint: '••••zz9Q',
+    });
+  });
+
+  it('edits the fields and keeps the token when none is sent; replaces it when one is', async () => {
+    const { id, accessToken } = await createAccount({ conversationTypeId: typeId, expirationDate: '2030-01-01' });
+    const before = await storedRow(id);
+    for (const token of [undefined, '', null]) {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/admin/messaging-accounts/create-edit',
+        as: admin.cookie,
+        payload: { id, type: 'TWILIO', accessToken: token, pageId: '+15550001', pageName: 'Phone line', expirationDate: null, conversationTypeId: null },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().messagingAccount).toEqual({ id });
+    }
+    const kept = await storedRow(id);
+    expect(kept.accessTokenEncrypted).toBe(before.accessTokenEncrypted);
+    expect(readAccessToken(t.ctx, kept)).toBe(accessToken);
+    expect(kept).toMatchObject({ type: 'TWILIO', pageId: '+15550001', pageName: 'Phone line', expirationDate: null, conversationTypeId: null });
+
+    const replacement = 'brand-new-token-9876';
+    await t.request({
+      method: 'POST',
+      url: '/api/admin/messaging-accounts/create-edit',
+      as: admin.cookie,
+      payload: { id, type: 'TWILIO', accessToken: replacement, pageId: '+15550001', pageName: 'Phone line' },
+    });
+    const replaced = await storedRow(id);
+    expect(replaced.accessTokenEncrypted).not.toContain(replacement);
+    expect(readAccessToken(t.ctx, replaced)).toBe(replacement);
+    const view = await t.request({ method: 'GET', url: `/api/admin/messaging-accounts/${id}`, as: admin.cookie });
+    expect(view.json().accessTokenHint).toBe('••••9876');
+  });
+
+  it.each([
+    [{ accessToken: '' }, 'Access token is required'],
+    [{ accessToken: undefined }, 'Access token is required'],
+    [{ pageId: '  ' }, 'Page id is required'],
+    [{ pageName: '' }, 'Page name is required'],
+    [{ type: 'TELEGRAM' }, 'Type must be one of'],
+    [{ expirationDate: 'next tuesday' }, 'Expiration date must be an ISO date'],
+    [{ conversationTypeId: 'abc' }, 'conversationTypeId'],
+    [{ conversationTypeId: 999_999 }, 'no conversation type has id 999999'],
+  ])('answers 400 for %j', async (overrides, text) => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/admin/messaging-accounts/create-edit',
+      as: admin.cookie,
+      payload: { type: 'INSTAGRAM', accessToken: 'tok-12345', pageId: 'p', pageName: 'n', ...overrides },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toContain(text);
+  });
+
+  it('answers 400 for malformed JSON and 404 when editing an unknown id', async () => {
+    const bad = await t.request({
+      method: 'POST',
+      url: '/api/admin/messaging-accounts/create-edit',
+      as: admin.cookie,
+      payload: '{"type":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().code).toBe('INVALID_JSON');
+    const missing = await t.request({
+      method: 'POST',
+      url: '/api/admin/messaging-accounts/create-edit',
+      as: admin.cookie,
+      payload: { id: 999_999, type: 'INSTAGRAM', pageId: 'p', pageName: 'n' },
+    });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().code).toBe('MESSAGING_ACCOUNT_NOT_FOUND');
+  });
+});
+
+describe('list', () => {
+  it('lists accounts with users, conversation type and hints but no token', async () => {
+    const { id, accessToken } = await createAccount({ conversationTypeId: typeId });
+    await t.ctx.db.insert(userMessagingAccounts).values({ userId: normal.id, messagingAccountId: id });
+    const res = await t.request({ method: 'GET', url: '/api/admin/messaging-accounts/list', as: admin.cookie });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain(accessToken);
+    expect(res.body).not.toContain('accessTokenEncrypted');
+    const list = res.json() as { id: number }[];
+    expect(list.map((a) => a.id)).toEqual([...list.map((a) => a.id)].sort((a, b) => a - b));
+    const row = list.find((a) => a.id === id);
+    expect(row).toMatchObject({
+      conversationType: { id: typeId, title: 'Dental clinic leads' },
+      user_messaging_accounts: [{ id: expect.any(Number), user: { email: normal.email } }],
+      accessTokenSet: true,
+      accessTokenHint: expect.stringMatching(/^••••/),
+    });
+  });
+
+  it('shows a null hint (not an error) for a token sealed under another secret', async () => {
+    const [row] = await t.ctx.db
+      .insert(messagingAccounts)
+      .values({ type: 'SMS_GATEWAY', accessTokenEncrypted: 'v1.AAAA.BBBB.CCCC', pageId: 'gw', pageName: 'Old gateway' })
+      .returning();
+    const res = await t.request({ method: 'GET', url: `/api/admin/messaging-accounts/${row.id}`, as: admin.cookie });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ accessTokenSet: true, accessTokenHint: null });
+  });
+});
+
+describe('config', () => {
+  it('saves raw JSON text sent as application/json or text/plain', async () => {
+    const { id } = await createAccount();
+    const text = '{\n  "phoneNumberId": "1234",\n  "greeting": true\n}';
+    for (const type of ['application/json', 'text/plain']) {
+      const res = await t.request({
+        method: 'POST',
+        url: `/api/admin/messaging-accounts/${id}/config`,
+        as: admin.cookie,
+        payload: text,
+        headers: { 'content-type': type },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({ message: 'Configuration saved successfully.' });
+    }
+    expect((await storedRow(id)).config).toBe(text);
+    const view = await t.request({ method: 'GET', url: `/api/admin/messaging-accounts/${id}`, as: admin.cookie });
+    expect(view.json().config).toBe(text);
+  });
+
+  it.each([
+    ['{"a":', 'not valid JSON'],
+    ['[1,2]', 'must be a JSON object'],
+    ['"GHL"', 'must be a JSON object'],
+    ['null', 'must be a JSON object'],
+    ['', 'empty'],
+  ])('answers 400 for %j and keeps the stored config', async (text, message) => {
+    const { id } = await createAccount();
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/admin/messaging-accounts/${id}/config`,
+      as: admin.cookie,
+      payload: text,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toContain(message);
+    expect((await storedRow(id)).config).toBe('{}');
+  });
+
+  it('answers 404 for an unknown account and 400 for a non-numeric id', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/admin/messaging-accounts/999999/config',
+      as: admin.cookie,
+      payload: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(404);
+    const bad = await t.request({ method: 'GET', url: '/api/admin/messaging-accounts/abc', as: admin.cookie });
+    expect(bad.statusCode).toBe(400);
+    const missing = await t.request({ method: 'GET', url: '/api/admin/messaging-accounts/999999', as: admin.cookie });
+    expect(missing.statusCode).toBe(404);
+  });
+});
+
+describe('admin routes need ADMIN', () => {
+  const adminCalls = [
+    { method: 'GET', url: '/api/admin/messaging-accounts/list' },
+    { method: 'GET', url: '/api/admin/messaging-accounts/1' },
+    { method: 'POST', url: '/api/admin/messaging-accounts/create-edit', payload: { type: 'INSTAGRAM', accessToken: 'x', pageId: 'p', pageName: 'n' } },
+    { method: 'POST', url: '/api/admin/messaging-accounts/1/config', payload: '{}', headers: { 'content-type': 'application/json' } },
+  ] as const;
+  it.each(adminCalls)('$method $url is 401 anonymous and 403 NORMAL', async (call) => {
+    expect((await t.request({ ...call })).statusCode).toBe(401);
+    const res = await t.request({ ...call, as: normal.cookie });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('FORBIDDEN');
+  });
+});
+
+/** A prospect conversation with one message on `accountId`, as a channel would create it. */
+async function conversationOn(accountId: number) {
+  const [prospect] = await t.ctx.db.insert(prospects).values({ messagingAccountId: accountId, externalId: `ext-${Math.random()}` }).returning();
+  const [conversation] = await t.ctx.db.insert(conversations).values({ prospectId: prospect.id, conversationTypeId: typeId }).returning();
+  await t.ctx.db.insert(messages).values({ conversationId: conversation.id, role: 'PROSPECT', message: 'Hi there' });
+  return conversation;
+}
+
+const exists = async (conversationId: number) =>
+  (await t.ctx.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, conversationId))).length === 1;
+
+describe('DELETE /api/messaging-accounts/:id', () => {
+  it('as ADMIN deletes the account, its grants and its conversations, leaving other accounts alone', async () => {
+    const doomed = await createAccount();
+    const kept = await createAccount();
+    await t.ctx.db.insert(userMessagingAccounts).values({ userId: normal.id, messagingAccountId: doomed.id });
+    const lost = await conversationOn(doomed.id);
+    const other = await conversationOn(kept.id);
+    const [typeLinked] = await t.ctx.db
+      .insert(conversationTypes)
+      .values({ rolePrompt: 'r', errorPrompt: 'e', messagingAccountId: doomed.id })
+      .returning();
+
+    const res = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${doomed.id}`, as: admin.cookie });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ message: 'Account deleted successfully' });
+
+    expect(await storedRow(doomed.id)).toBeUndefined();
+    expect(await exists(lost.id)).toBe(false);
+    expect(await t.ctx.db.select().from(messages).where(eq(messages.conversationId, lost.id))).toEqual([]);
+    expect(await t.ctx.db.select().from(userMessagingAccounts).where(eq(userMessagingAccounts.messagingAccountId, doomed.id))).toEqual([]);
+    expect(await exists(other.id)).toBe(true);
+    expect(await storedRow(kept.id)).toBeDefined();
+    const [type] = await t.ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, typeLinked.id));
+    expect(type.messagingAccountId).toBeNull();
+  });
+
+  it('lets a NORMAL user delete an account granted to them, and refuses one that is not', async () => {
+    const granted = await createAccount();
+    const foreign = await createAccount();
+    await t.ctx.db.insert(userMessagingAccounts).values({ userId: normal.id, messagingAccountId: granted.id });
+    const conversation = await conversationOn(foreign.id);
+
+    const refused = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${foreign.id}`, as: normal.cookie });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('FORBIDDEN');
+    expect(await storedRow(foreign.id)).toBeDefined();
+    expect(await exists(conversation.id)).toBe(true);
+
+    const ok = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${granted.id}`, as: normal.cookie });
+    expect(ok.statusCode).toBe(200);
+    expect(await storedRow(granted.id)).toBeUndefined();
+  });
+
+  it('is 401 anonymous, 404 for an unknown id, 400 for a bad id', async () => {
+    const { id } = await createAccount();
+    expect((await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${id}` })).statusCode).toBe(401);
+    expect(await storedRow(id)).toBeDefined();
+    const missing = await t.request({ method: 'DELETE', url: '/api/messaging-accounts/999999', as: admin.cookie });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().code).toBe('MESSAGING_ACCOUNT_NOT_FOUND');
+    expect((await t.request({ method: 'DELETE', url: '/api/messaging-accounts/0', as: admin.cookie })).statusCode).toBe(400);
+  });
+
+  it('refuses a delete from a foreign Origin', async () => {
+    const { id } = await createAccount();
+    const res = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${id}`, as: admin.cookie, headers: { origin: 'https://evil.example' } });
+    expect(res.statusCode).toBe(403);
+    expect(await storedRow(id)).toBeDefined();
+  });
+});
+
+describe('access helpers', () => {
+  it('grant everything to ADMIN and only granted accounts to a NORMAL user', async () => {
+    const user = await buildUser(t.ctx);
+    const a = await createAccount();
+    const b = await createAccount();
+    expect(await grantedAccountIds(t.ctx, user)).toEqual([]);
+    await t.ctx.db.insert(userMessagingAccounts).values({ userId: user.id, messagingAccountId: b.id });
+    expect(await grantedAccountIds(t.ctx, user)).toEqual([b.id]);
+    expect(await grantedAccountIds(t.ctx, admin)).toBe('all');
+    expect(await canAccessAccount(t.ctx, user, b.id)).toBe(true);
+    expect(await canAccessAccount(t.ctx, user, a.id)).toBe(false);
+    expect(await canAccessAccount(t.ctx, admin, a.id)).toBe(true);
+  });
+});

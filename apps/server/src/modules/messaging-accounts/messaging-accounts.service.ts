@@ -1,0 +1,131 @@
+import { asc, eq, inArray } from 'drizzle-orm';
+import type { z } from 'zod';
+import { ACCOUNT_CONFIG_MAX, type messagingAccountSaveBody } from '@sales-agent/shared/schemas/messaging-account';
+import type { Actor, AppContext } from '../../context.ts';
+import {
+  conversations,
+  conversationTypes,
+  messagingAccounts,
+  prospects,
+  userMessagingAccounts,
+  users,
+} from '../../db/schema/index.ts';
+import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
+import { canAccessAccount } from './access.ts';
+import { presentMessagingAccount } from './messaging-accounts.presenter.ts';
+
+export type SaveMessagingAccountInput = z.output<typeof messagingAccountSaveBody>;
+
+const accountNotFound = () => notFound('Messaging account not found', 'MESSAGING_ACCOUNT_NOT_FOUND');
+
+/** Every account with its conversation type and granted users, by id (spec §2.7 list). */
+export async function listMessagingAccounts(ctx: AppContext) {
+  return loadAccounts(ctx);
+}
+
+export async function getMessagingAccount(ctx: AppContext, id: number) {
+  const [account] = await loadAccounts(ctx, id);
+  if (!account) throw accountNotFound();
+  return account;
+}
+
+async function loadAccounts(ctx: AppContext, id?: number) {
+  const query = ctx.db
+    .select({ account: messagingAccounts, typeId: conversationTypes.id, typeTitle: conversationTypes.title })
+    .from(messagingAccounts)
+    .leftJoin(conversationTypes, eq(conversationTypes.id, messagingAccounts.conversationTypeId));
+  const rows = await (id === undefined ? query : query.where(eq(messagingAccounts.id, id))).orderBy(asc(messagingAccounts.id));
+  if (rows.length === 0) return [];
+  const grants = await ctx.db
+    .select({ id: userMessagingAccounts.id, accountId: userMessagingAccounts.messagingAccountId, email: users.email })
+    .from(userMessagingAccounts)
+    .innerJoin(users, eq(users.id, userMessagingAccounts.userId))
+    .where(inArray(userMessagingAccounts.messagingAccountId, rows.map((r) => r.account.id)))
+    .orderBy(asc(userMessagingAccounts.id));
+  return rows.map(({ account, typeId, typeTitle }) =>
+    presentMessagingAccount(
+      ctx,
+      account,
+      typeId === null ? null : { id: typeId, title: typeTitle },
+      grants.filter((g) => g.accountId === account.id),
+    ),
+  );
+}
+
+/**
+ * Creates (no id) or edits an account. The access token is sealed before it is stored; on edit an empty
+ * token keeps the stored one, so the form never needs to know it.
+ */
+export async function saveMessagingAccount(ctx: AppContext, input: SaveMessagingAccountInput): Promise<{ id: number }> {
+  if (input.conversationTypeId) {
+    const [type] = await ctx.db
+      .select({ id: conversationTypes.id })
+      .from(conversationTypes)
+      .where(eq(conversationTypes.id, input.conversationTypeId))
+      .limit(1);
+    if (!type) throw badRequest(`conversationTypeId: no conversation type has id ${input.conversationTypeId}`, 'VALIDATION_ERROR');
+  }
+  const fields = {
+    type: input.type,
+    pageId: input.pageId,
+    pageName: input.pageName,
+    ...(input.expirationDate === undefined ? {} : { expirationDate: input.expirationDate ? new Date(input.expirationDate) : null }),
+    ...(input.conversationTypeId === undefined ? {} : { conversationTypeId: input.conversationTypeId }),
+  };
+  const token = input.accessToken ? { accessTokenEncrypted: ctx.secrets.seal(input.accessToken) } : {};
+
+  if (input.id !== undefined) {
+    const [updated] = await ctx.db
+      .update(messagingAccounts)
+      .set({ ...fields, ...token })
+      .where(eq(messagingAccounts.id, input.id))
+      .returning({ id: messagingAccounts.id });
+    if (!updated) throw accountNotFound();
+    return updated;
+  }
+  if (!token.accessTokenEncrypted) throw badRequest('accessToken: Access token is required', 'VALIDATION_ERROR');
+  const [created] = await ctx.db
+    .insert(messagingAccounts)
+    .values({ ...fields, accessTokenEncrypted: token.accessTokenEncrypted })
+    .returning({ id: messagingAccounts.id });
+  return created;
+}
+
+/** Stores the account's config: the raw text, which must parse as a JSON object (spec §5 config editors). */
+export async function saveMessagingAccountConfig(ctx: AppContext, id: number, text: unknown): Promise<void> {
+  if (typeof text !== 'string' || text.trim() === '') throw badRequest('The configuration is empty; a JSON object was expected.', 'INVALID_JSON');
+  if (text.length > ACCOUNT_CONFIG_MAX) throw badRequest('The configuration is too long.', 'VALIDATION_ERROR');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`The configuration is not valid JSON: ${(err as Error).message}`, 'INVALID_JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest('The configuration must be a JSON object, e.g. {}', 'VALIDATION_ERROR');
+  }
+  const [updated] = await ctx.db
+    .update(messagingAccounts)
+    .set({ config: text })
+    .where(eq(messagingAccounts.id, id))
+    .returning({ id: messagingAccounts.id });
+  if (!updated) throw accountNotFound();
+}
+
+/**
+ * Deletes an account and, through the database's cascades (prospects → conversations → messages), every
+ * conversation held on it. Allowed to an ADMIN and to a NORMAL user granted the account (spec §2.14).
+ */
+export async function deleteMessagingAccount(ctx: AppContext, actor: Actor, id: number): Promise<void> {
+  const [account] = await ctx.db.select({ id: messagingAccounts.id }).from(messagingAccounts).where(eq(messagingAccounts.id, id)).limit(1);
+  if (!account) throw accountNotFound();
+  if (!(await canAccessAccount(ctx, actor, id))) throw forbidden('You do not have access to this messaging account.');
+  const gone = await ctx.db
+    .select({ id: conversations.id, uuid: conversations.uuid })
+    .from(conversations)
+    .innerJoin(prospects, eq(prospects.id, conversations.prospectId))
+    .where(eq(prospects.messagingAccountId, id));
+  await ctx.db.delete(messagingAccounts).where(eq(messagingAccounts.id, id));
+  // Open conversation screens learn that their conversation is gone.
+  for (const conversation of gone) ctx.events.emit('conversation.changed', { conversationId: conversation.id, uuid: conversation.uuid });
+}
