@@ -1,5 +1,147 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody, messageBody } from '@sales-agent/shared/schemas/common';
+import {
+  conversationDetail,
+  conversationIdParams,
+  conversationListQuery,
+  conversationListResponse,
+  conversationMessageParams,
+  conversationUuidParams,
+  deleteMessagesBody,
+  editMessageBody,
+  newConversationBody,
+  patchConversationBody,
+  uuidResponse,
+  writtenMessageBody,
+} from '@sales-agent/shared/schemas/conversation';
 import type { AppContext } from '../../context.ts';
+import { requireUser } from '../../plugins/auth.ts';
+import { loadConversationToChange, loadConversationToView } from './conversation-access.ts';
+import { closeStreamsOnShutdown, streamConversationEvents } from './conversation-events.ts';
+import {
+  changeConversationType,
+  changePhase,
+  createWebConversation,
+  deleteConversation,
+  deleteMessages,
+  editMessage,
+  getConversationDetail,
+  listConversations,
+  requestFollowUp,
+  writeMessage,
+} from './conversations.service.ts';
 
-/** Routes of this module are built in their own issue; registered from app.ts already. */
-export async function conversationsRoutes(_app: FastifyInstance, _opts: { ctx: AppContext }) {}
+const tags = ['conversations'];
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
+
+/** Spec §7.6 conversation calls (rebuild lives with the agent) and the live event stream. */
+export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  // Anonymous visitors drive LLM cost: new chats and their messages are limited per client.
+  const chatLimit = {
+    rateLimit: { max: ctx.config.CHAT_RATE_LIMIT, timeWindow: '1 minute', allowList: (request: { actor: unknown }) => Boolean(request.actor) },
+  };
+  const openStreams = new Set<() => void>();
+  closeStreamsOnShutdown(app, openStreams);
+
+  r.get(
+    '/api/conversation/list',
+    { schema: { tags, querystring: conversationListQuery, response: { 200: conversationListResponse, ...errors } } },
+    async (request) => listConversations(ctx, requireUser(request), request.query),
+  );
+
+  r.post(
+    '/api/conversation/new',
+    {
+      config: { rateLimit: { max: ctx.config.CHAT_RATE_LIMIT, timeWindow: '1 minute' } },
+      schema: { tags, body: newConversationBody, response: { 201: uuidResponse, ...errors } },
+    },
+    async (request, reply) => reply.status(201).send(await createWebConversation(ctx, request.body.conversationTypeId)),
+  );
+
+  r.get(
+    '/api/conversation/:uuid',
+    { schema: { tags, params: conversationUuidParams, response: { 200: conversationDetail, ...errors } } },
+    async (request) => getConversationDetail(ctx, await loadConversationToView(ctx, request.actor, request.params.uuid)),
+  );
+
+  r.get(
+    '/api/conversation/:uuid/events',
+    { schema: { tags, params: conversationUuidParams, response: errors } },
+    async (request, reply) => {
+      const conversation = await loadConversationToView(ctx, request.actor, request.params.uuid);
+      streamConversationEvents(ctx, request, reply, conversation, openStreams);
+    },
+  );
+
+  r.patch(
+    '/api/conversation/:id',
+    { schema: { tags, params: conversationIdParams, body: patchConversationBody, response: { 200: messageBody, ...errors } } },
+    async (request) => {
+      const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
+      if ('phase' in request.body) {
+        await changePhase(ctx, conversation, request.body.phase);
+        return { message: 'Phase updated' };
+      }
+      await changeConversationType(ctx, conversation, request.body.conversationType);
+      return { message: 'Conversation type updated' };
+    },
+  );
+
+  r.delete(
+    '/api/conversation/:id',
+    { schema: { tags, params: conversationIdParams, response: { 200: messageBody, ...errors } } },
+    async (request) => {
+      await deleteConversation(ctx, await loadConversationToChange(ctx, request.actor, { id: request.params.id }));
+      return { message: 'Conversation deleted' };
+    },
+  );
+
+  r.delete(
+    '/api/conversation/:id/messages',
+    {
+      schema: {
+        tags,
+        params: conversationIdParams,
+        body: deleteMessagesBody,
+        response: { 200: z.object({ message: z.string(), deleted: z.number() }), ...errors },
+      },
+    },
+    async (request) => {
+      const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
+      const deleted = await deleteMessages(ctx, conversation, request.body.messageIds);
+      return { message: 'Messages deleted', deleted };
+    },
+  );
+
+  r.patch(
+    '/api/conversation/:id/message/:messageId',
+    { schema: { tags, params: conversationMessageParams, body: editMessageBody, response: { 200: messageBody, ...errors } } },
+    async (request) => {
+      const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
+      await editMessage(ctx, conversation, request.params.messageId, request.body.message);
+      return { message: 'Message updated successfully' };
+    },
+  );
+
+  r.post(
+    '/api/conversation/:uuid/written-message',
+    {
+      config: chatLimit,
+      schema: { tags, params: conversationUuidParams, body: writtenMessageBody, response: { 200: messageBody, ...errors } },
+    },
+    async (request) => {
+      const conversation = await loadConversationToView(ctx, request.actor, request.params.uuid);
+      await writeMessage(ctx, request.actor, conversation, request.body.message);
+      return { message: 'Message sent' };
+    },
+  );
+
+  r.post(
+    '/api/conversation/:uuid/follow-up',
+    { schema: { tags, params: conversationUuidParams, response: { 200: messageBody, ...errors } } },
+    async (request) => requestFollowUp(ctx, await loadConversationToChange(ctx, request.actor, { uuid: request.params.uuid })),
+  );
+}

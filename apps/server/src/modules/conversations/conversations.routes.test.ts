@@ -1,0 +1,414 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversations, messages } from '../../db/schema/index.ts';
+import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import {
+  at,
+  buildConversation,
+  buildConversationType,
+  buildMessagingAccount,
+  buildProspect,
+  grantAccount,
+} from '../../test/conversation-factories.ts';
+import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+
+let t: TestApp;
+let admin: TestUser;
+let normal: TestUser;
+let stranger: TestUser;
+let typeA: Awaited<ReturnType<typeof buildConversationType>>;
+let typeB: Awaited<ReturnType<typeof buildConversationType>>;
+let accountA: Awaited<ReturnType<typeof buildMessagingAccount>>;
+let accountB: Awaited<ReturnType<typeof buildMessagingAccount>>;
+let prospectA: Awaited<ReturnType<typeof buildProspect>>;
+let prospectB: Awaited<ReturnType<typeof buildProspect>>;
+/** conversations of prospectA (granted to `normal`), of prospectB (not granted), and web chats */
+let ownA1: Awaited<ReturnType<typeof buildConversation>>;
+let ownA2: Awaited<ReturnType<typeof buildConversation>>;
+let otherB: Awaited<ReturnType<typeof buildConversation>>;
+let web: Awaited<ReturnType<typeof buildConversation>>;
+
+const msg = (role: 'PROSPECT' | 'AGENT', message: string, minute: number) => ({ role, message, dateSent: at(minute) });
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  admin = await buildAdmin(t.ctx);
+  normal = await buildUser(t.ctx);
+  stranger = await buildUser(t.ctx);
+  typeA = await buildConversationType(t.ctx, { title: 'Widgets playbook', phases: 3 });
+  typeB = await buildConversationType(t.ctx, { title: 'Gadgets playbook', phases: 1 });
+  accountA = await buildMessagingAccount(t.ctx, { pageName: 'Alpha page' });
+  accountB = await buildMessagingAccount(t.ctx, { pageName: 'Beta page' });
+  await grantAccount(t.ctx, normal.id, accountA.id);
+  prospectA = await buildProspect(t.ctx, accountA.id);
+  prospectB = await buildProspect(t.ctx, accountB.id);
+  ownA1 = await buildConversation(t.ctx, {
+    conversationTypeId: typeA.id,
+    prospectId: prospectA.id,
+    phase: 1,
+    rating: 4,
+    recordingDuration: 120,
+    recordingUrl: 'https://files.example.com/a1.mp3',
+    createdAt: at(10),
+    messages: [msg('PROSPECT', 'Hi there', 11), msg('AGENT', 'Hello!', 12), msg('PROSPECT', 'Price?', 50)],
+  });
+  ownA2 = await buildConversation(t.ctx, {
+    conversationTypeId: typeB.id,
+    prospectId: prospectA.id,
+    phase: -2,
+    rating: 2,
+    createdAt: at(30),
+    messages: [msg('PROSPECT', 'Hey', 31)],
+  });
+  otherB = await buildConversation(t.ctx, {
+    conversationTypeId: typeA.id,
+    prospectId: prospectB.id,
+    phase: 0,
+    rating: 5,
+    recordingDuration: 600,
+    recordingUrl: 'https://files.example.com/b.mp3',
+    createdAt: at(20),
+    messages: [msg('PROSPECT', 'Secret of B', 21), msg('AGENT', 'Answer to B', 40)],
+  });
+  web = await buildConversation(t.ctx, {
+    conversationTypeId: typeA.id,
+    createdAt: at(40),
+    messages: [msg('AGENT', 'Hello! How can I help?', 41), msg('PROSPECT', 'Just looking', 45)],
+  });
+});
+afterAll(() => t.close());
+
+const list = (query: string, as = admin.cookie) => t.request({ method: 'GET', url: `/api/conversation/list${query}`, as });
+const uuidsOf = (res: { json(): { conversations: { uuid: string }[] } }) => res.json().conversations.map((c) => c.uuid);
+
+describe('GET /api/conversation/list', () => {
+  it('answers 401 to an anonymous visitor', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/conversation/list' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().code).toBe('UNAUTHORIZED');
+  });
+
+  it('shows an ADMIN every conversation, newest message first, with every column', async () => {
+    const res = await list('');
+    expect(res.statusCode).toBe(200);
+    expect(uuidsOf(res)).toEqual([ownA1.uuid, web.uuid, otherB.uuid, ownA2.uuid]);
+    expect(res.json().totalPages).toBe(1);
+    const first = res.json().conversations[0];
+    expect(first).toEqual({
+      id: ownA1.id,
+      uuid: ownA1.uuid,
+      phase: 1,
+      conversationTypeId: typeA.id,
+      ConversationType: { id: typeA.id, title: 'Widgets playbook' },
+      rating: 4,
+      recordingDuration: 120,
+      recordingUrl: 'https://files.example.com/a1.mp3',
+      messagesCount: 3,
+      lastMessageDate: at(50).toISOString(),
+      prospectId: prospectA.id,
+      Prospect: { uuid: prospectA.uuid, messagingAccount: { id: accountA.id, pageName: 'Alpha page' } },
+    });
+    const webRow = res.json().conversations.find((c: { uuid: string }) => c.uuid === web.uuid);
+    expect(webRow.Prospect).toBeNull();
+  });
+
+  it('orders by creation with orderBy=latestConversations', async () => {
+    expect(uuidsOf(await list('?orderBy=latestConversations'))).toEqual([web.uuid, ownA2.uuid, otherB.uuid, ownA1.uuid]);
+  });
+
+  it('shows a NORMAL user only the conversations of granted accounts, and nothing to a user with no grant', async () => {
+    expect(uuidsOf(await list('', normal.cookie))).toEqual([ownA1.uuid, ownA2.uuid]);
+    const none = await list('', stranger.cookie);
+    expect(none.json()).toEqual({ conversations: [], totalPages: 0, totalPagesIsLowerBound: false });
+  });
+
+  it('applies each filter', async () => {
+    expect(uuidsOf(await list(`?uuid=${otherB.uuid}`))).toEqual([otherB.uuid]);
+    expect(uuidsOf(await list(`?uuid=${otherB.uuid.slice(0, 8)}`))).toEqual([otherB.uuid]);
+    expect(uuidsOf(await list(`?prospectUuid=${prospectA.uuid}`))).toEqual([ownA1.uuid, ownA2.uuid]);
+    expect(uuidsOf(await list(`?prospectUuid=${prospectB.uuid.slice(0, 6)}`))).toEqual([otherB.uuid]);
+    expect(uuidsOf(await list('?phase=-2'))).toEqual([ownA2.uuid]);
+    expect(uuidsOf(await list(`?conversationType=${typeB.id}`))).toEqual([ownA2.uuid]);
+    expect(uuidsOf(await list('?minRating=4'))).toEqual([ownA1.uuid, otherB.uuid]);
+    expect(uuidsOf(await list('?maxRating=4&minRating=3'))).toEqual([ownA1.uuid]);
+    expect(uuidsOf(await list('?minRecordingDuration=200'))).toEqual([otherB.uuid]);
+    expect(uuidsOf(await list('?maxRecordingDuration=200'))).toEqual([ownA1.uuid]);
+    expect(uuidsOf(await list('?hasRecording=true'))).toEqual([ownA1.uuid, otherB.uuid]);
+    expect(uuidsOf(await list('?hasRecording=false'))).toEqual([web.uuid, ownA2.uuid]);
+    expect(uuidsOf(await list('?hasRecording=all&minRating=&phase='))).toHaveLength(4);
+    // A NORMAL user's filters never widen the scope.
+    expect(uuidsOf(await list(`?uuid=${otherB.uuid}`, normal.cookie))).toEqual([]);
+    expect(uuidsOf(await list(`?prospectUuid=${prospectB.uuid}`, normal.cookie))).toEqual([]);
+  });
+
+  it('pages with limit 10, 50 or 100 and reports totalPages', async () => {
+    const typeP = await buildConversationType(t.ctx, { title: 'Paging', phases: 0 });
+    for (let i = 0; i < 23; i++) await buildConversation(t.ctx, { conversationTypeId: typeP.id, createdAt: at(1000 + i) });
+    const page1 = await list(`?conversationType=${typeP.id}&orderBy=latestConversations&limit=10&page=1`);
+    expect(page1.json().totalPages).toBe(3);
+    expect(page1.json().conversations).toHaveLength(10);
+    const page3 = await list(`?conversationType=${typeP.id}&orderBy=latestConversations&limit=10&page=3`);
+    expect(page3.json().conversations).toHaveLength(3);
+    const all = new Set([...uuidsOf(page1), ...uuidsOf(await list(`?conversationType=${typeP.id}&orderBy=latestConversations&page=2`)), ...uuidsOf(page3)]);
+    expect(all.size).toBe(23);
+    const big = await list(`?conversationType=${typeP.id}&limit=50`);
+    expect(big.json()).toMatchObject({ totalPages: 1, totalPagesIsLowerBound: false });
+    expect(big.json().conversations).toHaveLength(23);
+    expect((await list(`?conversationType=${typeP.id}&page=9`)).json().conversations).toEqual([]);
+  });
+
+  it('answers 400 naming the field for a bad query', async () => {
+    for (const q of ['?limit=20', '?page=0', '?orderBy=oldest', '?hasRecording=maybe', '?phase=abc', '?uuid=zz%25', '?minRating=-1']) {
+      const res = await list(q);
+      expect(res.statusCode, q).toBe(400);
+      expect(res.json().code).toBe('VALIDATION_ERROR');
+    }
+  });
+});
+
+describe('GET /api/conversation/:uuid', () => {
+  it('shows a web chat to anyone holding its uuid, without phase prompts', async () => {
+    const res = await t.request({ method: 'GET', url: `/api/conversation/${web.uuid}` });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({
+      id: web.id,
+      uuid: web.uuid,
+      phase: 0,
+      Prospect: null,
+      canAdminister: false,
+      isDemoAgent: true,
+      phaseCount: 3,
+      ConversationType: { id: typeA.id, title: 'Widgets playbook', conversation_phases: [] },
+    });
+    expect(body.messages.map((m: { role: string; message: string }) => [m.role, m.message])).toEqual([
+      ['AGENT', 'Hello! How can I help?'],
+      ['PROSPECT', 'Just looking'],
+    ]);
+  });
+
+  it('gives an ADMIN the phase prompts and canAdminister', async () => {
+    const res = await t.request({ method: 'GET', url: `/api/conversation/${web.uuid}`, as: admin.cookie });
+    expect(res.json().canAdminister).toBe(true);
+    expect(res.json().ConversationType.conversation_phases).toEqual([
+      { index: 0, prompt: expect.stringContaining('Phase 0 goal') },
+      { index: 1, prompt: expect.stringContaining('Phase 1 goal') },
+      { index: 2, prompt: expect.stringContaining('Phase 2 goal') },
+    ]);
+  });
+
+  it('shows a prospect conversation to a granted user, and 404 to anyone else', async () => {
+    const ok = await t.request({ method: 'GET', url: `/api/conversation/${ownA1.uuid}`, as: normal.cookie });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toMatchObject({
+      canAdminister: true,
+      Prospect: { uuid: prospectA.uuid, messagingAccount: { id: accountA.id, pageName: 'Alpha page', type: 'INSTAGRAM' } },
+    });
+    expect(ok.json().messages).toHaveLength(3);
+    for (const as of [undefined, stranger.cookie]) {
+      const hidden = await t.request({ method: 'GET', url: `/api/conversation/${ownA1.uuid}`, as });
+      expect(hidden.statusCode).toBe(404);
+      expect(hidden.json().code).toBe('NOT_FOUND');
+    }
+    expect((await t.request({ method: 'GET', url: `/api/conversation/${otherB.uuid}`, as: normal.cookie })).statusCode).toBe(404);
+  });
+
+  it('answers 404 for an unknown uuid and 400 for a malformed one', async () => {
+    expect((await t.request({ method: 'GET', url: '/api/conversation/00000000-0000-4000-8000-000000000000' })).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: '/api/conversation/not-a-uuid' })).statusCode).toBe(400);
+  });
+});
+
+describe('changing a conversation', () => {
+  it('PATCH conversationType: granted user on own conversation; 401/403/404 for others', async () => {
+    const res = await t.request({ method: 'PATCH', url: `/api/conversation/${ownA2.id}`, as: normal.cookie, payload: { conversationType: typeA.id } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ message: 'Conversation type updated' });
+    const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, ownA2.id));
+    expect(row.conversationTypeId).toBe(typeA.id);
+
+    const anon = await t.request({ method: 'PATCH', url: `/api/conversation/${ownA2.id}`, payload: { conversationType: typeB.id } });
+    expect(anon.statusCode).toBe(401);
+    const foreign = await t.request({ method: 'PATCH', url: `/api/conversation/${otherB.id}`, as: normal.cookie, payload: { conversationType: typeB.id } });
+    expect(foreign.statusCode).toBe(404);
+    const webByNormal = await t.request({ method: 'PATCH', url: `/api/conversation/${web.id}`, as: normal.cookie, payload: { conversationType: typeB.id } });
+    expect(webByNormal.statusCode).toBe(403);
+    const unknownType = await t.request({ method: 'PATCH', url: `/api/conversation/${ownA2.id}`, as: admin.cookie, payload: { conversationType: 999999 } });
+    expect(unknownType.statusCode).toBe(404);
+    const unknown = await t.request({ method: 'PATCH', url: '/api/conversation/999999', as: admin.cookie, payload: { conversationType: typeB.id } });
+    expect(unknown.statusCode).toBe(404);
+    const [after] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, otherB.id));
+    expect(after.conversationTypeId).toBe(typeA.id);
+  });
+
+  it('PATCH phase: validates the phase code against the type', async () => {
+    for (const payload of [{ phase: 4 }, { phase: -4 }, { phase: 1.5 }, { phase: 'x' }, {}, { phase: 1, conversationType: 1 }]) {
+      const res = await t.request({ method: 'PATCH', url: `/api/conversation/${ownA1.id}`, as: admin.cookie, payload });
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+    }
+    const bad = await t.request({ method: 'PATCH', url: `/api/conversation/${ownA1.id}`, as: admin.cookie, payload: '{', headers: { 'content-type': 'application/json' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().code).toBe('INVALID_JSON');
+    expect((await t.request({ method: 'PATCH', url: '/api/conversation/abc', as: admin.cookie, payload: { phase: 1 } })).statusCode).toBe(400);
+  });
+
+  it('PATCH message: edits a message of the conversation, trimmed; 400 empty; 404 for a message elsewhere', async () => {
+    const target = ownA1.messages[1];
+    const res = await t.request({
+      method: 'PATCH',
+      url: `/api/conversation/${ownA1.id}/message/${target.id}`,
+      as: normal.cookie,
+      payload: { message: '  Hello, edited!  ' },
+    });
+    expect(res.json()).toEqual({ message: 'Message updated successfully' });
+    const [row] = await t.ctx.db.select().from(messages).where(eq(messages.id, target.id));
+    expect(row.message).toBe('Hello, edited!');
+    const empty = await t.request({ method: 'PATCH', url: `/api/conversation/${ownA1.id}/message/${target.id}`, as: normal.cookie, payload: { message: '   ' } });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().error).toContain('message');
+    const elsewhere = await t.request({
+      method: 'PATCH',
+      url: `/api/conversation/${ownA1.id}/message/${otherB.messages[0].id}`,
+      as: admin.cookie,
+      payload: { message: 'hijack' },
+    });
+    expect(elsewhere.statusCode).toBe(404);
+    const foreign = await t.request({
+      method: 'PATCH',
+      url: `/api/conversation/${otherB.id}/message/${otherB.messages[0].id}`,
+      as: normal.cookie,
+      payload: { message: 'hijack' },
+    });
+    expect(foreign.statusCode).toBe(404);
+    const [untouched] = await t.ctx.db.select().from(messages).where(eq(messages.id, otherB.messages[0].id));
+    expect(untouched.message).toBe('Secret of B');
+  });
+
+  it('DELETE messages: removes only the conversation’s messages and keeps the counters right', async () => {
+    const conv = await buildConversation(t.ctx, {
+      prospectId: prospectA.id,
+      messages: [msg('PROSPECT', 'one', 1), msg('AGENT', 'two', 2), msg('PROSPECT', 'three', 3)],
+    });
+    const res = await t.request({
+      method: 'DELETE',
+      url: `/api/conversation/${conv.id}/messages`,
+      as: normal.cookie,
+      payload: { messageIds: [conv.messages[2].id, otherB.messages[0].id] },
+    });
+    expect(res.json()).toEqual({ message: 'Messages deleted', deleted: 1 });
+    const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, conv.id));
+    expect(row.messagesCount).toBe(2);
+    expect(row.lastMessageDate?.toISOString()).toBe(at(2).toISOString());
+    expect(await t.ctx.db.select().from(messages).where(eq(messages.id, otherB.messages[0].id))).toHaveLength(1);
+
+    const none = await t.request({ method: 'DELETE', url: `/api/conversation/${conv.id}/messages`, as: normal.cookie, payload: { messageIds: [otherB.messages[1].id] } });
+    expect(none.statusCode).toBe(404);
+    for (const payload of [{ messageIds: [] }, { messageIds: ['x'] }, {}]) {
+      expect((await t.request({ method: 'DELETE', url: `/api/conversation/${conv.id}/messages`, as: normal.cookie, payload })).statusCode).toBe(400);
+    }
+    const foreign = await t.request({ method: 'DELETE', url: `/api/conversation/${otherB.id}/messages`, as: normal.cookie, payload: { messageIds: [otherB.messages[0].id] } });
+    expect(foreign.statusCode).toBe(404);
+    const anon = await t.request({ method: 'DELETE', url: `/api/conversation/${conv.id}/messages`, payload: { messageIds: [conv.messages[0].id] } });
+    expect(anon.statusCode).toBe(401);
+  });
+
+  it('DELETE conversation: granted user or ADMIN; never by id alone', async () => {
+    const mine = await buildConversation(t.ctx, { prospectId: prospectA.id });
+    const webChat = await buildConversation(t.ctx, {});
+    expect((await t.request({ method: 'DELETE', url: `/api/conversation/${mine.id}` })).statusCode).toBe(401);
+    expect((await t.request({ method: 'DELETE', url: `/api/conversation/${mine.id}`, as: stranger.cookie })).statusCode).toBe(404);
+    expect((await t.request({ method: 'DELETE', url: `/api/conversation/${webChat.id}`, as: normal.cookie })).statusCode).toBe(403);
+    const res = await t.request({ method: 'DELETE', url: `/api/conversation/${mine.id}`, as: normal.cookie });
+    expect(res.json()).toEqual({ message: 'Conversation deleted' });
+    expect(await t.ctx.db.select().from(conversations).where(eq(conversations.id, mine.id))).toHaveLength(0);
+    expect((await t.request({ method: 'DELETE', url: `/api/conversation/${webChat.id}`, as: admin.cookie })).statusCode).toBe(200);
+    expect((await t.request({ method: 'DELETE', url: `/api/conversation/${webChat.id}`, as: admin.cookie })).statusCode).toBe(404);
+  });
+});
+
+describe('agent-backed calls: authorization and validation', () => {
+  it('POST new: 400 for a bad body, 404 for an unknown type', async () => {
+    for (const payload of [{}, { conversationTypeId: 'abc' }, { conversationTypeId: -1 }]) {
+      expect((await t.request({ method: 'POST', url: '/api/conversation/new', payload })).statusCode).toBe(400);
+    }
+    const unknown = await t.request({ method: 'POST', url: '/api/conversation/new', payload: { conversationTypeId: 999999 } });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('CONVERSATION_TYPE_NOT_FOUND');
+  });
+
+  it('written-message: 400 for empty text, 404 for a hidden prospect conversation', async () => {
+    const empty = await t.request({ method: 'POST', url: `/api/conversation/${web.uuid}/written-message`, payload: { message: ' \n ' } });
+    expect(empty.statusCode).toBe(400);
+    const hidden = await t.request({ method: 'POST', url: `/api/conversation/${otherB.uuid}/written-message`, as: normal.cookie, payload: { message: 'hi' } });
+    expect(hidden.statusCode).toBe(404);
+    const anon = await t.request({ method: 'POST', url: `/api/conversation/${ownA1.uuid}/written-message`, payload: { message: 'hi' } });
+    expect(anon.statusCode).toBe(404);
+  });
+
+  it('follow-up: 401 anonymous, 403 NORMAL on a web chat, 404 hidden or unknown', async () => {
+    expect((await t.request({ method: 'POST', url: `/api/conversation/${web.uuid}/follow-up` })).statusCode).toBe(401);
+    expect((await t.request({ method: 'POST', url: `/api/conversation/${web.uuid}/follow-up`, as: normal.cookie })).statusCode).toBe(403);
+    expect((await t.request({ method: 'POST', url: `/api/conversation/${otherB.uuid}/follow-up`, as: normal.cookie })).statusCode).toBe(404);
+    expect(
+      (await t.request({ method: 'POST', url: '/api/conversation/00000000-0000-4000-8000-000000000000/follow-up', as: admin.cookie })).statusCode,
+    ).toBe(404);
+  });
+});
+
+describe('GET /api/conversation/:uuid/events', () => {
+  let base: string;
+  beforeAll(async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+
+  /** Opens the stream and resolves with the events seen until `until` returns true. */
+  function openStream(uuid: string, cookie?: string) {
+    return new Promise<{ status: number; type?: string; read(until: (text: string) => boolean): Promise<string>; close(): void }>(
+      (resolve, reject) => {
+        const req = http.get(`${base}/api/conversation/${uuid}/events`, { headers: cookie ? { cookie } : {} }, (res) => {
+          let text = '';
+          const waiters: (() => void)[] = [];
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+            for (const w of waiters.splice(0)) w();
+          });
+          resolve({
+            status: res.statusCode ?? 0,
+            type: res.headers['content-type'],
+            read: (until) =>
+              new Promise((done) => {
+                const check = () => (until(text) ? done(text) : waiters.push(check));
+                check();
+              }),
+            close: () => req.destroy(),
+          });
+        });
+        req.on('error', reject);
+      },
+    );
+  }
+
+  it('streams a change of the conversation and stops listening when the browser leaves', async () => {
+    const stream = await openStream(web.uuid);
+    expect(stream.status).toBe(200);
+    expect(stream.type).toContain('text/event-stream');
+    await stream.read((text) => text.includes('event: ready'));
+    t.ctx.events.emit('conversation.changed', { conversationId: otherB.id, uuid: otherB.uuid });
+    const res = await t.request({ method: 'PATCH', url: `/api/conversation/${web.id}`, as: admin.cookie, payload: { conversationType: typeB.id } });
+    expect(res.statusCode).toBe(200);
+    const text = await stream.read((s) => s.includes('event: conversation.changed'));
+    expect(text).toContain(`data: {"uuid":"${web.uuid}"}`);
+    expect(text).not.toContain(otherB.uuid);
+    stream.close();
+  });
+
+  it('refuses a hidden conversation with 404', async () => {
+    const stream = await openStream(otherB.uuid, normal.cookie);
+    expect(stream.status).toBe(404);
+    stream.close();
+  });
+});

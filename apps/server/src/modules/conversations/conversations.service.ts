@@ -1,0 +1,286 @@
+import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { PHASE } from '@sales-agent/shared/enums';
+import type { ConversationListQuery } from '@sales-agent/shared/schemas/conversation';
+import {
+  receiveProspectMessage,
+  sendHumanMessage,
+  setConversationPhase,
+  startWebConversation,
+  triggerFollowUp,
+} from '../../agent/agent.service.ts';
+import type { Actor, AppContext } from '../../context.ts';
+import {
+  conversationPhases,
+  conversations,
+  conversationTypes,
+  messages,
+  messagingAccounts,
+  prospects,
+} from '../../db/schema/index.ts';
+import { badRequest, notFound } from '../../lib/errors.ts';
+import { grantedAccountIds } from '../messaging-accounts/access.ts';
+import type { AccessibleConversation } from './conversation-access.ts';
+
+/**
+ * The count behind totalPages stops at this many rows beyond the requested page, so a page of a list of
+ * millions never counts them all (docs/performance.md "Conversation list").
+ */
+export const COUNT_CAP_PAGES_AHEAD = 100;
+export const COUNT_CAP_MIN = 10_000;
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A whole uuid matches exactly (unique index); a partial one matches as a prefix (text_pattern_ops index). */
+function uuidMatch(column: typeof conversations.uuid | typeof prospects.uuid, value: string): SQL {
+  if (UUID_RE.test(value)) return eq(column, value);
+  return sql`${column}::text like ${`${value}%`}`;
+}
+
+/**
+ * The conversation list (spec §2.13, §7.6): filters and order of the query string, the viewer's scope
+ * (NORMAL: granted accounts only), one page and a capped count.
+ */
+export async function listConversations(ctx: AppContext, actor: Actor, query: ConversationListQuery) {
+  const granted = await grantedAccountIds(ctx, actor);
+  if (granted !== 'all' && granted.length === 0) return { conversations: [], totalPages: 0, totalPagesIsLowerBound: false };
+
+  const c = conversations;
+  const filters: (SQL | undefined)[] = [
+    query.uuid ? uuidMatch(c.uuid, query.uuid) : undefined,
+    query.prospectUuid
+      ? inArray(c.prospectId, ctx.db.select({ id: prospects.id }).from(prospects).where(uuidMatch(prospects.uuid, query.prospectUuid)))
+      : undefined,
+    query.phase !== undefined ? eq(c.phase, query.phase) : undefined,
+    query.conversationType !== undefined ? eq(c.conversationTypeId, query.conversationType) : undefined,
+    query.minRating !== undefined ? gte(c.rating, query.minRating) : undefined,
+    query.maxRating !== undefined ? lte(c.rating, query.maxRating) : undefined,
+    query.minRecordingDuration !== undefined ? gte(c.recordingDuration, query.minRecordingDuration) : undefined,
+    query.maxRecordingDuration !== undefined ? lte(c.recordingDuration, query.maxRecordingDuration) : undefined,
+    query.hasRecording === 'true' ? isNotNull(c.recordingUrl) : query.hasRecording === 'false' ? isNull(c.recordingUrl) : undefined,
+    granted === 'all'
+      ? undefined
+      : inArray(c.prospectId, ctx.db.select({ id: prospects.id }).from(prospects).where(inArray(prospects.messagingAccountId, granted))),
+  ];
+  const where = and(...filters.filter((f): f is SQL => f !== undefined));
+  // Both orders match an index (db/schema/conversations.ts), so a page is an index scan that stops early.
+  const order =
+    query.orderBy === 'latestConversations'
+      ? [desc(c.createdAt), desc(c.id)]
+      : [sql`${c.lastMessageDate} desc nulls last`, desc(c.id)];
+  const offset = (query.page - 1) * query.limit;
+
+  const rows = await ctx.db
+    .select({
+      id: c.id,
+      uuid: c.uuid,
+      phase: c.phase,
+      conversationTypeId: c.conversationTypeId,
+      typeTitle: conversationTypes.title,
+      rating: c.rating,
+      recordingDuration: c.recordingDuration,
+      recordingUrl: c.recordingUrl,
+      messagesCount: c.messagesCount,
+      lastMessageDate: c.lastMessageDate,
+      prospectId: c.prospectId,
+      prospectUuid: prospects.uuid,
+      accountId: messagingAccounts.id,
+      pageName: messagingAccounts.pageName,
+    })
+    .from(c)
+    .leftJoin(conversationTypes, eq(conversationTypes.id, c.conversationTypeId))
+    .leftJoin(prospects, eq(prospects.id, c.prospectId))
+    .leftJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+    .where(where)
+    .orderBy(...order)
+    .limit(query.limit)
+    .offset(offset);
+
+  const cap = Math.max(COUNT_CAP_MIN, offset + query.limit * COUNT_CAP_PAGES_AHEAD);
+  const capped = ctx.db.select({ one: sql`1` }).from(c).where(where).limit(cap + 1).as('capped');
+  const [{ total }] = await ctx.db.select({ total: count() }).from(capped);
+  const counted = Math.min(Number(total), cap);
+
+  return {
+    conversations: rows.map((r) => ({
+      id: r.id,
+      uuid: r.uuid,
+      phase: r.phase,
+      conversationTypeId: r.conversationTypeId,
+      ConversationType: r.conversationTypeId === null ? null : { id: r.conversationTypeId, title: r.typeTitle },
+      rating: r.rating,
+      recordingDuration: r.recordingDuration,
+      recordingUrl: r.recordingUrl,
+      messagesCount: r.messagesCount,
+      lastMessageDate: r.lastMessageDate?.toISOString() ?? null,
+      prospectId: r.prospectId,
+      Prospect:
+        r.prospectUuid === null || r.accountId === null
+          ? null
+          : { uuid: r.prospectUuid, messagingAccount: { id: r.accountId, pageName: r.pageName ?? '' } },
+    })),
+    totalPages: Math.ceil(counted / query.limit),
+    totalPagesIsLowerBound: Number(total) > cap,
+  };
+}
+
+/** Starts a web chat of a type (spec §7.6 POST /api/conversation/new). */
+export async function createWebConversation(ctx: AppContext, conversationTypeId: number): Promise<{ uuid: string }> {
+  const [type] = await ctx.db
+    .select({ id: conversationTypes.id })
+    .from(conversationTypes)
+    .where(eq(conversationTypes.id, conversationTypeId))
+    .limit(1);
+  if (!type) throw notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
+  const { uuid } = await startWebConversation(ctx, conversationTypeId);
+  return { uuid };
+}
+
+/** The conversation with its messages, as the detail screen shows it. */
+export async function getConversationDetail(ctx: AppContext, access: AccessibleConversation) {
+  const [row] = await ctx.db
+    .select({
+      conversation: conversations,
+      type: { id: conversationTypes.id, title: conversationTypes.title, initialMessage: conversationTypes.initialMessage },
+      prospect: { uuid: prospects.uuid, name: prospects.name },
+      account: { id: messagingAccounts.id, pageName: messagingAccounts.pageName, type: messagingAccounts.type },
+    })
+    .from(conversations)
+    .leftJoin(conversationTypes, eq(conversationTypes.id, conversations.conversationTypeId))
+    .leftJoin(prospects, eq(prospects.id, conversations.prospectId))
+    .leftJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+    .where(eq(conversations.id, access.id))
+    .limit(1);
+  if (!row) throw notFound('Conversation not found');
+  const conv = row.conversation;
+  const phases = conv.conversationTypeId
+    ? await ctx.db
+        .select({ index: conversationPhases.index, prompt: conversationPhases.prompt })
+        .from(conversationPhases)
+        .where(eq(conversationPhases.conversationTypeId, conv.conversationTypeId))
+        .orderBy(asc(conversationPhases.index))
+    : [];
+  const rows = await ctx.db
+    .select({ id: messages.id, role: messages.role, message: messages.message, dateSent: messages.dateSent })
+    .from(messages)
+    .where(eq(messages.conversationId, conv.id))
+    .orderBy(asc(messages.dateSent), asc(messages.id));
+  return {
+    id: conv.id,
+    uuid: conv.uuid,
+    phase: conv.phase,
+    rating: conv.rating,
+    recordingDuration: conv.recordingDuration,
+    recordingUrl: conv.recordingUrl,
+    conversationTypeId: conv.conversationTypeId,
+    ConversationType: row.type
+      ? {
+          id: row.type.id,
+          title: row.type.title,
+          initialMessage: row.type.initialMessage,
+          conversation_phases: access.canAdminister ? phases : [],
+        }
+      : null,
+    phaseCount: phases.length,
+    prospectId: conv.prospectId,
+    Prospect: row.prospect && row.account ? { ...row.prospect, messagingAccount: row.account } : null,
+    messages: rows.map((m) => ({ ...m, dateSent: m.dateSent.toISOString() })),
+    canAdminister: access.canAdminister,
+    aiPaused: conv.aiPaused,
+    isDemoAgent: !ctx.config.OPENAI_API_KEY,
+  };
+}
+
+function changed(ctx: AppContext, conv: { id: number; uuid: string }): void {
+  ctx.events.emit('conversation.changed', { conversationId: conv.id, uuid: conv.uuid });
+}
+
+/** Any phase code of spec §4: -3, -2, -1, 0..N (N = ended) or 9999. */
+export async function changePhase(ctx: AppContext, conv: AccessibleConversation, phase: number): Promise<void> {
+  const phaseCount = conv.conversationTypeId ? await countPhases(ctx, conv.conversationTypeId) : 0;
+  const special = [PHASE.WAITING, PHASE.NEEDS_HUMAN, PHASE.ERRORED, PHASE.IGNORED] as number[];
+  if (!special.includes(phase) && !(phase >= 0 && phase <= phaseCount)) {
+    throw badRequest(`phase: must be -3, -2, -1, 0 to ${phaseCount} or 9999`, 'INVALID_PHASE');
+  }
+  await setConversationPhase(ctx, conv.id, phase);
+  changed(ctx, conv);
+}
+
+async function countPhases(ctx: AppContext, conversationTypeId: number): Promise<number> {
+  const [{ n }] = await ctx.db
+    .select({ n: count() })
+    .from(conversationPhases)
+    .where(eq(conversationPhases.conversationTypeId, conversationTypeId));
+  return Number(n);
+}
+
+export async function changeConversationType(ctx: AppContext, conv: AccessibleConversation, conversationTypeId: number): Promise<void> {
+  const [type] = await ctx.db
+    .select({ id: conversationTypes.id })
+    .from(conversationTypes)
+    .where(eq(conversationTypes.id, conversationTypeId))
+    .limit(1);
+  if (!type) throw notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
+  await ctx.db
+    .update(conversations)
+    .set({ conversationTypeId, updatedAt: new Date() })
+    .where(eq(conversations.id, conv.id));
+  changed(ctx, conv);
+}
+
+export async function deleteConversation(ctx: AppContext, conv: AccessibleConversation): Promise<void> {
+  await ctx.db.delete(conversations).where(eq(conversations.id, conv.id));
+  changed(ctx, conv);
+  ctx.events.emit('unanswered.changed', { conversationId: conv.id });
+}
+
+/** Deletes those of `messageIds` that belong to the conversation; keeps messagesCount/lastMessageDate right. */
+export async function deleteMessages(ctx: AppContext, conv: AccessibleConversation, messageIds: number[]): Promise<number> {
+  const deleted = await ctx.db.transaction(async (tx) => {
+    const gone = await tx
+      .delete(messages)
+      .where(and(eq(messages.conversationId, conv.id), inArray(messages.id, messageIds)))
+      .returning({ id: messages.id });
+    await tx
+      .update(conversations)
+      .set({
+        messagesCount: sql`(select count(*) from ${messages} where ${messages.conversationId} = ${conv.id})`,
+        lastMessageDate: sql`(select max(${messages.dateSent}) from ${messages} where ${messages.conversationId} = ${conv.id})`,
+        updatedAt: new Date(),
+      })
+      .where(eq(conversations.id, conv.id));
+    return gone.length;
+  });
+  if (deleted === 0) throw notFound('None of these messages belong to this conversation', 'MESSAGE_NOT_FOUND');
+  changed(ctx, conv);
+  return deleted;
+}
+
+export async function editMessage(ctx: AppContext, conv: AccessibleConversation, messageId: number, text: string): Promise<void> {
+  const updated = await ctx.db
+    .update(messages)
+    .set({ message: text })
+    .where(and(eq(messages.id, messageId), eq(messages.conversationId, conv.id)))
+    .returning({ id: messages.id });
+  if (updated.length === 0) throw notFound('Message not found', 'MESSAGE_NOT_FOUND');
+  changed(ctx, conv);
+}
+
+/**
+ * A written message (spec §7.6): on a web chat the visitor writes as the prospect and the agent answers;
+ * on a prospect conversation a person writes as the business (AGENT), which pauses the AI there.
+ */
+export async function writeMessage(ctx: AppContext, actor: Actor | null, conv: AccessibleConversation, text: string) {
+  if (conv.prospectId === null) {
+    await receiveProspectMessage(ctx, conv.id, text);
+  } else {
+    // loadConversationToView already hid the conversation from anyone who cannot administer it.
+    await sendHumanMessage(ctx, conv.id, text, actor as Actor);
+  }
+  changed(ctx, conv);
+}
+
+export async function requestFollowUp(ctx: AppContext, conv: AccessibleConversation): Promise<{ message: string }> {
+  const result = await triggerFollowUp(ctx, conv.id);
+  changed(ctx, conv);
+  return result;
+}

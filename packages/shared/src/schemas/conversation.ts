@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { CONVERSATION_ORDERS, MESSAGE_ROLES } from '../enums.ts';
+import { LIMITS } from '../limits.ts';
+
+/** An empty query-string value ("?minRating=") means "no filter", not 0. */
+const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
+const optionalInt = z.preprocess(blankToUndefined, z.coerce.number().int().optional());
+const optionalNumber = z.preprocess(blankToUndefined, z.coerce.number().finite().min(0).optional());
+/** A whole uuid or the start of one (hex digits and dashes only, so it is safe in a LIKE prefix). */
+const uuidPrefix = z.preprocess(
+  (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+  z
+    .string()
+    .max(36)
+    .regex(/^[0-9a-f-]+$/, 'must be a uuid or the start of one (0-9, a-f, -)')
+    .optional(),
+);
+
+export const HAS_RECORDING_VALUES = ['true', 'false', 'all'] as const;
+
+/** Query of GET /api/conversation/list (spec §2.2, §9). Every field is optional. */
+export const conversationListQuery = z.object({
+  page: z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(1)),
+  limit: z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number()
+      .int()
+      .refine((n) => (LIMITS.conversationPageSizes as readonly number[]).includes(n), 'must be 10, 50 or 100')
+      .default(LIMITS.conversationPageSizes[0]),
+  ),
+  uuid: uuidPrefix,
+  prospectUuid: uuidPrefix,
+  phase: optionalInt,
+  /** A conversation type id. */
+  conversationType: z.preprocess(blankToUndefined, z.coerce.number().int().positive().optional()),
+  minRating: optionalNumber,
+  maxRating: optionalNumber,
+  /** Seconds. */
+  minRecordingDuration: optionalNumber,
+  maxRecordingDuration: optionalNumber,
+  hasRecording: z.preprocess(blankToUndefined, z.enum(HAS_RECORDING_VALUES).default('all')),
+  orderBy: z.preprocess(blankToUndefined, z.enum(CONVERSATION_ORDERS).default('latestMessageDate')),
+});
+export type ConversationListQuery = z.infer<typeof conversationListQuery>;
+
+export const conversationListItem = z.object({
+  id: z.number(),
+  uuid: z.string(),
+  phase: z.number(),
+  conversationTypeId: z.number().nullable(),
+  ConversationType: z.object({ id: z.number(), title: z.string().nullable() }).nullable(),
+  rating: z.number().nullable(),
+  recordingDuration: z.number().nullable(),
+  recordingUrl: z.string().nullable(),
+  messagesCount: z.number(),
+  lastMessageDate: z.string().nullable(),
+  prospectId: z.number().nullable(),
+  Prospect: z
+    .object({ uuid: z.string(), messagingAccount: z.object({ id: z.number(), pageName: z.string() }) })
+    .nullable(),
+});
+export type ConversationListItem = z.infer<typeof conversationListItem>;
+
+export const conversationListResponse = z.object({
+  conversations: z.array(conversationListItem),
+  totalPages: z.number(),
+  /**
+   * True when there are more matching conversations than were counted (the count stops at a cap so the
+   * list stays fast on millions of rows); totalPages is then a lower bound.
+   */
+  totalPagesIsLowerBound: z.boolean(),
+});
+export type ConversationListResponse = z.infer<typeof conversationListResponse>;
+
+export const newConversationBody = z.object({ conversationTypeId: z.coerce.number().int().positive() });
+export const uuidResponse = z.object({ uuid: z.string() });
+
+export const conversationUuidParams = z.object({ uuid: z.uuid('must be a uuid') });
+
+export const messageView = z.object({
+  id: z.number(),
+  role: z.enum(MESSAGE_ROLES),
+  message: z.string(),
+  dateSent: z.string(),
+});
+export type MessageView = z.infer<typeof messageView>;
+
+export const conversationDetail = z.object({
+  id: z.number(),
+  uuid: z.string(),
+  phase: z.number(),
+  rating: z.number().nullable(),
+  recordingDuration: z.number().nullable(),
+  recordingUrl: z.string().nullable(),
+  conversationTypeId: z.number().nullable(),
+  /** Phase prompts are present only for viewers who may administer the conversation. */
+  ConversationType: z
+    .object({
+      id: z.number(),
+      title: z.string().nullable(),
+      initialMessage: z.string().nullable(),
+      conversation_phases: z.array(z.object({ index: z.number(), prompt: z.string() })),
+    })
+    .nullable(),
+  /** N, the number of phases of the type: phase N means "ended" (spec §4). */
+  phaseCount: z.number(),
+  prospectId: z.number().nullable(),
+  Prospect: z
+    .object({
+      uuid: z.string(),
+      name: z.string().nullable(),
+      messagingAccount: z.object({ id: z.number(), pageName: z.string(), type: z.string() }),
+    })
+    .nullable(),
+  messages: z.array(messageView),
+  /** The viewer may change the phase/type, edit and delete messages, ask for a follow-up (spec §6). */
+  canAdminister: z.boolean(),
+  /** Set after a human wrote on a prospect conversation: the AI waits until the phase is set again. */
+  aiPaused: z.boolean(),
+  /** No LLM is configured: the offline demo agent answers (DESIGN.md §6). */
+  isDemoAgent: z.boolean(),
+});
+export type ConversationDetail = z.infer<typeof conversationDetail>;
+
+export const conversationIdParams = z.object({ id: z.coerce.number().int().positive() });
+export const conversationMessageParams = z.object({
+  id: z.coerce.number().int().positive(),
+  messageId: z.coerce.number().int().positive(),
+});
+
+/** PATCH /api/conversation/{id}: either a phase code or another conversation type (spec §7.6). */
+export const patchConversationBody = z.union([
+  z.object({ phase: z.number().int() }).strict(),
+  z.object({ conversationType: z.number().int().positive() }).strict(),
+]);
+export type PatchConversationBody = z.infer<typeof patchConversationBody>;
+
+/** Trimmed text must be non-empty (spec §5). */
+export const messageText = z.string().trim().min(1, 'Message must not be empty').max(10_000, 'Message is too long');
+export const writtenMessageBody = z.object({ message: messageText });
+export const editMessageBody = z.object({ message: messageText });
+export const deleteMessagesBody = z.object({
+  messageIds: z.array(z.number().int().positive()).min(1, 'Choose at least one message').max(10_000),
+});
