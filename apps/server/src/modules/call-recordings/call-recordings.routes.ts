@@ -1,5 +1,190 @@
-import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { errorBody, idParams, messageBody } from '@sales-agent/shared/schemas/common';
+import {
+  generatedTranscript,
+  recordingList,
+  recordingListQuery,
+  transcriptWithCallInfo,
+  UPLOAD_FIELD,
+  uploadResult,
+} from '@sales-agent/shared/schemas/call-recording';
 import type { AppContext } from '../../context.ts';
+import { AppError, badRequest } from '../../lib/errors.ts';
+import { requireUser } from '../../plugins/auth.ts';
+import { presentRecording } from './call-recordings.presenter.ts';
+import {
+  deleteRecording,
+  downloadName,
+  findRecording,
+  generateTranscript,
+  type IncomingFile,
+  listRecordings,
+  openRecording,
+  readTranscript,
+  recordingSize,
+  recordingStorage,
+  storeRecordings,
+} from './call-recordings.service.ts';
+import { parseRange } from './http-range.ts';
 
-/** Routes of this module are built in their own issue; registered from app.ts already. */
-export async function callRecordingsRoutes(_app: FastifyInstance, _opts: { ctx: AppContext }) {}
+const tags = ['call-recordings'];
+/** Files per upload request. */
+export const MAX_FILES_PER_UPLOAD = 20;
+
+export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  // Registered here, not globally: only these routes accept multipart bodies, with the upload limit.
+  await app.register(multipart, {
+    limits: { fileSize: ctx.config.UPLOAD_MAX_BYTES, files: MAX_FILES_PER_UPLOAD, fields: 10, parts: MAX_FILES_PER_UPLOAD + 10 },
+  });
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/api/call-recording/list',
+    { schema: { tags, querystring: recordingListQuery, response: { 200: recordingList, 401: errorBody } } },
+    async (request) => {
+      const rows = await listRecordings(ctx, requireUser(request), request.query);
+      return { recordings: rows.map(presentRecording) };
+    },
+  );
+
+  r.post(
+    '/api/call-recording/upload',
+    {
+      schema: {
+        tags,
+        consumes: ['multipart/form-data'],
+        description: `Multipart upload; each file in the field "${UPLOAD_FIELD}". Audio and video only, checked from the bytes.`,
+        response: { 201: uploadResult, 400: errorBody, 401: errorBody, 413: errorBody },
+      },
+    },
+    async (request, reply) => {
+      const actor = requireUser(request);
+      if (!request.isMultipart()) {
+        throw badRequest(`Send the files as multipart/form-data in the field "${UPLOAD_FIELD}".`, 'NOT_MULTIPART');
+      }
+      const files = await receiveFiles(request, recordingStorage(ctx).incomingDir, ctx.config.UPLOAD_MAX_BYTES);
+      const rows = await storeRecordings(ctx, actor, files);
+      const message = rows.length === 1 ? '1 recording uploaded.' : `${rows.length} recordings uploaded.`;
+      return reply.status(201).send({ message, recordings: rows.map(presentRecording) });
+    },
+  );
+
+  r.get('/api/call-recording/:id/stream', { schema: { tags, params: idParams } }, async (request, reply) =>
+    sendRecording(ctx, request, reply, request.params.id, 'inline'),
+  );
+
+  r.get('/api/call-recording/:id/download', { schema: { tags, params: idParams } }, async (request, reply) =>
+    sendRecording(ctx, request, reply, request.params.id, 'attachment'),
+  );
+
+  r.delete(
+    '/api/call-recording/:id',
+    { schema: { tags, params: idParams, response: { 200: messageBody, 404: errorBody } } },
+    async (request) => {
+      await deleteRecording(ctx, requireUser(request), request.params.id);
+      return { message: 'Recording deleted.' };
+    },
+  );
+
+  r.post(
+    '/api/call-recording/:id/transcript',
+    { schema: { tags, params: idParams, response: { 200: generatedTranscript, 404: errorBody, 502: errorBody, 503: errorBody } } },
+    async (request) => ({ transcript: await generateTranscript(ctx, requireUser(request), request.params.id) }),
+  );
+
+  r.get(
+    '/api/call-recording/:id/transcript',
+    { schema: { tags, params: idParams, response: { 200: transcriptWithCallInfo, 404: errorBody } } },
+    async (request) => readTranscript(ctx, requireUser(request), request.params.id),
+  );
+}
+
+/**
+ * Writes each file part to the incoming directory as it arrives (never whole in memory). Any failure
+ * removes what was written so far.
+ */
+async function receiveFiles(request: FastifyRequest, dir: string, maxBytes: number): Promise<IncomingFile[]> {
+  const files: IncomingFile[] = [];
+  try {
+    for await (const part of request.parts()) {
+      if (part.type !== 'file') continue;
+      if (part.fieldname !== UPLOAD_FIELD) {
+        part.file.resume();
+        throw badRequest(`Unexpected file field "${part.fieldname}"; send the files in the field "${UPLOAD_FIELD}".`, 'UNEXPECTED_FIELD');
+      }
+      const file: IncomingFile = { tempPath: path.join(dir, `${randomUUID()}.part`), clientName: part.filename ?? '', size: 0 };
+      files.push(file);
+      await pipeline(part.file, createWriteStream(file.tempPath));
+      file.size = (await stat(file.tempPath)).size;
+    }
+    return files;
+  } catch (err) {
+    await Promise.all(files.map((f) => rm(f.tempPath, { force: true })));
+    throw uploadError(err, maxBytes);
+  }
+}
+
+function uploadError(err: unknown, maxBytes: number): unknown {
+  if (err instanceof AppError) return err;
+  const code = (err as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE') {
+    return new AppError(413, 'FILE_TOO_LARGE', `A file is larger than the upload limit of ${formatBytes(maxBytes)}.`);
+  }
+  if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return new AppError(413, 'TOO_MANY_FILES', `Upload at most ${MAX_FILES_PER_UPLOAD} files at a time.`);
+  }
+  // System errors (disk full, permissions) are ours: let them become a logged 500.
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return err;
+  const status = (err as { statusCode?: number }).statusCode;
+  if (status && status >= 400 && status < 500) return new AppError(400, 'BAD_UPLOAD', 'The upload could not be read. Please try again.');
+  // busboy's parse errors ("Unexpected end of form", "Malformed part header") carry no status.
+  return new AppError(400, 'BAD_UPLOAD', 'The upload was malformed or interrupted. Please try again.');
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${+(bytes / 1024 ** 3).toFixed(1)} GB`;
+  if (bytes >= 1024 ** 2) return `${+(bytes / 1024 ** 2).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
+  return `${bytes} bytes`;
+}
+
+/** Streams a recording with HTTP Range support (206/416), inline for the player or as an attachment. */
+async function sendRecording(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  id: number,
+  disposition: 'inline' | 'attachment',
+) {
+  const row = await findRecording(ctx, requireUser(request), id);
+  const size = await recordingSize(ctx, row);
+  const range = parseRange(request.headers.range, size);
+  if (range === 'unsatisfiable') {
+    return reply
+      .status(416)
+      .header('accept-ranges', 'bytes')
+      .header('content-range', `bytes */${size}`)
+      .send({ error: `The requested range is outside the file (${size} bytes).`, code: 'RANGE_NOT_SATISFIABLE' });
+  }
+  const name = downloadName(row);
+  reply
+    .header('content-type', row.mimeType)
+    .header('accept-ranges', 'bytes')
+    .header('content-disposition', `${disposition}; filename="${name.ascii}"; filename*=UTF-8''${encodeURIComponent(name.utf8)}`)
+    .header('cache-control', 'private, max-age=0')
+    .header('x-content-type-options', 'nosniff');
+  if (range) {
+    reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
+  } else {
+    reply.header('content-length', size);
+  }
+  if (request.method === 'HEAD') return reply.send();
+  return reply.send(await openRecording(ctx, row, range ?? undefined));
+}

@@ -1,0 +1,37 @@
+import OpenAI, { toFile } from 'openai';
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../../context.ts';
+import { AppError, unavailable } from '../../lib/errors.ts';
+
+/**
+ * Speech to text through any OpenAI-compatible server (POST {OPENAI_BASE_URL}/audio/transcriptions with
+ * model TRANSCRIBE_MODEL). Provider failures become 502 with the provider's own message, so the user can
+ * tell "bad key" from "file too large".
+ */
+export async function transcribeAudio(ctx: AppContext, audio: Readable, fileName: string, mimeType: string): Promise<string> {
+  const { OPENAI_API_KEY, OPENAI_BASE_URL, TRANSCRIBE_MODEL } = ctx.config;
+  if (!OPENAI_API_KEY) {
+    audio.destroy();
+    throw unavailable(
+      'Transcription is not configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server) on the server.',
+      'TRANSCRIPTION_NOT_CONFIGURED',
+    );
+  }
+  const client = new OpenAI({ apiKey: OPENAI_API_KEY, baseURL: OPENAI_BASE_URL, maxRetries: 1, timeout: 10 * 60_000 });
+  try {
+    const result = await client.audio.transcriptions.create({
+      file: await toFile(audio, fileName, { type: mimeType }),
+      model: TRANSCRIBE_MODEL,
+    });
+    return result.text;
+  } catch (err) {
+    if (err instanceof OpenAI.APIConnectionError) {
+      throw new AppError(502, 'TRANSCRIPTION_UNREACHABLE', 'Could not reach the transcription service. Please try again later.');
+    }
+    if (err instanceof OpenAI.APIError) {
+      ctx.log.warn({ status: err.status, code: err.code }, 'transcription failed');
+      throw new AppError(502, 'TRANSCRIPTION_FAILED', `The transcription service failed: ${err.message}`);
+    }
+    throw err;
+  }
+}
