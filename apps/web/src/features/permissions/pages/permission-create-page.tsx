@@ -1,5 +1,82 @@
-import { ComingSoon } from '../../../components/coming-soon.tsx';
+import { Button, Group, Select, Stack, TextInput } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { PageTitle } from '../../../components/page-title.tsx';
+import { paths } from '../../../config/paths.ts';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { toastError, toastSuccess } from '../../../lib/toast.ts';
+import { accountOptionsQuery, grantPermission, permissionsQuery } from '../api/permissions.ts';
 
-export default function Page() {
-  return <ComingSoon title="Grant access" />;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Spec §2.10 create: User Email (a valid email), Messaging Account (sent as a number), Save and Cancel. */
+export default function PermissionCreatePage() {
+  const [userEmail, setUserEmail] = useState('');
+  const [accountId, setAccountId] = useState<string | null>(null);
+  const [errors, setErrors] = useState<{ userEmail?: string; accountId?: string }>({});
+  const [busy, setBusy] = useState(false);
+  const accounts = useQuery(accountOptionsQuery());
+  const client = useQueryClient();
+  const navigate = useNavigate();
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const email = userEmail.trim();
+    const next = {
+      userEmail: !email ? 'Email is required' : EMAIL_PATTERN.test(email) ? undefined : 'Enter a valid email address',
+      accountId: accountId ? undefined : 'Choose a messaging account',
+    };
+    setErrors(next);
+    if (next.userEmail || next.accountId) return;
+    setBusy(true);
+    try {
+      const { message } = await grantPermission({ userEmail: email, messagingAccountId: Number(accountId) });
+      toastSuccess(message);
+      await client.invalidateQueries({ queryKey: permissionsQuery().queryKey });
+      navigate(paths.admin.permissionList);
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageTitle>Grant access to a messaging account</PageTitle>
+      <form onSubmit={submit} noValidate>
+        <Stack maw={480}>
+          <TextInput
+            label="User Email"
+            type="email"
+            autoComplete="off"
+            value={userEmail}
+            onChange={(e) => setUserEmail(e.currentTarget.value)}
+            withAsterisk
+            error={errors.userEmail}
+          />
+          <Select
+            label="Messaging Account"
+            placeholder={accounts.isPending ? 'Loading accounts…' : 'Choose an account'}
+            data={accounts.data ?? []}
+            value={accountId}
+            onChange={setAccountId}
+            searchable
+            nothingFoundMessage="No messaging account matches"
+            withAsterisk
+            error={accounts.isError ? `Could not load messaging accounts: ${errorMessage(accounts.error)}` : errors.accountId}
+          />
+          <Group>
+            <Button type="submit" loading={busy}>
+              Save
+            </Button>
+            <Button variant="default" onClick={() => navigate(paths.admin.permissionList)}>
+              Cancel
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </>
+  );
 }
