@@ -1,11 +1,26 @@
 /**
  * The boundary between the conversation routes (modules/conversations) and the AI agent (agent/).
  * Routes call only these functions; everything behind them (turn loop, LLM providers, follow-ups,
- * locking) is the agent's business. Signatures are the contract between the two; bodies are built with
- * the engine (issue "The AI sales agent").
+ * locking) is the agent's business. See docs/agent.md.
  */
+import { PHASE } from '@sales-agent/shared/enums';
+import { eq, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../context.ts';
-import { AppError } from '../lib/errors.ts';
+import { conversations, conversationTypes } from '../db/schema/index.ts';
+import { badRequest, notFound } from '../lib/errors.ts';
+import {
+  agentSettingsOf,
+  emitConversationChanged,
+  insertMessage,
+  lastMessageIds,
+  loadConversation,
+  lockConversationRow,
+  queueOutbound,
+} from './conversation-store.ts';
+import { scheduleFollowUp, sendFollowUp } from './follow-up.ts';
+import { isValidPhase, isWorkingPhase } from './phases.ts';
+import { scheduleTurn } from './turn.job.ts';
+import { endSilence, followUpJobKey } from './unanswered.ts';
 
 export interface StoredMessage {
   id: number;
@@ -15,37 +30,142 @@ export interface StoredMessage {
   dateSent: Date;
 }
 
-const notBuilt = () => new AppError(501, 'NOT_IMPLEMENTED', 'The agent is not available yet.');
+const conversationNotFound = () => notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
+
+function cleanText(text: string): string {
+  const message = typeof text === 'string' ? text.trim() : '';
+  if (!message) throw badRequest('The message must not be empty.', 'EMPTY_MESSAGE');
+  return message;
+}
 
 /** Creates a web-chat conversation of a type (phase 0) and stores its initialMessage as the first AGENT message. */
-export async function startWebConversation(_ctx: AppContext, _conversationTypeId: number): Promise<{ id: number; uuid: string }> {
-  throw notBuilt();
+export async function startWebConversation(ctx: AppContext, conversationTypeId: number): Promise<{ id: number; uuid: string }> {
+  const [type] = await ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, conversationTypeId)).limit(1);
+  if (!type) throw notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
+  const created = await ctx.db.transaction(async (tx) => {
+    const [conversation] = await tx
+      .insert(conversations)
+      .values({ conversationTypeId: type.id, phase: 0 })
+      .returning({ id: conversations.id, uuid: conversations.uuid });
+    const initial = type.initialMessage?.trim();
+    if (initial) await insertMessage(tx, { conversationId: conversation.id, role: 'AGENT', message: initial });
+    return conversation;
+  });
+  emitConversationChanged(ctx, created);
+  return created;
 }
 
 /**
  * Stores a prospect's message (web visitor or channel) and schedules the agent's turn (debounce window,
- * phase -3 meanwhile). Redelivered channel messages (same externalId) are ignored.
+ * phase -3 meanwhile). Redelivered channel messages (same externalId) are ignored: answers null.
+ * The reply cancels the pending follow-up. No turn while the AI is paused or outside the working phases.
  */
 export async function receiveProspectMessage(
-  _ctx: AppContext,
-  _conversationId: number,
-  _text: string,
-  _options: { externalId?: string; dateSent?: Date } = {},
+  ctx: AppContext,
+  conversationId: number,
+  text: string,
+  options: { externalId?: string; dateSent?: Date } = {},
 ): Promise<StoredMessage | null> {
-  throw notBuilt();
+  const message = cleanText(text);
+  const loaded = await loadConversation(ctx, conversationId);
+  if (!loaded) throw conversationNotFound();
+  const stored = await insertMessage(ctx.db, {
+    conversationId,
+    role: 'PROSPECT',
+    message,
+    externalId: options.externalId,
+    dateSent: options.dateSent,
+  });
+  if (!stored) return null;
+  await endSilence(ctx, conversationId);
+  // Opens (or keeps open) the debounce window: -3 with the working phase kept in resumePhase. In an UPDATE
+  // every right-hand side reads the old row, so resume_phase takes the phase before the change.
+  const waiting = await ctx.db
+    .update(conversations)
+    .set({
+      resumePhase: sql`case when ${conversations.phase} = -3 then ${conversations.resumePhase} else ${conversations.phase} end`,
+      phase: PHASE.WAITING,
+      updatedAt: new Date(),
+    })
+    .where(
+      sql`${conversations.id} = ${conversationId} and not ${conversations.aiPaused}
+          and (${conversations.phase} = -3 or (${conversations.phase} >= 0 and ${conversations.phase} < ${loaded.phases.length}))`,
+    )
+    .returning({ id: conversations.id });
+  emitConversationChanged(ctx, loaded.conversation);
+  if (waiting.length > 0) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, loaded.type?.config).debounceSeconds);
+  return stored;
 }
 
 /** A person writes as the business on a prospect conversation: stored as AGENT, sent, and the AI pauses there. */
-export async function sendHumanMessage(_ctx: AppContext, _conversationId: number, _text: string, _actor: Actor): Promise<StoredMessage> {
-  throw notBuilt();
+export async function sendHumanMessage(ctx: AppContext, conversationId: number, text: string, actor: Actor): Promise<StoredMessage> {
+  const message = cleanText(text);
+  const loaded = await loadConversation(ctx, conversationId);
+  if (!loaded) throw conversationNotFound();
+  const stored = await ctx.db.transaction(async (tx) => {
+    await lockConversationRow(tx, conversationId);
+    const row = await insertMessage(tx, { conversationId, role: 'AGENT', message, writtenByHuman: true });
+    if (!row) return null;
+    if (loaded.prospect) {
+      await queueOutbound(tx, loaded, row);
+      // The AI stays silent here until an admin sets a working phase (setConversationPhase).
+      await tx.update(conversations).set({ aiPaused: true, updatedAt: new Date() }).where(eq(conversations.id, conversationId));
+    }
+    return row;
+  });
+  if (!stored) throw conversationNotFound();
+  // A person took over this silence: no automatic nudge on top of their message.
+  await ctx.jobs.cancel(followUpJobKey(conversationId));
+  ctx.log.info({ conversationId, userId: actor.id }, 'human message sent');
+  emitConversationChanged(ctx, loaded.conversation);
+  return stored;
 }
 
 /** Writes and sends a follow-up now from the phase's followUpPrompt; answers the notice to show. */
-export async function triggerFollowUp(_ctx: AppContext, _conversationId: number): Promise<{ message: string }> {
-  throw notBuilt();
+export async function triggerFollowUp(ctx: AppContext, conversationId: number): Promise<{ message: string }> {
+  await sendFollowUp(ctx, conversationId, { manual: true });
+  await scheduleFollowUp(ctx, conversationId);
+  return { message: 'Follow-up sent' };
 }
 
-/** Admin sets any phase code (spec §4); setting a working phase resumes a paused AI. */
-export async function setConversationPhase(_ctx: AppContext, _conversationId: number, _phase: number): Promise<void> {
-  throw notBuilt();
+/**
+ * Admin sets any phase code (spec §4); setting a working phase resumes a paused AI and, when the prospect's
+ * last message is unanswered, schedules a turn. Setting -3 keeps the working phase to resume and schedules
+ * the turn that closes the window.
+ */
+export async function setConversationPhase(ctx: AppContext, conversationId: number, phase: number): Promise<void> {
+  const loaded = await loadConversation(ctx, conversationId);
+  if (!loaded) throw conversationNotFound();
+  const phaseCount = loaded.phases.length;
+  if (!isValidPhase(phase, phaseCount)) {
+    throw badRequest(`Phase must be -3, -2, -1, 0 to ${phaseCount}, or 9999.`, 'INVALID_PHASE');
+  }
+  const current = loaded.conversation;
+  const working = isWorkingPhase(phase, phaseCount);
+  let resumePhase: number | null = null;
+  if (phase === PHASE.WAITING) {
+    resumePhase = current.phase === PHASE.WAITING ? current.resumePhase : isWorkingPhase(current.phase, phaseCount) ? current.phase : 0;
+  }
+  await ctx.db
+    .update(conversations)
+    .set({ phase, resumePhase, ...(working ? { aiPaused: false } : {}), updatedAt: new Date() })
+    .where(eq(conversations.id, conversationId));
+  emitConversationChanged(ctx, current);
+
+  const settings = agentSettingsOf(ctx, loaded.type?.config);
+  const paused = working ? false : current.aiPaused;
+  if (phase === PHASE.WAITING && !paused) {
+    await scheduleTurn(ctx, conversationId, settings.debounceSeconds);
+  } else if (working) {
+    const ids = await lastMessageIds(ctx.db, conversationId);
+    if (ids.prospect > ids.agent) await scheduleTurn(ctx, conversationId, 0);
+  }
+}
+
+/**
+ * Re-schedules the automatic follow-up from the conversation's unanswered entry, e.g. after an admin sets
+ * the entry ACTIVE again (modules/unanswered). A no-op when the entry is missing, INACTIVE or at its maximum.
+ */
+export async function resumeFollowUps(ctx: AppContext, conversationId: number): Promise<void> {
+  await scheduleFollowUp(ctx, conversationId);
 }

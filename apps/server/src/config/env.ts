@@ -30,6 +30,8 @@ const envSchema = z.object({
   OPENAI_BASE_URL: url(),
   LLM_MODEL: z.string().default('gpt-4o-mini'),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Retries of one LLM call on 408/409/429/5xx and connection errors (the openai SDK's backoff). */
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   TRANSCRIBE_MODEL: z.string().default('whisper-1'),
   META_APP_ID: optionalString,
   META_APP_SECRET: optionalString,
@@ -59,6 +61,8 @@ const envSchema = z.object({
   CHAT_RATE_LIMIT: z.coerce.number().int().positive().default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST_DIR: optionalString,
+  /** JSON file with the pricing calculator's unit prices (docs/pricing.md); default: the bundled prices.json. */
+  PRICING_FILE: optionalString,
 });
 
 export type RawEnv = z.infer<typeof envSchema>;

@@ -88,6 +88,17 @@ export class JobRunner {
     );
   }
 
+  /**
+   * Marks a running job done from inside its own handler, so the handler can then enqueue its successor
+   * under the same singletonKey (which is taken while the job is pending or running). The runner's own
+   * "done" update afterwards is a no-op.
+   */
+  async complete(jobId: number): Promise<void> {
+    await this.context().db.execute(
+      sql`update jobs set status = 'done', finished_at = now(), last_error = null where id = ${jobId} and status = 'running'`,
+    );
+  }
+
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;

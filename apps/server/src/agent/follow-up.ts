@@ -1,0 +1,105 @@
+import { PHASE } from '@sales-agent/shared/enums';
+import type { AppContext } from '../context.ts';
+import { AppError, conflict, notFound } from '../lib/errors.ts';
+import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
+import { agentSettingsOf, lastMessageIds, loadConversation, loadHistory, playbookOf } from './conversation-store.ts';
+import { LlmError } from './llm/provider.ts';
+import { isWorkingPhase } from './phases.ts';
+import { followUpRequest } from './prompts.ts';
+import { leaveWorkingPhase, sendAgentMessage, writeGuardedReply } from './send-reply.ts';
+import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError } from './unanswered.ts';
+
+export const FOLLOW_UP_JOB = 'agent.follow-up';
+
+/**
+ * Makes the durable follow-up job match the unanswered entry: one job per conversation (singletonKey
+ * `follow-up:<id>`), due at earliestReplyDateTime, while the entry is ACTIVE and below the maximum.
+ */
+export async function scheduleFollowUp(ctx: AppContext, conversationId: number): Promise<void> {
+  await ctx.jobs.cancel(followUpJobKey(conversationId));
+  const entry = await findUnanswered(ctx, conversationId);
+  if (!entry || entry.status !== 'ACTIVE') return;
+  const loaded = await loadConversation(ctx, conversationId);
+  if (!loaded?.type) return;
+  const settings = agentSettingsOf(ctx, loaded.type.config);
+  if (entry.followUpCount >= settings.maxFollowUps) return;
+  await ctx.jobs.enqueue(FOLLOW_UP_JOB, { conversationId }, { runAt: entry.earliestReplyDateTime, singletonKey: followUpJobKey(conversationId) });
+}
+
+export type FollowUpOutcome = 'sent' | 'not-due' | 'skipped' | 'failed';
+
+/**
+ * Writes a follow-up from the phase's followUpPrompt and sends it. The scheduled run (`manual: false`)
+ * quietly skips unless everything still calls for it: the entry is ACTIVE and due, the prospect has not
+ * replied, the phase is a working one with a followUpPrompt, the AI is not paused and the maximum is not
+ * reached. The admin's button (`manual: true`) sends now and answers a clear 4xx when it cannot.
+ */
+export async function sendFollowUp(ctx: AppContext, conversationId: number, options: { manual: boolean }): Promise<FollowUpOutcome> {
+  const { manual } = options;
+  const refuse = (error: AppError): FollowUpOutcome => {
+    if (manual) throw error;
+    return 'skipped';
+  };
+  try {
+    return await withConversationLock(ctx, conversationId, async () => {
+      const loaded = await loadConversation(ctx, conversationId);
+      if (!loaded) return refuse(notFound('Conversation not found', 'CONVERSATION_NOT_FOUND'));
+      if (!loaded.type) return refuse(conflict('The conversation has no conversation type.', 'NO_CONVERSATION_TYPE'));
+      const { conversation } = loaded;
+      const phase = conversation.phase;
+      if (!isWorkingPhase(phase, loaded.phases.length)) {
+        return refuse(conflict('A follow-up can only be sent while the conversation is in a working phase.', 'NOT_WORKING_PHASE'));
+      }
+      if (conversation.aiPaused) return refuse(conflict('The AI is paused on this conversation: a person is answering.', 'AI_PAUSED'));
+      const settings = agentSettingsOf(ctx, loaded.type.config);
+      const lastIds = await lastMessageIds(ctx.db, conversationId);
+      if (!manual) {
+        const entry = await findUnanswered(ctx, conversationId);
+        if (!entry || entry.status !== 'ACTIVE') return 'skipped';
+        if (entry.earliestReplyDateTime.getTime() > Date.now()) return 'not-due';
+        if (entry.followUpCount >= settings.maxFollowUps) return 'skipped';
+        if (lastIds.prospect > lastIds.agent || lastIds.agent === 0) return 'skipped';
+        if (!loaded.phases[phase].followUpPrompt?.trim()) return 'skipped';
+      }
+
+      const playbook = playbookOf(loaded, settings);
+      const history = await loadHistory(ctx, conversationId);
+      let written;
+      try {
+        written = await writeGuardedReply(ctx, conversationId, playbook, phase, history, (rejection) =>
+          followUpRequest(playbook, phase, history, rejection),
+        );
+      } catch (err) {
+        if (!(err instanceof LlmError)) throw err;
+        // No apology for a follow-up nobody asked for: the error is recorded and the silence goes on.
+        await recordAgentError(ctx, conversationId, err.record);
+        if (manual) throw new AppError(502, 'LLM_FAILED', `The follow-up could not be written: ${err.record.message}`);
+        return 'failed';
+      }
+      if (!written.ok) {
+        await leaveWorkingPhase(ctx, loaded, phase, PHASE.NEEDS_HUMAN);
+        await recordAgentError(ctx, conversationId, {
+          message: `The follow-up failed the checking prompt twice: ${written.reason}`,
+          type: 'agent',
+          code: 'GUARD_FAILED',
+          status: null,
+          method: null,
+          url: null,
+          response: null,
+          details: null,
+        });
+        if (manual) throw new AppError(422, 'GUARD_FAILED', 'The follow-up did not pass the checking prompt; the conversation now needs a human.');
+        return 'failed';
+      }
+      const sent = await sendAgentMessage(ctx, loaded, written.value.reply, { phase, lastIds });
+      if (!sent) return refuse(conflict('The conversation changed while the follow-up was written. Try again.', 'CONVERSATION_CHANGED'));
+      await countFollowUp(ctx, conversationId, settings.followUpDelaysMinutes);
+      return 'sent';
+    });
+  } catch (err) {
+    if (err instanceof ConversationBusyError && manual) {
+      throw conflict('The agent is answering this conversation right now. Try again in a moment.', 'CONVERSATION_BUSY');
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,95 @@
+import OpenAI from 'openai';
+import type { AppConfig } from '../../config/env.ts';
+import { type AgentErrorRecord, LlmError, type LlmProvider, type LlmRequest, type LlmResult } from './provider.ts';
+
+const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+/**
+ * Any OpenAI-compatible chat-completions server through the official SDK. The SDK retries 408/409/429/5xx
+ * and connection errors with exponential backoff (honouring `retry-after(-ms)`), LLM_MAX_RETRIES times, each
+ * attempt limited to LLM_TIMEOUT_MS. Every call asks for a JSON-schema answer (`response_format.json_schema`,
+ * strict) so decisions and drafts are parsed, never guessed from prose.
+ */
+export function createOpenAiProvider(config: AppConfig): LlmProvider {
+  const baseURL = config.OPENAI_BASE_URL ?? DEFAULT_BASE_URL;
+  const client = new OpenAI({
+    apiKey: config.OPENAI_API_KEY,
+    baseURL,
+    timeout: config.LLM_TIMEOUT_MS,
+    maxRetries: config.LLM_MAX_RETRIES,
+  });
+  const url = `${baseURL.replace(/\/$/, '')}/chat/completions`;
+
+  return {
+    kind: 'openai',
+    async complete<T>(request: LlmRequest<T>): Promise<LlmResult<T>> {
+      let completion: OpenAI.Chat.Completions.ChatCompletion;
+      try {
+        completion = await client.chat.completions.create({
+          model: request.model,
+          temperature: request.temperature,
+          messages: request.messages,
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: request.answer.name, strict: true, schema: request.answer.schema },
+          },
+        });
+      } catch (err) {
+        throw new LlmError(describeSdkError(err, url));
+      }
+      const choice = completion.choices?.[0];
+      const content = choice?.message?.content;
+      const invalid = (message: string, details: string | null) =>
+        new LlmError({
+          message,
+          type: 'invalid_response',
+          code: choice?.finish_reason ?? null,
+          status: 200,
+          method: 'POST',
+          url,
+          response: (content ?? '').slice(0, 2000) || null,
+          details,
+        });
+      if (choice?.message?.refusal) throw invalid('The model refused to answer.', choice.message.refusal);
+      if (!content) throw invalid('The model returned an empty answer.', null);
+      let json: unknown;
+      try {
+        json = JSON.parse(content);
+      } catch {
+        throw invalid('The model did not answer valid JSON.', null);
+      }
+      const parsed = request.answer.parse.safeParse(json);
+      if (!parsed.success) throw invalid(`The model's answer does not match ${request.answer.name}.`, parsed.error.message);
+      const usage = completion.usage;
+      return {
+        value: parsed.data,
+        model: completion.model || request.model,
+        usage: usage ? { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0 } : null,
+      };
+    },
+  };
+}
+
+/** Turns an SDK error into the stored error shape; never includes the API key. */
+function describeSdkError(err: unknown, url: string): AgentErrorRecord {
+  if (err instanceof OpenAI.APIConnectionTimeoutError) {
+    return { message: 'The LLM did not answer in time.', type: 'timeout', code: 'ETIMEDOUT', status: null, method: 'POST', url, response: null, details: err.message };
+  }
+  if (err instanceof OpenAI.APIConnectionError) {
+    return { message: 'The LLM server could not be reached.', type: 'connection_error', code: null, status: null, method: 'POST', url, response: null, details: String(err.cause ?? err.message) };
+  }
+  if (err instanceof OpenAI.APIError) {
+    return {
+      message: `The LLM server answered ${err.status ?? 'an error'}.`,
+      type: err.type ?? 'api_error',
+      code: err.code ?? null,
+      status: err.status ?? null,
+      method: 'POST',
+      url,
+      response: err.error ? JSON.stringify(err.error).slice(0, 2000) : null,
+      details: err.message,
+    };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { message: 'The LLM call failed.', type: 'unknown', code: null, status: null, method: 'POST', url, response: null, details: message };
+}

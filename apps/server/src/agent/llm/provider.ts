@@ -1,0 +1,85 @@
+import type { z } from 'zod';
+
+/** What an LLM call is for; recorded with its usage and used by the offline demo agent to answer. */
+export type LlmPurpose = 'trigger' | 'transition' | 'draft' | 'guard' | 'rating' | 'follow-up';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** A structured (JSON-schema) answer: the schema sent to the model and the zod schema that checks it. */
+export interface JsonAnswer<T> {
+  /** Name of the json_schema (also lets a fake server tell decisions apart). */
+  name: string;
+  schema: Record<string, unknown>;
+  parse: z.ZodType<T>;
+}
+
+/**
+ * The playbook facts a request was built from. A real model reads the prompt text in `messages`; the offline
+ * demo agent answers deterministically from these facts instead.
+ */
+export interface PlaybookFacts {
+  phaseIndex: number;
+  phaseCount: number;
+  phasePrompt: string;
+  followUpPrompt: string | null;
+  /** Prospect messages in the whole conversation. */
+  prospectMessageCount: number;
+  /** The latest prospect message, when any. */
+  lastProspectMessage: string | null;
+}
+
+export interface LlmRequest<T> {
+  purpose: LlmPurpose;
+  messages: ChatMessage[];
+  answer: JsonAnswer<T>;
+  model: string;
+  temperature: number;
+  facts: PlaybookFacts;
+}
+
+export interface LlmUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface LlmResult<T> {
+  value: T;
+  /** The model that answered (as reported by the server), used for pricing. */
+  model: string;
+  /** Null when nothing was billed (the offline demo agent). */
+  usage: LlmUsage | null;
+}
+
+/** One way to ask a language model; chosen once per process in select-provider.ts. */
+export interface LlmProvider {
+  readonly kind: 'openai' | 'offline-demo';
+  complete<T>(request: LlmRequest<T>): Promise<LlmResult<T>>;
+}
+
+/**
+ * The error object stored in an unanswered conversation's `errors` JSON (spec §3: message, type, code,
+ * status, method, url, response, details).
+ */
+export interface AgentErrorRecord {
+  message: string;
+  type: string;
+  code: string | null;
+  status: number | null;
+  method: string | null;
+  url: string | null;
+  response: string | null;
+  details: string | null;
+  /** ISO time it happened (an addition; screens show the fields above). */
+  at?: string;
+}
+
+/** An LLM call failed for good (after the SDK's retries): timeouts, 5xx, 429, refusals, unreadable answers. */
+export class LlmError extends Error {
+  constructor(readonly record: AgentErrorRecord) {
+    super(record.message);
+    this.name = 'LlmError';
+  }
+}

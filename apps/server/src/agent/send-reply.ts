@@ -1,0 +1,119 @@
+import { eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { conversations } from '../db/schema/index.ts';
+import type { StoredMessage } from './agent.service.ts';
+import { askLlm } from './ask-llm.ts';
+import {
+  emitConversationChanged,
+  insertMessage,
+  lastMessageIds,
+  type LoadedConversation,
+  lockConversationRow,
+  queueOutbound,
+} from './conversation-store.ts';
+import { LlmError, type LlmRequest } from './llm/provider.ts';
+import { guardRequest, type HistoryMessage, type Playbook } from './prompts.ts';
+
+export type GuardedReply<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/**
+ * Drafts with `write` and applies the checkingPrompt guard; a failing draft is written once more with the
+ * guard's reason, and a second failure gives up (the caller sends the conversation to a human).
+ */
+export async function writeGuardedReply<T extends { reply: string; needsHuman?: boolean }>(
+  ctx: AppContext,
+  conversationId: number,
+  playbook: Playbook,
+  phaseIndex: number,
+  history: HistoryMessage[],
+  write: (rejection?: string) => LlmRequest<T>,
+): Promise<GuardedReply<T>> {
+  let rejection: string | undefined;
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const value = await askLlm(ctx, conversationId, write(rejection));
+    const reply = value.reply.trim();
+    if (!reply && !value.needsHuman) {
+      throw new LlmError({ message: 'The model wrote an empty reply.', type: 'invalid_response', code: null, status: null, method: null, url: null, response: null, details: null });
+    }
+    if (!reply || !playbook.checkingPrompt?.trim()) return { ok: true, value: { ...value, reply } };
+    const verdict = await askLlm(ctx, conversationId, guardRequest(playbook, phaseIndex, history, reply));
+    if (verdict.pass) return { ok: true, value: { ...value, reply } };
+    rejection = verdict.reason || 'The reply breaks the checking rules.';
+  }
+  return { ok: false, reason: rejection! };
+}
+
+/** What must still hold when the reply is written, or it is dropped as stale. */
+export interface SendExpectation {
+  /** The conversation is still in this phase (a message that arrives meanwhile sets -3). */
+  phase?: number;
+  /** No message (prospect's, or a person's) was stored after these. */
+  lastIds?: { prospect: number; agent: number };
+}
+
+/**
+ * Stores an AI-written AGENT message and, for a prospect conversation, queues it in the outbox — in one
+ * transaction with the conversation row locked, after checking that the draft is not stale: the AI is not
+ * paused, the phase did not change, and nothing newer was written. This check is what makes a reply to a
+ * message happen exactly once even if two turns raced past the conversation lock. Returns null when dropped.
+ */
+export async function sendAgentMessage(
+  ctx: AppContext,
+  loaded: LoadedConversation,
+  text: string,
+  expect: SendExpectation,
+): Promise<StoredMessage | null> {
+  const id = loaded.conversation.id;
+  const stored = await ctx.db.transaction(async (tx) => {
+    const row = await lockConversationRow(tx, id);
+    if (!row || row.aiPaused) return null;
+    if (expect.phase !== undefined && row.phase !== expect.phase) return null;
+    if (expect.lastIds) {
+      const ids = await lastMessageIds(tx, id);
+      if (ids.prospect !== expect.lastIds.prospect || ids.agent !== expect.lastIds.agent) return null;
+    }
+    const message = await insertMessage(tx, { conversationId: id, role: 'AGENT', message: text });
+    if (message) await queueOutbound(tx, loaded, message);
+    return message;
+  });
+  if (stored) emitConversationChanged(ctx, loaded.conversation);
+  return stored;
+}
+
+/**
+ * Moves a working conversation from `from` to `to` unless someone changed it meanwhile. When a prospect
+ * message arrived mid-turn (phase -3) the move goes into resumePhase, except the end phase, which ends the
+ * conversation at once. Returns false when an admin or a human changed the conversation.
+ */
+export async function moveWorkingPhase(ctx: AppContext, conversationId: number, from: number, to: number, ends: boolean): Promise<boolean> {
+  const rows = await ctx.db
+    .update(conversations)
+    .set(
+      ends
+        ? { phase: to, resumePhase: null, updatedAt: new Date() }
+        : {
+            phase: sql`case when ${conversations.phase} = -3 then -3 else ${to}::int end`,
+            resumePhase: sql`case when ${conversations.phase} = -3 then ${to}::int else null end`,
+            updatedAt: new Date(),
+          },
+    )
+    .where(
+      sql`${conversations.id} = ${conversationId} and not ${conversations.aiPaused}
+          and (${conversations.phase} = ${from} or (${conversations.phase} = -3 and ${conversations.resumePhase} = ${from}))`,
+    )
+    .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
+/** Sets a non-working phase (-2, -1, 9999) from a turn, unless someone changed the conversation meanwhile. */
+export async function leaveWorkingPhase(ctx: AppContext, loaded: LoadedConversation, from: number, to: number): Promise<void> {
+  await ctx.db
+    .update(conversations)
+    .set({ phase: to, resumePhase: null, updatedAt: new Date() })
+    .where(sql`${conversations.id} = ${loaded.conversation.id} and (${conversations.phase} = ${from} or ${conversations.phase} = -3)`);
+  emitConversationChanged(ctx, loaded.conversation);
+}
+
+export async function setRating(ctx: AppContext, conversationId: number, rating: number): Promise<void> {
+  await ctx.db.update(conversations).set({ rating, updatedAt: new Date() }).where(eq(conversations.id, conversationId));
+}

@@ -1,0 +1,104 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { unansweredConversations } from '../db/schema/index.ts';
+import type { AgentErrorRecord } from './llm/provider.ts';
+
+/**
+ * Bookkeeping of the unanswered-conversations list (spec §2.9): one entry per conversation waiting on the
+ * prospect, with its follow-up count and the time the next follow-up is due, plus the errors the agent hit.
+ */
+export const followUpJobKey = (conversationId: number) => `follow-up:${conversationId}`;
+
+/** Errors kept per entry; older ones are dropped so the JSON stays small. */
+const MAX_ERRORS = 20;
+
+export async function findUnanswered(ctx: AppContext, conversationId: number) {
+  const [entry] = await ctx.db
+    .select()
+    .from(unansweredConversations)
+    .where(eq(unansweredConversations.conversationId, conversationId))
+    .limit(1);
+  return entry;
+}
+
+/**
+ * The agent just wrote: a new silence starts. The count restarts and the first follow-up is due after the
+ * first delay. An entry the admin made INACTIVE stays INACTIVE until the prospect replies.
+ */
+export async function startSilence(ctx: AppContext, conversationId: number, firstDelayMinutes: number): Promise<void> {
+  const due = new Date(Date.now() + firstDelayMinutes * 60_000);
+  await ctx.db
+    .insert(unansweredConversations)
+    .values({ conversationId, status: 'ACTIVE', followUpCount: 0, earliestReplyDateTime: due })
+    .onConflictDoUpdate({
+      target: unansweredConversations.conversationId,
+      set: { followUpCount: 0, earliestReplyDateTime: due, updatedAt: new Date() },
+    });
+  ctx.events.emit('unanswered.changed', { conversationId });
+}
+
+/** A follow-up was sent: count it and move the due time to the next delay (the last delay repeats). */
+export async function countFollowUp(ctx: AppContext, conversationId: number, delaysMinutes: number[]): Promise<number> {
+  const entry = await findUnanswered(ctx, conversationId);
+  const count = (entry?.followUpCount ?? 0) + 1;
+  const due = new Date(Date.now() + delaysMinutes[Math.min(count, delaysMinutes.length - 1)] * 60_000);
+  await ctx.db
+    .insert(unansweredConversations)
+    .values({ conversationId, status: 'ACTIVE', followUpCount: count, earliestReplyDateTime: due })
+    .onConflictDoUpdate({
+      target: unansweredConversations.conversationId,
+      set: { followUpCount: count, earliestReplyDateTime: due, updatedAt: new Date() },
+    });
+  ctx.events.emit('unanswered.changed', { conversationId });
+  return count;
+}
+
+/**
+ * The prospect answered (or the conversation ended): the pending follow-up is cancelled and the entry goes
+ * away. An entry holding errors stays, with its count reset, so the admin still sees what went wrong.
+ */
+export async function endSilence(ctx: AppContext, conversationId: number): Promise<void> {
+  await ctx.jobs.cancel(followUpJobKey(conversationId));
+  const removed = await ctx.db
+    .delete(unansweredConversations)
+    .where(and(eq(unansweredConversations.conversationId, conversationId), eq(unansweredConversations.errors, '[]')))
+    .returning({ id: unansweredConversations.id });
+  if (removed.length === 0) {
+    const reset = await ctx.db
+      .update(unansweredConversations)
+      .set({ followUpCount: 0, updatedAt: new Date() })
+      .where(and(eq(unansweredConversations.conversationId, conversationId), sql`${unansweredConversations.followUpCount} <> 0`))
+      .returning({ id: unansweredConversations.id });
+    if (reset.length === 0) return;
+  }
+  ctx.events.emit('unanswered.changed', { conversationId });
+}
+
+/** Appends an error to the conversation's entry (created ACTIVE when missing) so it shows in the list. */
+export async function recordAgentError(ctx: AppContext, conversationId: number, error: AgentErrorRecord): Promise<void> {
+  const entry = await findUnanswered(ctx, conversationId);
+  const record = { ...error, at: error.at ?? new Date().toISOString() };
+  if (!entry) {
+    await ctx.db
+      .insert(unansweredConversations)
+      .values({ conversationId, status: 'ACTIVE', earliestReplyDateTime: new Date(), errors: JSON.stringify([record]) })
+      .onConflictDoNothing();
+  } else {
+    const errors = [...readErrors(entry.errors), record].slice(-MAX_ERRORS);
+    await ctx.db
+      .update(unansweredConversations)
+      .set({ errors: JSON.stringify(errors), status: 'ACTIVE', updatedAt: new Date() })
+      .where(eq(unansweredConversations.id, entry.id));
+  }
+  ctx.events.emit('unanswered.changed', { conversationId });
+}
+
+/** Stored errors text as an array; unreadable text (an admin's edit) is kept as one entry rather than lost. */
+function readErrors(text: string): unknown[] {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed : [parsed];
+  } catch {
+    return [{ message: text, type: 'unreadable', code: null, status: null, method: null, url: null, response: null, details: null }];
+  }
+}
