@@ -1,0 +1,169 @@
+import { asc, eq, inArray } from 'drizzle-orm';
+import type { conversationTypeSaveBody } from '@sales-agent/shared/schemas/conversation-type';
+import {
+  conversationTypeConfig,
+  conversationTypeConfigObject,
+} from '@sales-agent/shared/schemas/conversation-type-config';
+import type { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { conversationPhases, conversationTypes, messagingAccounts } from '../../db/schema/index.ts';
+import { badRequest, notFound } from '../../lib/errors.ts';
+import {
+  presentAdminType,
+  presentPublicType,
+  presentTypeAccount,
+} from './conversation-types.presenter.ts';
+
+type SaveInput = z.output<typeof conversationTypeSaveBody>;
+
+export const typeNotFound = () => notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
+
+/**
+ * Lists every type, oldest first. Only an ADMIN gets prompts, config and phases; everyone else gets what
+ * the start-a-conversation screen needs.
+ */
+export async function listConversationTypes(ctx: AppContext, options: { admin: boolean }) {
+  const types = await ctx.db.select().from(conversationTypes).orderBy(asc(conversationTypes.id));
+  if (!options.admin) return types.map(presentPublicType);
+  const phases = types.length
+    ? await ctx.db
+        .select()
+        .from(conversationPhases)
+        .where(inArray(conversationPhases.conversationTypeId, types.map((t) => t.id)))
+    : [];
+  return types.map((type) => presentAdminType(type, phases.filter((p) => p.conversationTypeId === type.id)));
+}
+
+async function findType(ctx: AppContext, id: number) {
+  const [type] = await ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, id)).limit(1);
+  if (!type) throw typeNotFound();
+  return type;
+}
+
+/** One type with its config, account and phases (ADMIN). */
+export async function getConversationType(ctx: AppContext, id: number) {
+  const type = await findType(ctx, id);
+  const phases = await ctx.db.select().from(conversationPhases).where(eq(conversationPhases.conversationTypeId, id));
+  const [account] = type.messagingAccountId
+    ? await ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.id, type.messagingAccountId)).limit(1)
+    : [];
+  return { ...presentAdminType(type, phases), messagingAccount: presentTypeAccount(account ?? null) };
+}
+
+/**
+ * Checks config text the way the config editor's Save does: it must parse as JSON, then match the known
+ * fields of packages/shared/src/schemas/conversation-type-config.ts. The 400 names the wrong field.
+ */
+export function validateConversationTypeConfig(text: string): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`The configuration is not valid JSON: ${(err as Error).message}`, 'INVALID_CONFIG_JSON');
+  }
+  if (conversationTypeConfig.safeParse(value).success) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest('The configuration must be a JSON object, or the string "GHL".', 'INVALID_CONFIG');
+  }
+  const issues = conversationTypeConfigObject.safeParse(value).error?.issues ?? [];
+  const problems = issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  throw badRequest(`Invalid configuration: ${problems.join('; ')}`, 'INVALID_CONFIG');
+}
+
+async function assertAccountExists(ctx: AppContext, id: number | null | undefined) {
+  if (!id) return;
+  const [account] = await ctx.db
+    .select({ id: messagingAccounts.id })
+    .from(messagingAccounts)
+    .where(eq(messagingAccounts.id, id))
+    .limit(1);
+  if (!account) throw badRequest(`messagingAccountId: there is no messaging account ${id}.`, 'MESSAGING_ACCOUNT_NOT_FOUND');
+}
+
+/** Creates a type (no id) or edits one (id); the config is kept on edit unless given. */
+export async function saveConversationType(ctx: AppContext, input: SaveInput): Promise<{ id: number }> {
+  await assertAccountExists(ctx, input.messagingAccountId);
+  if (input.config !== undefined) validateConversationTypeConfig(input.config);
+  const fields = {
+    title: input.title,
+    rolePrompt: input.rolePrompt,
+    triggerConversationPrompt: input.triggerConversationPrompt,
+    checkingPrompt: input.checkingPrompt,
+    errorPrompt: input.errorPrompt,
+    initialMessage: input.initialMessage,
+    messagingAccountId: input.messagingAccountId ?? null,
+    ...(input.config !== undefined ? { config: input.config } : {}),
+  };
+  if (input.id) {
+    const [updated] = await ctx.db
+      .update(conversationTypes)
+      .set(fields)
+      .where(eq(conversationTypes.id, input.id))
+      .returning({ id: conversationTypes.id });
+    if (!updated) throw typeNotFound();
+    return updated;
+  }
+  const [created] = await ctx.db.insert(conversationTypes).values(fields).returning({ id: conversationTypes.id });
+  return created;
+}
+
+/** Deletes a type with its phases; its conversations and accounts keep existing without a type. */
+export async function deleteConversationType(ctx: AppContext, id: number): Promise<void> {
+  const deleted = await ctx.db
+    .delete(conversationTypes)
+    .where(eq(conversationTypes.id, id))
+    .returning({ id: conversationTypes.id });
+  if (!deleted.length) throw typeNotFound();
+}
+
+/** Stores the config text exactly as written (formatting and unknown fields kept) once it validates. */
+export async function saveConversationTypeConfig(ctx: AppContext, id: number, text: string): Promise<void> {
+  validateConversationTypeConfig(text);
+  const updated = await ctx.db
+    .update(conversationTypes)
+    .set({ config: text })
+    .where(eq(conversationTypes.id, id))
+    .returning({ id: conversationTypes.id });
+  if (!updated.length) throw typeNotFound();
+}
+
+/**
+ * Spec §4 duplicate, done atomically: a copy titled '[D] ' + the original's title, with its fields, config
+ * and phases. A type without a title is named after its id so the copy is still recognisable.
+ */
+export async function duplicateConversationType(ctx: AppContext, id: number): Promise<{ id: number }> {
+  return ctx.db.transaction(async (tx) => {
+    const [original] = await tx.select().from(conversationTypes).where(eq(conversationTypes.id, id)).limit(1);
+    if (!original) throw typeNotFound();
+    const [copy] = await tx
+      .insert(conversationTypes)
+      .values({
+        title: `[D] ${original.title ?? `Conversation type ${original.id}`}`,
+        rolePrompt: original.rolePrompt,
+        triggerConversationPrompt: original.triggerConversationPrompt,
+        checkingPrompt: original.checkingPrompt,
+        errorPrompt: original.errorPrompt,
+        initialMessage: original.initialMessage,
+        config: original.config,
+        messagingAccountId: original.messagingAccountId,
+      })
+      .returning({ id: conversationTypes.id });
+    const phases = await tx
+      .select()
+      .from(conversationPhases)
+      .where(eq(conversationPhases.conversationTypeId, id))
+      .orderBy(asc(conversationPhases.index), asc(conversationPhases.id));
+    if (phases.length) {
+      await tx.insert(conversationPhases).values(
+        phases.map((p) => ({
+          conversationTypeId: copy.id,
+          index: p.index,
+          prompt: p.prompt,
+          transitionPrompt: p.transitionPrompt,
+          followUpPrompt: p.followUpPrompt,
+        })),
+      );
+    }
+    return copy;
+  });
+}
