@@ -1,0 +1,27 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { RecordingList, TranscriptWithCallInfo } from '@sales-agent/shared/schemas/call-recording';
+import { api } from '../../../lib/api-client.ts';
+
+/** The user's recordings (all of them for ADMIN) within an optional inclusive window of ISO instants. */
+export const recordingsQuery = (range: { start?: string; end?: string }) =>
+  queryOptions({
+    queryKey: ['call-recordings', 'list', range],
+    queryFn: async () => (await api.get<RecordingList>('/api/call-recording/list', range)).recordings,
+  });
+
+export const transcriptQuery = (id: number | string) =>
+  queryOptions({
+    queryKey: ['call-recordings', 'transcript', String(id)],
+    queryFn: () => api.get<TranscriptWithCallInfo>(`/api/call-recording/${id}/transcript`),
+    retry: false,
+  });
+
+export const generateTranscript = (id: number) => api.post<{ transcript: string }>(`/api/call-recording/${id}/transcript`);
+
+export const deleteRecording = (id: number) => api.delete<{ message: string }>(`/api/call-recording/${id}`);
+
+/** For the inline player (Range requests, Content-Disposition inline). */
+export const recordingStreamUrl = (id: number | string) => `/api/call-recording/${id}/stream`;
+
+/** For Download links (Content-Disposition attachment). */
+export const recordingDownloadUrl = (id: number | string) => `/api/call-recording/${id}/download`;

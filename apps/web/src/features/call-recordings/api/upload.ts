@@ -1,0 +1,44 @@
+import type { UploadResult } from '@sales-agent/shared/schemas/call-recording';
+import { UPLOAD_FIELD } from '@sales-agent/shared/schemas/call-recording';
+import { errorTextFrom, UNEXPECTED_ERROR } from '../../../lib/api-client.ts';
+
+export const UPLOAD_FAILED_MESSAGE = 'Failed to upload files';
+
+/**
+ * Uploads recordings as multipart (field `files`, spec §7.7). Uses XMLHttpRequest because fetch cannot
+ * report upload progress; `onProgress` gets 0–100 as bytes leave the browser. Rejects with an Error whose
+ * message is the server's error text, or 'Failed to upload files' (spec §8.3).
+ */
+export function uploadRecordings(files: File[], onProgress: (percent: number) => void, signal?: AbortSignal): Promise<UploadResult> {
+  const form = new FormData();
+  for (const file of files) form.append(UPLOAD_FIELD, file, file.name);
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/api/call-recording/upload');
+    xhr.withCredentials = true;
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0) onProgress(Math.min(100, Math.round((event.loaded / event.total) * 100)));
+    };
+    xhr.onload = () => {
+      let body: unknown = xhr.responseText;
+      if ((xhr.getResponseHeader('content-type') ?? '').includes('application/json') && xhr.responseText) {
+        try {
+          body = JSON.parse(xhr.responseText);
+        } catch {
+          body = xhr.responseText;
+        }
+      }
+      if (xhr.status >= 200 && xhr.status < 300) {
+        onProgress(100);
+        resolve(body as UploadResult);
+        return;
+      }
+      const text = errorTextFrom(body);
+      reject(new Error(text === UNEXPECTED_ERROR ? UPLOAD_FAILED_MESSAGE : text));
+    };
+    xhr.onerror = () => reject(new Error(UPLOAD_FAILED_MESSAGE));
+    xhr.onabort = () => reject(new DOMException('The upload was cancelled.', 'AbortError'));
+    signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    xhr.send(form);
+  });
+}
