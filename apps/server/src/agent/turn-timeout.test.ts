@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildPlaybook, conversationRow, agentMessagesOf, unansweredOf } from '../test/agent-factories.ts';
+import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { OpenAiFake } from '../test/fakes/openai-fake.ts';
+import { receiveProspectMessage, startWebConversation } from './agent.service.ts';
+
+const fake = new OpenAiFake();
+let t: TestApp;
+beforeAll(async () => {
+  await fake.start();
+  t = await buildTestApp(fake.env({ LLM_TIMEOUT_MS: '200', LLM_MAX_RETRIES: '1' }));
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+
+it('answers with the errorPrompt and sets -1 when the LLM does not answer in time', async () => {
+  const type = await buildPlaybook(t.ctx, { errorPrompt: 'One moment please, we will get back to you.' });
+  const { id } = await startWebConversation(t.ctx, type.id);
+  fake.on('*', { hang: true });
+  await receiveProspectMessage(t.ctx, id, 'hello?');
+  await t.ctx.jobs.drain();
+  expect((await conversationRow(t.ctx, id)).phase).toBe(-1);
+  expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('One moment please, we will get back to you.');
+  expect(fake.requests).toHaveLength(2); // timed out, retried once, timed out again
+  const [error] = JSON.parse((await unansweredOf(t.ctx, id)).errors);
+  expect(error).toMatchObject({ type: 'timeout', status: null, method: 'POST', url: `${fake.baseUrl}/chat/completions` });
+});

@@ -1,0 +1,273 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { llmUsage } from '../db/schema/index.ts';
+import { agentMessagesOf, buildPlaybook, buildProspectConversation, conversationRow, outboxOf, unansweredOf } from '../test/agent-factories.ts';
+import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { OpenAiFake } from '../test/fakes/openai-fake.ts';
+import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
+
+const fake = new OpenAiFake();
+let t: TestApp;
+beforeAll(async () => {
+  await fake.start();
+  t = await buildTestApp(fake.env({ LLM_MAX_RETRIES: '1' }));
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+beforeEach(() => fake.reset());
+
+async function webChat(seed: Parameters<typeof buildPlaybook>[1] = {}) {
+  const type = await buildPlaybook(t.ctx, seed);
+  const { id } = await startWebConversation(t.ctx, type.id);
+  return id;
+}
+
+async function say(id: number, text: string) {
+  await receiveProspectMessage(t.ctx, id, text);
+  await t.ctx.jobs.drain();
+}
+
+describe('a turn', () => {
+  it('stays in the phase when the transition condition is not met, and replies', async () => {
+    const id = await webChat();
+    fake.on('draft_reply', { json: { reply: 'What do you need widgets for?', needsHuman: false, reason: '' } });
+    await say(id, '  hello  ');
+    const row = await conversationRow(t.ctx, id);
+    expect(row.phase).toBe(0);
+    expect(row.resumePhase).toBeNull();
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'What do you need widgets for?']);
+    expect(row.messagesCount).toBe(3);
+    expect(fake.requests.map((r) => r.schemaName)).toEqual(['transition_decision', 'draft_reply']);
+    // The draft is a chat: role prompt and phase goal as system, the prospect as user.
+    const draft = fake.requests[1];
+    expect(draft.messages[0].content).toContain('You are Sam, who sells widgets.');
+    expect(draft.messages[0].content).toContain('Goal 0: learn what the prospect needs.');
+    expect(draft.messages.at(-1)).toEqual({ role: 'user', content: 'hello' });
+    expect(draft.authorization).toBe('Bearer sk-test-fake');
+  });
+
+  it('advances one phase when the transition condition is met and drafts for the new phase', async () => {
+    const id = await webChat();
+    fake.on('transition_decision', { json: { advance: true, reason: 'answered' } });
+    await say(id, 'I need 10 widgets');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(1);
+    expect(fake.requests[1].messages[0].content).toContain('Goal 1:');
+    expect(fake.requests[0].messages[0].content).toContain('The prospect answered question 0.');
+  });
+
+  it('ends the conversation at phase N and rates it, without a reply', async () => {
+    const id = await webChat({ phases: 2 });
+    fake.on('transition_decision', { json: { advance: true, reason: 'yes' } });
+    fake.on('conversation_rating', { json: { rating: 9, reason: 'closed the sale' } });
+    await say(id, 'first');
+    await say(id, 'deal!');
+    const row = await conversationRow(t.ctx, id);
+    expect(row.phase).toBe(2);
+    expect(row.rating).toBe(9);
+    expect(await agentMessagesOf(t.ctx, id)).toHaveLength(2); // initial + the phase-1 reply
+    // An ended conversation gets no further turn.
+    await say(id, 'are you there?');
+    expect(await agentMessagesOf(t.ctx, id)).toHaveLength(2);
+    expect(fake.count('conversation_rating')).toBe(1);
+  });
+
+  it('books tokens and cost per call on the conversation', async () => {
+    const id = await webChat();
+    fake.on('draft_reply', { json: { reply: 'ok', needsHuman: false, reason: '' }, usage: { prompt_tokens: 1000, completion_tokens: 500 } });
+    await say(id, 'price?');
+    const usage = await t.ctx.db.select().from(llmUsage).where(eq(llmUsage.conversationId, id)).orderBy(llmUsage.id);
+    expect(usage.map((u) => [u.purpose, u.model, u.promptTokens, u.completionTokens])).toEqual([
+      ['transition', 'gpt-4o-mini-2024-07-18', 100, 20],
+      ['draft', 'gpt-4o-mini-2024-07-18', 1000, 500],
+    ]);
+    const row = await conversationRow(t.ctx, id);
+    expect(row.promptTokens).toBe(1100);
+    expect(row.completionTokens).toBe(520);
+    // gpt-4o-mini: $0.15 / $0.60 per million tokens.
+    expect(row.costUsd).toBeCloseTo((1100 * 0.15 + 520 * 0.6) / 1e6, 12);
+  });
+
+  it('uses the model and temperature of the type config', async () => {
+    const id = await webChat({ config: { model: 'gpt-4.1-mini', temperature: 0.2 } });
+    await say(id, 'hi');
+    expect(fake.requests.map((r) => [r.model, r.temperature])).toEqual([
+      ['gpt-4.1-mini', 0],
+      ['gpt-4.1-mini', 0.2],
+    ]);
+  });
+});
+
+describe('inbound conversations and the trigger prompt', () => {
+  it('ignores a conversation the trigger says no to (9999), without a reply', async () => {
+    const type = await buildPlaybook(t.ctx, { triggerConversationPrompt: 'Only people asking about widgets.' });
+    const { conversation } = await buildProspectConversation(t.ctx, type.id);
+    fake.on('trigger_decision', { json: { engage: false, reason: 'spam' } });
+    await say(conversation.id, 'buy crypto now');
+    expect((await conversationRow(t.ctx, conversation.id)).phase).toBe(9999);
+    expect(await agentMessagesOf(t.ctx, conversation.id)).toEqual([]);
+    expect(fake.requests.map((r) => r.schemaName)).toEqual(['trigger_decision']);
+    expect(fake.requests[0].messages[0].content).toContain('Only people asking about widgets.');
+  });
+
+  it('engages when the trigger says yes, asks it only on the first message, and queues the reply in the outbox', async () => {
+    const type = await buildPlaybook(t.ctx, { triggerConversationPrompt: 'Only people asking about widgets.' });
+    const { conversation, prospect, account } = await buildProspectConversation(t.ctx, type.id);
+    fake.on('draft_reply', { json: { reply: 'Happy to help with widgets!', needsHuman: false, reason: '' } });
+    await say(conversation.id, 'do you sell widgets?');
+    await say(conversation.id, 'blue ones');
+    expect(fake.count('trigger_decision')).toBe(1);
+    expect(await agentMessagesOf(t.ctx, conversation.id)).toEqual(['Happy to help with widgets!', 'Happy to help with widgets!']);
+    const queued = await outboxOf(t.ctx, conversation.id);
+    expect(queued).toHaveLength(2);
+    expect(queued[0]).toMatchObject({ status: 'PENDING', channel: 'INSTAGRAM', messagingAccountId: account.id });
+    expect(queued[0].payload).toMatchObject({ text: 'Happy to help with widgets!', recipientId: prospect.externalId });
+  });
+});
+
+describe('the checking prompt', () => {
+  it('regenerates a failing draft once with the reason, and sends the passing one', async () => {
+    const id = await webChat({ checkingPrompt: 'Never promise discounts.' });
+    fake.once('draft_reply', { json: { reply: 'You get 50% off!', needsHuman: false, reason: '' } });
+    fake.on('draft_reply', { json: { reply: 'Our price is fair.', needsHuman: false, reason: '' } });
+    fake.once('guard_check', { json: { pass: false, reason: 'promises a discount' } });
+    await say(id, 'discount?');
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Our price is fair.']);
+    const retry = fake.requests.filter((r) => r.schemaName === 'draft_reply')[1];
+    expect(retry.messages[0].content).toContain('promises a discount');
+    expect(fake.requests.find((r) => r.schemaName === 'guard_check')!.messages[0].content).toContain('Never promise discounts.');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(0);
+  });
+
+  it('sends nothing and asks for a human (-2) when the draft fails twice', async () => {
+    const id = await webChat({ checkingPrompt: 'Never promise discounts.' });
+    fake.on('draft_reply', { json: { reply: 'Discounts for all!', needsHuman: false, reason: '' } });
+    fake.on('guard_check', { json: { pass: false, reason: 'promises a discount' } });
+    await say(id, 'discount?');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(-2);
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?']);
+    expect(fake.count('draft_reply')).toBe(2);
+    const entry = await unansweredOf(t.ctx, id);
+    expect(JSON.parse(entry.errors)[0]).toMatchObject({ code: 'GUARD_FAILED', message: expect.stringContaining('promises a discount') });
+    // The agent replies only in working phases.
+    await say(id, 'hello?');
+    expect(fake.count('draft_reply')).toBe(2);
+  });
+
+  it('hands over to a human (-2) when the draft asks for one, after the holding message', async () => {
+    const id = await webChat();
+    fake.on('draft_reply', { json: { reply: 'Let me get a colleague.', needsHuman: true, reason: 'asks for the manager' } });
+    await say(id, 'I want to talk to your manager');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(-2);
+    expect(await agentMessagesOf(t.ctx, id)).toContain('Let me get a colleague.');
+    expect(JSON.parse((await unansweredOf(t.ctx, id)).errors)[0]).toMatchObject({ code: 'HUMAN_REQUESTED' });
+  });
+});
+
+describe('LLM failures', () => {
+  it('answers with the errorPrompt after retries of a 500, sets -1 and records the error', async () => {
+    const id = await webChat({ errorPrompt: 'Sorry, we will write back soon.' });
+    fake.on('*', { status: 500, body: { error: { message: 'upstream exploded', type: 'server_error', code: 'boom' } } });
+    await say(id, 'hello');
+    const row = await conversationRow(t.ctx, id);
+    expect(row.phase).toBe(-1);
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Sorry, we will write back soon.']);
+    expect(fake.requests).toHaveLength(2); // the first attempt and LLM_MAX_RETRIES=1 retry
+    const [error] = JSON.parse((await unansweredOf(t.ctx, id)).errors);
+    expect(error).toMatchObject({
+      status: 500,
+      type: 'server_error',
+      code: 'boom',
+      method: 'POST',
+      url: `${fake.baseUrl}/chat/completions`,
+      response: expect.stringContaining('upstream exploded'),
+    });
+    expect(Object.keys(error)).toEqual(expect.arrayContaining(['message', 'type', 'code', 'status', 'method', 'url', 'response', 'details']));
+  });
+
+  it('retries a 429 and goes on when the retry succeeds', async () => {
+    const id = await webChat();
+    fake.once('transition_decision', { status: 429 });
+    await say(id, 'hello');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(0);
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Fake reply']);
+    expect(fake.count('transition_decision')).toBe(2);
+  });
+
+  it('treats an answer that is not the JSON asked for as a failure', async () => {
+    const id = await webChat();
+    fake.on('transition_decision', { content: 'Sure! I think we should advance.' });
+    await say(id, 'hello');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(-1);
+    expect(JSON.parse((await unansweredOf(t.ctx, id)).errors)[0]).toMatchObject({ type: 'invalid_response', status: 200 });
+  });
+});
+
+describe('debounce and concurrency within a turn', () => {
+  it('answers a burst of three messages once, waiting at -3 with the phase kept', async () => {
+    const id = await webChat();
+    await setConversationPhase(t.ctx, id, 1);
+    for (const text of ['hi', 'I want', 'widgets']) await receiveProspectMessage(t.ctx, id, text);
+    const waiting = await conversationRow(t.ctx, id);
+    expect(waiting.phase).toBe(-3);
+    expect(waiting.resumePhase).toBe(1);
+    await t.ctx.jobs.drain();
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Fake reply']);
+    expect(fake.count('draft_reply')).toBe(1);
+    expect(fake.requests[1].messages.slice(-3).map((m) => m.content)).toEqual(['hi', 'I want', 'widgets']);
+    expect((await conversationRow(t.ctx, id)).phase).toBe(1);
+  });
+
+  it('drops the stale draft when a message lands mid-turn and answers in a new turn', async () => {
+    const id = await webChat();
+    let first = true;
+    fake.on('draft_reply', async (request) => {
+      if (first) {
+        first = false;
+        await receiveProspectMessage(t.ctx, id, 'actually, make it red');
+        return { json: { reply: 'STALE draft about widgets', needsHuman: false, reason: '' } };
+      }
+      return { json: { reply: `Red it is (${request.messages.at(-1)!.content})`, needsHuman: false, reason: '' } };
+    });
+    await say(id, 'I want a widget');
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Red it is (actually, make it red)']);
+    expect(fake.count('draft_reply')).toBe(2);
+    const row = await conversationRow(t.ctx, id);
+    expect(row.phase).toBe(0);
+    expect(row.messagesCount).toBe(4);
+  });
+
+  it('waits for the configured debounce before answering', async () => {
+    const id = await webChat({ config: { replyDebounceSeconds: 60 } });
+    await receiveProspectMessage(t.ctx, id, 'hello');
+    await t.ctx.jobs.drain();
+    expect(fake.requests).toHaveLength(0);
+    expect((await conversationRow(t.ctx, id)).phase).toBe(-3);
+  });
+});
+
+describe('human takeover', () => {
+  it('sends a person\'s message, pauses the AI, and resumes when a working phase is set', async () => {
+    const type = await buildPlaybook(t.ctx);
+    const { conversation } = await buildProspectConversation(t.ctx, type.id);
+    const id = conversation.id;
+    await say(id, 'hello');
+    const admin = { id: 1, email: 'admin@example.com', role: 'ADMIN' as const };
+    const human = await sendHumanMessage(t.ctx, id, ' I am Alex, a real person. ', admin);
+    expect(human.message).toBe('I am Alex, a real person.');
+    expect((await conversationRow(t.ctx, id)).aiPaused).toBe(true);
+    expect((await outboxOf(t.ctx, id)).map((o) => (o.payload as { text: string }).text)).toContain('I am Alex, a real person.');
+
+    const before = fake.requests.length;
+    await say(id, 'nice to meet you');
+    expect(fake.requests.length).toBe(before);
+    expect((await conversationRow(t.ctx, id)).phase).toBe(0);
+    expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('I am Alex, a real person.');
+
+    await setConversationPhase(t.ctx, id, 0);
+    expect((await conversationRow(t.ctx, id)).aiPaused).toBe(false);
+    await t.ctx.jobs.drain();
+    expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('Fake reply');
+  });
+});

@@ -1,0 +1,154 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One chat-completions request as the fake received it. */
+export interface FakeChatRequest {
+  model: string;
+  temperature?: number;
+  messages: { role: string; content: string }[];
+  /** The json_schema name of response_format (e.g. `transition_decision`), or null for a plain request. */
+  schemaName: string | null;
+  authorization: string | undefined;
+}
+
+/** What the fake answers: a JSON answer (sent as the message content), an HTTP error, or no answer at all. */
+export type FakeReply =
+  | { json: unknown; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | { content: string }
+  | { status: number; body?: unknown }
+  | { hang: true };
+
+export type FakeHandler = (request: FakeChatRequest) => FakeReply | Promise<FakeReply>;
+
+/** Defaults per schema name: engage, stay in the phase, a plain reply, guard passes, rating 7. */
+const DEFAULT_ANSWERS: Record<string, unknown> = {
+  trigger_decision: { engage: true, reason: 'fits' },
+  transition_decision: { advance: false, reason: 'not yet' },
+  draft_reply: { reply: 'Fake reply', needsHuman: false, reason: '' },
+  guard_check: { pass: true, reason: '' },
+  conversation_rating: { rating: 7, reason: 'fine' },
+  follow_up: { reply: 'Fake follow-up' },
+};
+
+/**
+ * A loopback OpenAI-compatible server speaking the real wire format: `POST /v1/chat/completions` answers a
+ * `chat.completion` object with `usage`; errors use OpenAI's `{ error: { message, type, code } }` body and
+ * `retry-after-ms: 0` so the SDK's retries do not slow tests down. Tests program answers per json_schema
+ * name (`on('transition_decision', …)`), once or for good, and read the recorded requests.
+ */
+export class OpenAiFake {
+  readonly requests: FakeChatRequest[] = [];
+  /** Milliseconds every answer waits (to widen race windows in concurrency tests). */
+  latencyMs = 0;
+  private readonly handlers = new Map<string, FakeHandler>();
+  private readonly queued = new Map<string, FakeHandler[]>();
+  private readonly hanging = new Set<ServerResponse>();
+  private server: Server | null = null;
+  private sequence = 0;
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return this.baseUrl;
+  }
+
+  get baseUrl(): string {
+    const { port } = this.server!.address() as AddressInfo;
+    return `http://127.0.0.1:${port}/v1`;
+  }
+
+  /** The environment that points the app at this fake. */
+  env(extra: Record<string, string> = {}): Record<string, string> {
+    return { OPENAI_API_KEY: 'sk-test-fake', OPENAI_BASE_URL: this.baseUrl, LLM_MODEL: 'gpt-4o-mini', ...extra };
+  }
+
+  /** Answers every request with this schema name (`'*'` for all) from now on. */
+  on(schemaName: string, reply: FakeReply | FakeHandler): this {
+    this.handlers.set(schemaName, typeof reply === 'function' ? reply : () => reply);
+    return this;
+  }
+
+  /** Answers the next request with this schema name once, before the standing handler. */
+  once(schemaName: string, reply: FakeReply | FakeHandler): this {
+    const list = this.queued.get(schemaName) ?? [];
+    list.push(typeof reply === 'function' ? reply : () => reply);
+    this.queued.set(schemaName, list);
+    return this;
+  }
+
+  reset(): void {
+    this.handlers.clear();
+    this.queued.clear();
+    this.requests.length = 0;
+    this.latencyMs = 0;
+  }
+
+  count(schemaName: string): number {
+    return this.requests.filter((r) => r.schemaName === schemaName).length;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    this.hanging.clear();
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      return this.send(res, 404, { error: { message: `Unknown path ${req.url}`, type: 'invalid_request_error', code: 'unknown_url' } });
+    }
+    let body: {
+      model: string;
+      temperature?: number;
+      messages: FakeChatRequest['messages'];
+      response_format?: { type: string; json_schema?: { name: string } };
+    };
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return this.send(res, 400, { error: { message: 'Invalid JSON body', type: 'invalid_request_error', code: null } });
+    }
+    const request: FakeChatRequest = {
+      model: body.model,
+      temperature: body.temperature,
+      messages: body.messages,
+      schemaName: body.response_format?.json_schema?.name ?? null,
+      authorization: req.headers.authorization,
+    };
+    this.requests.push(request);
+    const name = request.schemaName ?? 'plain';
+    const handler = this.queued.get(name)?.shift() ?? this.handlers.get(name) ?? this.handlers.get('*');
+    const reply: FakeReply = handler ? await handler(request) : { json: DEFAULT_ANSWERS[name] ?? {} };
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+
+    if ('hang' in reply) {
+      this.hanging.add(res);
+      res.on('close', () => this.hanging.delete(res));
+      return;
+    }
+    if ('status' in reply) {
+      return this.send(res, reply.status, reply.body ?? { error: { message: `Fake error ${reply.status}`, type: reply.status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } });
+    }
+    const content = 'json' in reply ? JSON.stringify(reply.json) : reply.content;
+    const usage = ('json' in reply && reply.usage) || { prompt_tokens: 100, completion_tokens: 20 };
+    this.sequence += 1;
+    this.send(res, 200, {
+      id: `chatcmpl-fake-${this.sequence}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: `${body.model}-2024-07-18`,
+      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    });
+  }
+
+  private send(res: ServerResponse, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'retry-after-ms': '0', 'x-request-id': `req_fake_${Date.now()}` });
+    res.end(text);
+  }
+}
