@@ -6,9 +6,13 @@ import { defineConfig } from '@playwright/test';
  */
 /** Several people (or helpers) can run suites side by side on different ports. */
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
+/** The server with a fake speech-to-text provider (see webServer below). */
+export const E2E_FAKE_OPENAI_PORT = E2E_PORT + 50;
 
 export default defineConfig({
   testDir: 'e2e',
+  // Per-port output, so suites running side by side do not wipe each other's artifacts.
+  outputDir: `test-results/port-${E2E_PORT}`,
   timeout: 60_000,
   expect: { timeout: 10_000 },
   fullyParallel: false,
@@ -24,13 +28,29 @@ export default defineConfig({
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     },
   },
-  webServer: {
-    command: 'node --import tsx e2e/support/start-server.ts',
-    env: { E2E_PORT: String(E2E_PORT), ...(process.env.WEB_DIST_DIR ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {}) },
-    url: `http://localhost:${E2E_PORT}/api/health`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+  webServer: [
+    {
+      command: 'node --import tsx e2e/support/start-server.ts',
+      env: { E2E_PORT: String(E2E_PORT), ...(process.env.WEB_DIST_DIR ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {}) },
+      url: `http://localhost:${E2E_PORT}/api/health`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      // Same product with a loopback fake speech-to-text service (E2E_FAKE_OPENAI); used by e2e/call-recordings.spec.ts.
+      command: 'node --import tsx e2e/support/start-server.ts',
+      env: {
+        E2E_PORT: String(E2E_FAKE_OPENAI_PORT),
+        E2E_FAKE_OPENAI: '1',
+        ...(process.env.WEB_DIST_DIR ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {}),
+      },
+      url: `http://localhost:${E2E_FAKE_OPENAI_PORT}/api/health`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+  ],
 });

@@ -1,0 +1,212 @@
+import { expect, test } from '@playwright/test';
+import { confirmModal, loginAs, loginAsAdmin, registerUser, uniqueEmail } from './support/fixtures.ts';
+
+test.describe('register', () => {
+  test('shows the spec validation messages, then registers and lands on onboarding', async ({ page }) => {
+    await page.goto('/register');
+    await page.getByRole('button', { name: 'Register' }).click();
+    await expect(page.getByText('Email is required')).toBeVisible();
+    await expect(page.getByText('Password must be at least 8 characters long')).toBeVisible();
+
+    await page.getByLabel('Email').fill(uniqueEmail('reg'));
+    await page.getByLabel('Password', { exact: true }).fill('password123');
+    await page.getByLabel('Confirm password').fill('password124');
+    await page.getByRole('button', { name: 'Register' }).click();
+    await expect(page.getByText('Passwords do not match')).toBeVisible();
+    await expect(page.getByText('Password must be at least 8 characters long')).toHaveCount(0);
+
+    await page.getByLabel('Confirm password').fill('password123');
+    await page.getByRole('button', { name: 'Register' }).click();
+    await expect(page.getByText('Registration successful')).toBeVisible();
+    await expect(page).toHaveURL(/\/user\/onboarding$/);
+    await expect(page.getByRole('button', { name: 'User menu' })).toBeVisible();
+  });
+
+  test('a taken email shows the server error as a toast', async ({ page, request }) => {
+    const user = await registerUser(request);
+    await page.goto('/register');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password', { exact: true }).fill('password123');
+    await page.getByLabel('Confirm password').fill('password123');
+    await page.getByRole('button', { name: 'Register' }).click();
+    await expect(page.getByText('An account with this email already exists. Log in instead.')).toBeVisible();
+  });
+});
+
+test.describe('login', () => {
+  test('shows the spec validation messages and the server error, then logs in', async ({ page, request }) => {
+    const user = await registerUser(request);
+    await page.goto('/login');
+    await page.getByRole('button', { name: 'Login' }).click();
+    await expect(page.getByText('Email is required')).toBeVisible();
+    await expect(page.getByText('Password is required')).toBeVisible();
+
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password', { exact: true }).fill('wrong-password');
+    await page.getByRole('button', { name: 'Login' }).click();
+    await expect(page.getByText('Invalid email or password.')).toBeVisible();
+
+    await page.getByLabel('Password', { exact: true }).fill(user.password);
+    await page.getByRole('button', { name: 'Login' }).click();
+    await expect(page.getByText('Login successful')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'User menu' })).toHaveText(user.email);
+  });
+
+  test('the session survives a page reload', async ({ page, request }) => {
+    const user = await registerUser(request);
+    await loginAs(page, user.email, user.password);
+    await page.reload();
+    await expect(page.getByRole('button', { name: 'User menu' })).toHaveText(user.email);
+  });
+});
+
+test.describe('set-password', () => {
+  test('validates like register', async ({ page }) => {
+    await page.goto('/set-password?email=someone%40example.com');
+    await expect(page.getByLabel('Email')).toHaveValue('someone@example.com');
+    await page.getByLabel('Password', { exact: true }).fill('short');
+    await page.getByLabel('Confirm password').fill('other');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect(page.getByText('Password must be at least 8 characters long')).toBeVisible();
+    await expect(page.getByText('Passwords do not match')).toBeVisible();
+  });
+
+  test('retries while the server answers 202 and shows the support message after the 6th attempt', async ({ page }) => {
+    const attempts: number[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/user/set-password')) attempts.push(Date.now());
+    });
+    await page.goto(`/set-password?email=${encodeURIComponent(uniqueEmail('pending'))}`);
+    await page.getByLabel('Password', { exact: true }).fill('password123');
+    await page.getByLabel('Confirm password').fill('password123');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: 'Something went wrong! Please contact support.' })).toBeVisible({ timeout: 20_000 });
+    expect(attempts).toHaveLength(6);
+    // 2 s apart (spec §9); allow scheduling slack but not a tight loop.
+    for (let i = 1; i < attempts.length; i++) expect(attempts[i] - attempts[i - 1]).toBeGreaterThanOrEqual(1900);
+  });
+
+  test('on success logs the user in and goes to /user/onboarding', async ({ page }) => {
+    const email = uniqueEmail('provisioned');
+    let calls = 0;
+    // The account appears on the server after two "still provisioning" answers.
+    await page.route('**/api/user/set-password', (route) => {
+      calls += 1;
+      return calls < 3
+        ? route.fulfill({ status: 202, contentType: 'application/json', body: JSON.stringify({ message: 'wait' }) })
+        : route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ email, role: 'NORMAL' }) });
+    });
+    await page.goto(`/set-password?email=${encodeURIComponent(email)}`);
+    await page.getByLabel('Password', { exact: true }).fill('password123');
+    await page.getByLabel('Confirm password').fill('password123');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect(page).toHaveURL(/\/user\/onboarding$/, { timeout: 15_000 });
+    expect(calls).toBe(3);
+    await expect(page.getByRole('button', { name: 'User menu' })).toHaveText(email);
+  });
+});
+
+test.describe('profile', () => {
+  test('shows the email and deletes the user after confirmation', async ({ page, request }) => {
+    const user = await registerUser(request);
+    await loginAs(page, user.email, user.password);
+    await page.getByRole('button', { name: 'User menu' }).click();
+    await page.getByRole('menuitem', { name: 'Profile' }).click();
+    await expect(page.getByTestId('profile-email')).toHaveText(user.email);
+    await expect(page.getByText('No messaging accounts are connected to this user yet.')).toBeVisible();
+
+    await page.getByRole('main').getByRole('button', { name: 'Delete User' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await expect(page.getByTestId('profile-email')).toBeVisible();
+
+    await page.getByRole('main').getByRole('button', { name: 'Delete User' }).click();
+    await confirmModal(page, `Delete the user ${user.email}?`);
+    await expect(page.getByText('User deleted')).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
+    const relogin = await request.post('/api/user/login', { data: user });
+    expect(relogin.status()).toBe(401);
+  });
+
+  test("a NORMAL user cannot open someone else's profile", async ({ page, request }) => {
+    const me = await registerUser(request);
+    const other = await registerUser(request);
+    await loginAs(page, me.email, me.password);
+    await page.goto(`/user/${other.email}`);
+    await expect(page.getByText('You can only view your own account.')).toBeVisible();
+  });
+});
+
+test.describe('app config', () => {
+  test('admin saves each text with its own Save; register and onboarding show the HTML sanitized', async ({ page, browser }) => {
+    await loginAsAdmin(page);
+    await page.goto('/admin/app-config');
+    const registerArea = page.getByLabel('Register page HTML', { exact: true });
+    await expect(registerArea).toHaveAttribute('rows', '10');
+    await expect(page.getByLabel('Onboarding HTML', { exact: true })).toHaveAttribute('rows', '10');
+
+    await registerArea.fill('<h3>Join the pilot</h3><img src="x" onerror="window.__xss = 1"><script>window.__xss = 2</script>');
+    await page.getByRole('button', { name: 'Save Register page HTML' }).click();
+    await expect(page.getByText('Register page HTML saved.')).toBeVisible();
+
+    await page.getByLabel('Onboarding HTML', { exact: true }).fill('<p>Step 1: <a href="javascript:window.__xss=3">connect</a> your Instagram</p>');
+    await page.getByRole('button', { name: 'Save Onboarding HTML' }).click();
+    await expect(page.getByText('Onboarding HTML saved.')).toBeVisible();
+
+    await page.getByLabel('Support message', { exact: true }).fill('Call us at 555-0100.');
+    await page.getByRole('button', { name: 'Save Support message' }).click();
+    await expect(page.getByText('Support message saved.')).toBeVisible();
+
+    const visitor = await browser.newPage();
+    await visitor.goto('/register');
+    await expect(visitor.getByTestId('register-html').getByRole('heading', { name: 'Join the pilot' })).toBeVisible();
+    await visitor.goto('/user/onboarding');
+    await expect(visitor.getByTestId('onboarding-html')).toContainText('Step 1: connect your Instagram');
+    // DOMPurify strips the javascript: URL and the inline handlers; nothing ran.
+    await expect(visitor.getByTestId('onboarding-html').locator('a')).not.toHaveAttribute('href', /javascript:/);
+    expect(await visitor.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
+
+    // The configured support message replaces the default after set-password retries run out.
+    await visitor.route('**/api/user/set-password', (route) =>
+      route.fulfill({ status: 202, contentType: 'application/json', body: '{"message":"wait"}' }),
+    );
+    await visitor.clock.install();
+    await visitor.goto('/set-password?email=x%40example.com');
+    await visitor.getByLabel('Password', { exact: true }).fill('password123');
+    await visitor.getByLabel('Confirm password').fill('password123');
+    await visitor.getByRole('button', { name: 'Set password' }).click();
+    for (let i = 0; i < 6; i++) await visitor.clock.runFor(2_100);
+    await expect(visitor.getByRole('alert').filter({ hasText: 'Call us at 555-0100.' })).toBeVisible();
+    await visitor.close();
+
+    // Restore the defaults other tests expect.
+    await page.getByLabel('Support message', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Save Support message' }).click();
+    await expect(page.getByText('Support message saved.').last()).toBeVisible();
+  });
+
+  test('the global message shows once per 3 hours per device and closes itself after 10 s', async ({ page, browser }) => {
+    await loginAsAdmin(page);
+    await page.goto('/admin/app-config');
+    await page.getByRole('textbox', { name: 'Global message' }).fill('Scheduled maintenance tonight at 22:00 UTC');
+    await page.getByRole('button', { name: 'Save Global message' }).click();
+    await expect(page.getByText('Global message saved.')).toBeVisible();
+
+    const context = await browser.newContext();
+    const visitor = await context.newPage();
+    await visitor.clock.install();
+    await visitor.goto('/');
+    const banner = visitor.getByRole('status', { name: 'Global message' });
+    await expect(banner).toContainText('Scheduled maintenance tonight');
+    await visitor.clock.runFor(10_500);
+    await expect(banner).toHaveCount(0);
+    await visitor.reload();
+    await expect(visitor.getByRole('button', { name: 'Sales Agent home' }).or(visitor.getByRole('link', { name: 'Sales Agent home' }))).toBeVisible();
+    await visitor.waitForTimeout(500);
+    await expect(banner).toHaveCount(0);
+    await context.close();
+
+    await page.getByRole('textbox', { name: 'Global message' }).fill('');
+    await page.getByRole('button', { name: 'Save Global message' }).click();
+    await expect(page.getByText('Global message saved.')).toHaveCount(2);
+  });
+});
