@@ -1,0 +1,72 @@
+import { queryOptions } from '@tanstack/react-query';
+import type {
+  ConversationPhase,
+  ConversationPhaseSaveBody,
+  ConversationTypeDetail,
+  ConversationTypeListItem,
+  ConversationTypeSaveBody,
+} from '@sales-agent/shared/schemas/conversation-type';
+import { api, apiRequest } from '../../../lib/api-client.ts';
+
+export type { ConversationPhase, ConversationTypeDetail, ConversationTypeListItem };
+
+/** Spec §7.3 listt: for an ADMIN every item carries its prompts, config and phases. */
+export const conversationTypesQuery = () =>
+  queryOptions({
+    queryKey: ['conversation-types', 'admin-list'],
+    queryFn: () => api.get<ConversationTypeListItem[]>('/api/conversation-type/listt'),
+  });
+
+export const conversationTypeQuery = (id: number | string) =>
+  queryOptions({
+    queryKey: ['conversation-types', 'detail', String(id)],
+    queryFn: () => api.get<ConversationTypeDetail>(`/api/conversation-type/${id}`),
+  });
+
+export const conversationPhasesQuery = (typeId: number | string) =>
+  queryOptions({
+    queryKey: ['conversation-types', 'phases', String(typeId)],
+    queryFn: () => api.get<ConversationPhase[]>(`/api/admin/conversation-phase/${typeId}/list`),
+  });
+
+export interface MessagingAccountOption {
+  value: string;
+  label: string;
+}
+
+/**
+ * The accounts a type can use for outbound calls and messages. The list belongs to the messaging-accounts
+ * screens; when it cannot be loaded the form still works, with no account to choose.
+ */
+export const messagingAccountOptionsQuery = () =>
+  queryOptions({
+    queryKey: ['messaging-accounts', 'options'],
+    queryFn: async (): Promise<MessagingAccountOption[]> => {
+      const list = await api.get<{ id: number; type: string; pageName: string }[]>('/api/admin/messaging-accounts/list');
+      return list.map((a) => ({ value: String(a.id), label: `#${a.id} ${a.type} · ${a.pageName}` }));
+    },
+    retry: false,
+  });
+
+export const saveConversationType = (body: ConversationTypeSaveBody) =>
+  api.post<{ conversationType: { id: number } }>('/api/admin/conversation-type/create-edit', body);
+
+export const deleteConversationType = (id: number) => api.post<{ message: string }>(`/api/admin/conversation-type/${id}/delete`);
+
+/** Spec §4 duplicate, done by the server in one transaction (copy titled '[D] …' with config and phases). */
+export const duplicateConversationType = (id: number) =>
+  api.post<{ conversationType: { id: number } }>(`/api/admin/conversation-type/${id}/duplicate`);
+
+/** Spec §7.3: the config goes as the raw JSON text; answers the server's notice. */
+export const saveConversationTypeConfig = async (id: number | string, text: string) =>
+  (
+    await apiRequest<{ message: string }>('POST', `/api/admin/conversation-type/${id}/config`, {
+      body: text,
+      headers: { 'content-type': 'application/json' },
+    })
+  ).data.message;
+
+export const saveConversationPhase = (body: ConversationPhaseSaveBody) =>
+  api.post<{ conversationPhase: ConversationPhase }>('/api/admin/conversation-phase/create-edit', body);
+
+export const deleteConversationPhase = (id: number) => api.delete<{ message: string }>(`/api/admin/conversation-phase/${id}`);

@@ -1,0 +1,149 @@
+import { Alert, Button, Card, Group, Select, Stack, Textarea, TextInput } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { type ConversationTypeDetail, messagingAccountOptionsQuery } from '../api/conversation-types.ts';
+
+export interface ConversationTypeFormValues {
+  title: string;
+  rolePrompt: string;
+  triggerConversationPrompt: string;
+  checkingPrompt: string;
+  errorPrompt: string;
+  initialMessage: string;
+  messagingAccountId: string | null;
+}
+
+export function toFormValues(type?: ConversationTypeDetail): ConversationTypeFormValues {
+  return {
+    title: type?.title ?? '',
+    rolePrompt: type?.rolePrompt ?? '',
+    triggerConversationPrompt: type?.triggerConversationPrompt ?? '',
+    checkingPrompt: type?.checkingPrompt ?? '',
+    errorPrompt: type?.errorPrompt ?? '',
+    initialMessage: type?.initialMessage ?? '',
+    messagingAccountId: type?.messagingAccountId ? String(type.messagingAccountId) : null,
+  };
+}
+
+type Errors = Partial<Record<keyof ConversationTypeFormValues, string>>;
+
+function validate(values: ConversationTypeFormValues): Errors {
+  const errors: Errors = {};
+  if (!values.rolePrompt.trim()) errors.rolePrompt = 'Role prompt is required';
+  if (!values.errorPrompt.trim()) errors.errorPrompt = 'Error prompt is required';
+  return errors;
+}
+
+/**
+ * The fields of a conversation type (spec §3, DESIGN.md §6). Each description tells the admin what the
+ * agent does with the field, because the prompts are the whole playbook.
+ */
+export function ConversationTypeForm(props: {
+  initial: ConversationTypeFormValues;
+  onSubmit: (values: ConversationTypeFormValues) => Promise<void>;
+}) {
+  const [values, setValues] = useState(props.initial);
+  const [errors, setErrors] = useState<Errors>({});
+  const [saving, setSaving] = useState(false);
+  const accounts = useQuery(messagingAccountOptionsQuery());
+
+  const field = (key: keyof ConversationTypeFormValues) => ({
+    value: values[key] ?? '',
+    error: errors[key],
+    onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
+      const value = e.currentTarget.value;
+      setValues((v) => ({ ...v, [key]: value }));
+    },
+  });
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const found = validate(values);
+    setErrors(found);
+    if (Object.keys(found).length) return;
+    setSaving(true);
+    try {
+      await props.onSubmit(values);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  // The account list may be unavailable (not built yet, or failing); the form stays usable without it.
+  const accountOptions = accounts.data ?? [];
+  const selectedMissing =
+    values.messagingAccountId && !accountOptions.some((o) => o.value === values.messagingAccountId)
+      ? [{ value: values.messagingAccountId, label: `#${values.messagingAccountId}` }]
+      : [];
+
+  return (
+    <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Conversation type">
+      <Stack>
+        <TextInput label="Title" description="Shown in lists; the role prompt is shown when empty." {...field('title')} />
+        <Textarea
+          label="Role prompt"
+          description="Who the agent is, what it sells and its tone. The system prompt of every reply."
+          required
+          autosize
+          minRows={6}
+          maxRows={20}
+          {...field('rolePrompt')}
+        />
+        <Textarea
+          label="Trigger conversation prompt"
+          description="Decides whether the agent engages a new inbound conversation at all (optional)."
+          autosize
+          minRows={3}
+          maxRows={12}
+          {...field('triggerConversationPrompt')}
+        />
+        <Textarea
+          label="Checking prompt"
+          description="A rule every drafted reply must pass before it is sent, e.g. “never promise discounts” (optional)."
+          autosize
+          minRows={3}
+          maxRows={12}
+          {...field('checkingPrompt')}
+        />
+        <Textarea
+          label="Error prompt"
+          description="How the agent answers when something fails; the conversation is then marked as errored."
+          required
+          autosize
+          minRows={3}
+          maxRows={12}
+          {...field('errorPrompt')}
+        />
+        <Textarea
+          label="Initial message"
+          description="The agent's first message of a new web chat, outbound message or call (optional)."
+          autosize
+          minRows={2}
+          maxRows={8}
+          {...field('initialMessage')}
+        />
+        <Select
+          label="Messaging account"
+          description="The account used for outbound calls and messages of this type (optional)."
+          placeholder={accounts.isPending ? 'Loading accounts…' : 'No account'}
+          data={[...accountOptions, ...selectedMissing]}
+          value={values.messagingAccountId}
+          onChange={(value) => setValues((v) => ({ ...v, messagingAccountId: value }))}
+          clearable
+          searchable
+        />
+        {accounts.isError && (
+          <Alert color="yellow" variant="light">
+            The messaging accounts could not be loaded ({errorMessage(accounts.error)}). You can save the type without one.
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button type="submit" loading={saving}>
+            Save
+          </Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}
