@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPlaybook, buildProspectConversation, conversationRow, messagesOf, pendingJobs } from '../test/agent-factories.ts';
+import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { OpenAiFake } from '../test/fakes/openai-fake.ts';
+import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
+
+const fake = new OpenAiFake();
+let t: TestApp;
+const admin = { id: 1, email: 'admin@example.com', role: 'ADMIN' as const };
+beforeAll(async () => {
+  await fake.start();
+  t = await buildTestApp(fake.env());
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+
+describe('startWebConversation', () => {
+  it('creates a phase-0 conversation with the initial message as AGENT and correct counters', async () => {
+    const type = await buildPlaybook(t.ctx);
+    const { id, uuid } = await startWebConversation(t.ctx, type.id);
+    expect(uuid).toMatch(/^[0-9a-f-]{36}$/);
+    const row = await conversationRow(t.ctx, id);
+    expect(row).toMatchObject({ phase: 0, conversationTypeId: type.id, prospectId: null, messagesCount: 1 });
+    expect(row.lastMessageDate).toBeInstanceOf(Date);
+    expect(await messagesOf(t.ctx, id)).toEqual([expect.objectContaining({ role: 'AGENT', message: 'Hi! Interested in widgets?' })]);
+  });
+
+  it('stores no message when the type has no initial message', async () => {
+    const type = await buildPlaybook(t.ctx, { initialMessage: '  ' });
+    const { id } = await startWebConversation(t.ctx, type.id);
+    expect((await conversationRow(t.ctx, id)).messagesCount).toBe(0);
+  });
+
+  it('answers 404 for an unknown type', async () => {
+    await expect(startWebConversation(t.ctx, 987_654)).rejects.toMatchObject({ status: 404, code: 'CONVERSATION_TYPE_NOT_FOUND' });
+  });
+});
+
+describe('receiveProspectMessage', () => {
+  it('stores trimmed text, counts it, emits a change and schedules one turn', async () => {
+    const type = await buildPlaybook(t.ctx, { config: { replyDebounceSeconds: 30 } });
+    const { id, uuid } = await startWebConversation(t.ctx, type.id);
+    const events: unknown[] = [];
+    const off = t.ctx.events.on('conversation.changed', (e) => events.push(e));
+    const later = new Date(Date.now() + 60_000);
+    const stored = await receiveProspectMessage(t.ctx, id, '  hello  ', { dateSent: later });
+    off();
+    expect(stored).toMatchObject({ role: 'PROSPECT', message: 'hello', conversationId: id });
+    const row = await conversationRow(t.ctx, id);
+    expect(row.messagesCount).toBe(2);
+    expect(row.lastMessageDate!.getTime()).toBe(later.getTime());
+    expect(events).toContainEqual({ conversationId: id, uuid });
+    const [turn] = await pendingJobs(t.ctx, `turn:${id}`);
+    expect(turn.runAt.getTime() - Date.now()).toBeGreaterThan(25_000);
+  });
+
+  it('ignores a redelivered channel message (same externalId) and answers null', async () => {
+    const type = await buildPlaybook(t.ctx);
+    const { conversation } = await buildProspectConversation(t.ctx, type.id);
+    expect(await receiveProspectMessage(t.ctx, conversation.id, 'hi', { externalId: 'mid.1' })).not.toBeNull();
+    expect(await receiveProspectMessage(t.ctx, conversation.id, 'hi', { externalId: 'mid.1' })).toBeNull();
+    expect((await messagesOf(t.ctx, conversation.id)).length).toBe(1);
+    expect((await conversationRow(t.ctx, conversation.id)).messagesCount).toBe(1);
+  });
+
+  it('refuses empty text with 400 and an unknown conversation with 404', async () => {
+    const type = await buildPlaybook(t.ctx);
+    const { id } = await startWebConversation(t.ctx, type.id);
+    await expect(receiveProspectMessage(t.ctx, id, '   ')).rejects.toMatchObject({ status: 400, code: 'EMPTY_MESSAGE' });
+    await expect(receiveProspectMessage(t.ctx, 987_654, 'hi')).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('sendHumanMessage', () => {
+  it('stores a web-chat message as AGENT written by a human without pausing (no prospect to pause for)', async () => {
+    const type = await buildPlaybook(t.ctx);
+    const { id } = await startWebConversation(t.ctx, type.id);
+    await sendHumanMessage(t.ctx, id, 'Hello from a person', admin);
+    expect((await messagesOf(t.ctx, id)).at(-1)).toMatchObject({ role: 'AGENT', writtenByHuman: true });
+    expect((await conversationRow(t.ctx, id)).aiPaused).toBe(false);
+    await expect(sendHumanMessage(t.ctx, id, '', admin)).rejects.toMatchObject({ status: 400 });
+    await expect(sendHumanMessage(t.ctx, 987_654, 'x', admin)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('setConversationPhase', () => {
+  it('accepts every spec code and refuses others with 400', async () => {
+    const type = await buildPlaybook(t.ctx, { phases: 2 });
+    const { id } = await startWebConversation(t.ctx, type.id);
+    for (const phase of [-2, -1, 0, 1, 2, 9999]) {
+      await setConversationPhase(t.ctx, id, phase);
+      expect((await conversationRow(t.ctx, id)).phase).toBe(phase);
+    }
+    for (const phase of [3, -4, 1.5, 10000]) {
+      await expect(setConversationPhase(t.ctx, id, phase)).rejects.toMatchObject({ status: 400, code: 'INVALID_PHASE' });
+    }
+    await expect(setConversationPhase(t.ctx, 987_654, 0)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('-3 keeps the working phase to resume, and the turn restores it', async () => {
+    const type = await buildPlaybook(t.ctx, { phases: 2 });
+    const { id } = await startWebConversation(t.ctx, type.id);
+    await setConversationPhase(t.ctx, id, 1);
+    await setConversationPhase(t.ctx, id, -3);
+    expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: -3, resumePhase: 1 });
+    await t.ctx.jobs.drain();
+    expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: 1, resumePhase: null });
+    // Nothing was unanswered: no reply.
+    expect((await messagesOf(t.ctx, id)).map((m) => m.role)).toEqual(['AGENT']);
+  });
+});

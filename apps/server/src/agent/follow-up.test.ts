@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AppError } from '../lib/errors.ts';
+import {
+  agentMessagesOf,
+  buildPlaybook,
+  buildProspectConversation,
+  conversationRow,
+  makeFollowUpDue,
+  outboxOf,
+  pendingJobs,
+  unansweredOf,
+} from '../test/agent-factories.ts';
+import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { OpenAiFake } from '../test/fakes/openai-fake.ts';
+import { receiveProspectMessage, sendHumanMessage, setConversationPhase, triggerFollowUp } from './agent.service.ts';
+
+const fake = new OpenAiFake();
+let t: TestApp;
+beforeAll(async () => {
+  await fake.start();
+  t = await buildTestApp(fake.env());
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+beforeEach(() => fake.reset());
+
+/** An inbound conversation the agent has answered once, so a silence has started. */
+async function answeredConversation(config: Record<string, unknown> = { followUp: { delaysMinutes: [30, 120], max: 2 } }, followUpPrompt?: string | null) {
+  const type = await buildPlaybook(t.ctx, { config, followUpPrompt });
+  const { conversation } = await buildProspectConversation(t.ctx, type.id);
+  await receiveProspectMessage(t.ctx, conversation.id, 'tell me more');
+  await t.ctx.jobs.drain();
+  return conversation.id;
+}
+
+const minutesFromNow = (date: Date) => (date.getTime() - Date.now()) / 60_000;
+
+describe('automatic follow-ups', () => {
+  it('starts a silence after the reply: an ACTIVE entry and a durable job due after the first delay', async () => {
+    const id = await answeredConversation();
+    const entry = await unansweredOf(t.ctx, id);
+    expect(entry).toMatchObject({ status: 'ACTIVE', followUpCount: 0 });
+    expect(minutesFromNow(entry.earliestReplyDateTime)).toBeGreaterThan(29);
+    expect(minutesFromNow(entry.earliestReplyDateTime)).toBeLessThanOrEqual(30);
+    const [job] = await pendingJobs(t.ctx, `follow-up:${id}`);
+    expect(job.runAt.getTime()).toBe(entry.earliestReplyDateTime.getTime());
+    // Not due yet: draining sends nothing.
+    await t.ctx.jobs.drain();
+    expect(fake.count('follow_up')).toBe(0);
+  });
+
+  it('sends follow-ups from the phase prompt when due, up to the maximum, then stops', async () => {
+    const id = await answeredConversation();
+    await makeFollowUpDue(t.ctx, id);
+    await t.ctx.jobs.drain();
+    expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('Fake follow-up');
+    expect(fake.requests.find((r) => r.schemaName === 'follow_up')!.messages[0].content).toContain('Remind them about question 0.');
+    let entry = await unansweredOf(t.ctx, id);
+    expect(entry.followUpCount).toBe(1);
+    // The second delay (120 minutes) applies to the second follow-up.
+    expect(minutesFromNow(entry.earliestReplyDateTime)).toBeGreaterThan(119);
+    expect(await pendingJobs(t.ctx, `follow-up:${id}`)).toHaveLength(1);
+    expect((await outboxOf(t.ctx, id)).at(-1)!.payload).toMatchObject({ text: 'Fake follow-up' });
+
+    await makeFollowUpDue(t.ctx, id);
+    await t.ctx.jobs.drain();
+    entry = await unansweredOf(t.ctx, id);
+    expect(entry.followUpCount).toBe(2);
+    expect(await pendingJobs(t.ctx, `follow-up:${id}`)).toHaveLength(0);
+    await makeFollowUpDue(t.ctx, id);
+    await t.ctx.jobs.drain();
+    expect(fake.count('follow_up')).toBe(2);
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Fake reply', 'Fake follow-up', 'Fake follow-up']);
+  });
+
+  it('is cancelled by a prospect reply, which also clears the entry', async () => {
+    const id = await answeredConversation();
+    await receiveProspectMessage(t.ctx, id, 'sorry, was busy');
+    expect(await pendingJobs(t.ctx, `follow-up:${id}`)).toHaveLength(0);
+    expect(await unansweredOf(t.ctx, id)).toBeUndefined();
+    // The reply's turn answers and starts a new silence from zero.
+    await t.ctx.jobs.drain();
+    expect(fake.count('follow_up')).toBe(0);
+    expect(await unansweredOf(t.ctx, id)).toMatchObject({ followUpCount: 0, status: 'ACTIVE' });
+  });
+
+  it('does nothing when due while the entry is INACTIVE or the phase has no followUpPrompt', async () => {
+    const id = await answeredConversation();
+    const { unansweredConversations } = await import('../db/schema/index.ts');
+    const { eq } = await import('drizzle-orm');
+    await t.ctx.db.update(unansweredConversations).set({ status: 'INACTIVE' }).where(eq(unansweredConversations.conversationId, id));
+    await makeFollowUpDue(t.ctx, id);
+    await t.ctx.jobs.drain();
+    expect(fake.count('follow_up')).toBe(0);
+
+    const silent = await answeredConversation(undefined, null);
+    await makeFollowUpDue(t.ctx, silent);
+    await t.ctx.jobs.drain();
+    expect(fake.count('follow_up')).toBe(0);
+    expect(await pendingJobs(t.ctx, `follow-up:${silent}`)).toHaveLength(0);
+  });
+
+  it('is claimed once when two drains race for the due job', async () => {
+    const id = await answeredConversation();
+    await makeFollowUpDue(t.ctx, id);
+    await Promise.all([t.ctx.jobs.drain(), t.ctx.jobs.drain()]);
+    expect(fake.count('follow_up')).toBe(1);
+    expect((await unansweredOf(t.ctx, id)).followUpCount).toBe(1);
+  });
+});
+
+describe('triggerFollowUp (the admin\'s button)', () => {
+  it('sends one now, counts it, and answers the notice', async () => {
+    const id = await answeredConversation();
+    await expect(triggerFollowUp(t.ctx, id)).resolves.toEqual({ message: 'Follow-up sent' });
+    expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('Fake follow-up');
+    expect((await unansweredOf(t.ctx, id)).followUpCount).toBe(1);
+    expect(await pendingJobs(t.ctx, `follow-up:${id}`)).toHaveLength(1);
+  });
+
+  it('refuses with 409 outside a working phase, 409 while paused, 404 for an unknown conversation', async () => {
+    const id = await answeredConversation();
+    await setConversationPhase(t.ctx, id, -2);
+    await expect(triggerFollowUp(t.ctx, id)).rejects.toMatchObject({ status: 409, code: 'NOT_WORKING_PHASE' });
+    await expect(triggerFollowUp(t.ctx, 999_999)).rejects.toMatchObject({ status: 404 });
+    await expect(triggerFollowUp(t.ctx, id)).rejects.toBeInstanceOf(AppError);
+    expect((await conversationRow(t.ctx, id)).phase).toBe(-2);
+
+    const paused = await answeredConversation();
+    await sendHumanMessage(t.ctx, paused, 'A person here.', { id: 1, email: 'a@example.com', role: 'ADMIN' });
+    await expect(triggerFollowUp(t.ctx, paused)).rejects.toMatchObject({ status: 409, code: 'AI_PAUSED' });
+    expect(fake.count('follow_up')).toBe(0);
+  });
+
+  it('answers 502 and records the error when the LLM fails', async () => {
+    const id = await answeredConversation();
+    fake.on('follow_up', { status: 400, body: { error: { message: 'bad model', type: 'invalid_request_error', code: 'model_not_found' } } });
+    await expect(triggerFollowUp(t.ctx, id)).rejects.toMatchObject({ status: 502, code: 'LLM_FAILED' });
+    expect(JSON.parse((await unansweredOf(t.ctx, id)).errors)[0]).toMatchObject({ status: 400, code: 'model_not_found' });
+  });
+});
