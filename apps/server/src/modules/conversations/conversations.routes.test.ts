@@ -412,3 +412,60 @@ describe('GET /api/conversation/:uuid/events', () => {
     stream.close();
   });
 });
+
+describe('agent-backed calls (offline demo agent)', () => {
+  it('POST new starts a web chat with the initial message; the visitor writes as the prospect', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/conversation/new', payload: { conversationTypeId: typeA.id } });
+    expect(res.statusCode).toBe(201);
+    const { uuid } = res.json();
+    const detail = (await t.request({ method: 'GET', url: `/api/conversation/${uuid}` })).json();
+    expect(detail).toMatchObject({ phase: 0, Prospect: null, canAdminister: false });
+    expect(detail.messages.map((m: { role: string; message: string }) => [m.role, m.message])).toEqual([['AGENT', 'Hello! How can I help?']]);
+
+    let events = 0;
+    const stop = t.ctx.events.on('conversation.changed', (e) => e.uuid === uuid && events++);
+    const sent = await t.request({ method: 'POST', url: `/api/conversation/${uuid}/written-message`, payload: { message: '  I want widgets  ' } });
+    stop();
+    expect(sent.statusCode).toBe(200);
+    expect(events).toBeGreaterThan(0);
+    const after = (await t.request({ method: 'GET', url: `/api/conversation/${uuid}` })).json();
+    expect(after.messages.at(-1)).toMatchObject({ role: 'PROSPECT', message: 'I want widgets' });
+    expect(after.phase).toBe(-3);
+  });
+
+  it('a granted user writes as the business on a prospect conversation, which pauses the AI', async () => {
+    const conv = await buildConversation(t.ctx, { conversationTypeId: typeA.id, prospectId: prospectA.id, messages: [msg('PROSPECT', 'Hello?', 5)] });
+    const res = await t.request({ method: 'POST', url: `/api/conversation/${conv.uuid}/written-message`, as: normal.cookie, payload: { message: 'A person here' } });
+    expect(res.statusCode).toBe(200);
+    const detail = (await t.request({ method: 'GET', url: `/api/conversation/${conv.uuid}`, as: normal.cookie })).json();
+    expect(detail.messages.at(-1)).toMatchObject({ role: 'AGENT', message: 'A person here' });
+    expect(detail.aiPaused).toBe(true);
+  });
+
+  it('PATCH phase sets any phase code and answers Phase updated', async () => {
+    const conv = await buildConversation(t.ctx, { conversationTypeId: typeA.id, prospectId: prospectA.id, phase: 0 });
+    for (const phase of [-2, 3, 9999, 1]) {
+      const res = await t.request({ method: 'PATCH', url: `/api/conversation/${conv.id}`, as: normal.cookie, payload: { phase } });
+      expect(res.json()).toEqual({ message: 'Phase updated' });
+      const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, conv.id));
+      expect(row.phase).toBe(phase);
+    }
+    const foreign = await t.request({ method: 'PATCH', url: `/api/conversation/${otherB.id}`, as: normal.cookie, payload: { phase: 1 } });
+    expect(foreign.statusCode).toBe(404);
+  });
+
+  it('follow-up writes a nudge on a granted conversation', async () => {
+    const conv = await buildConversation(t.ctx, {
+      conversationTypeId: typeA.id,
+      prospectId: prospectA.id,
+      phase: 1,
+      messages: [msg('PROSPECT', 'Tell me more', 5), msg('AGENT', 'Sure, widgets are great', 6)],
+    });
+    const res = await t.request({ method: 'POST', url: `/api/conversation/${conv.uuid}/follow-up`, as: normal.cookie });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(typeof res.json().message).toBe('string');
+    const detail = (await t.request({ method: 'GET', url: `/api/conversation/${conv.uuid}`, as: admin.cookie })).json();
+    expect(detail.messages).toHaveLength(3);
+    expect(detail.messages.at(-1).role).toBe('AGENT');
+  });
+});

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { PHASE } from '@sales-agent/shared/enums';
 import type { ConversationListQuery } from '@sales-agent/shared/schemas/conversation';
 import {
@@ -30,10 +30,15 @@ export const COUNT_CAP_MIN = 10_000;
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A whole uuid matches exactly (unique index); a partial one matches as a prefix (text_pattern_ops index). */
+/**
+ * A whole uuid matches exactly; the start of one matches as the uuid range it spans ("abc1" → abc10000-… to
+ * abc1ffff-…), so both use the unique uuid index instead of scanning every row's text.
+ */
 function uuidMatch(column: typeof conversations.uuid | typeof prospects.uuid, value: string): SQL {
   if (UUID_RE.test(value)) return eq(column, value);
-  return sql`${column}::text like ${`${value}%`}`;
+  const hex = value.replaceAll('-', '').slice(0, 32);
+  const asUuid = (h: string) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return and(gte(column, asUuid(hex.padEnd(32, '0'))), lte(column, asUuid(hex.padEnd(32, 'f')))) as SQL;
 }
 
 /**
@@ -62,11 +67,12 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       : inArray(c.prospectId, ctx.db.select({ id: prospects.id }).from(prospects).where(inArray(prospects.messagingAccountId, granted))),
   ];
   const where = and(...filters.filter((f): f is SQL => f !== undefined));
-  // Both orders match an index (db/schema/conversations.ts), so a page is an index scan that stops early.
+  // Both orders spell exactly the indexes of db/schema/conversations.ts (drizzle writes them DESC NULLS
+  // LAST), so a page is an index scan that stops early instead of a sort of every match.
   const order =
     query.orderBy === 'latestConversations'
-      ? [desc(c.createdAt), desc(c.id)]
-      : [sql`${c.lastMessageDate} desc nulls last`, desc(c.id)];
+      ? [sql`${c.createdAt} desc nulls last`, sql`${c.id} desc nulls last`]
+      : [sql`${c.lastMessageDate} desc nulls last`, sql`${c.id} desc nulls last`];
   const offset = (query.page - 1) * query.limit;
 
   const rows = await ctx.db

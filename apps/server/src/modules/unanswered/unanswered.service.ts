@@ -1,5 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import type { UnansweredStatus } from '@sales-agent/shared/enums';
+import { resumeFollowUps } from '../../agent/agent.service.ts';
 import type { AppContext } from '../../context.ts';
 import { conversations, messagingAccounts, prospects, unansweredConversations } from '../../db/schema/index.ts';
 import { notFound } from '../../lib/errors.ts';
@@ -47,7 +48,7 @@ export async function deleteUnansweredConversation(ctx: AppContext, id: number):
 
 /**
  * ACTIVE rows are the ones the agent's follow-up scheduler works on; INACTIVE ones it skips. Re-activating
- * emits `unanswered.changed`, on which the agent schedules the next follow-up again.
+ * asks the agent to schedule the next follow-up again.
  */
 export async function setUnansweredStatus(ctx: AppContext, id: number, status: UnansweredStatus): Promise<void> {
   const updated = await ctx.db
@@ -56,5 +57,6 @@ export async function setUnansweredStatus(ctx: AppContext, id: number, status: U
     .where(eq(u.id, id))
     .returning({ conversationId: u.conversationId });
   if (updated.length === 0) throw notFound('Unanswered conversation not found');
+  if (status === 'ACTIVE') await resumeFollowUps(ctx, updated[0].conversationId);
   ctx.events.emit('unanswered.changed', { conversationId: updated[0].conversationId });
 }

@@ -1,0 +1,69 @@
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
+import { LIMITS } from '@sales-agent/shared/limits';
+import type { ConversationDetail, ConversationListResponse } from '@sales-agent/shared/schemas/conversation';
+import { useEffect } from 'react';
+import { api } from '../../../lib/api-client.ts';
+
+/** What the start screen and the type select need of a conversation type (GET /api/conversation-type/listt). */
+export interface ConversationTypeOption {
+  id: number;
+  title: string | null;
+  label: string;
+  initialMessage: string | null;
+}
+
+export const conversationTypeOptionsQuery = () =>
+  queryOptions({
+    queryKey: ['conversation-type-options'],
+    queryFn: () => api.get<ConversationTypeOption[]>('/api/conversation-type/listt'),
+    staleTime: 30_000,
+  });
+
+export const startConversation = (conversationTypeId: number) =>
+  api.post<{ uuid: string }>('/api/conversation/new', { conversationTypeId });
+
+export const conversationQuery = (uuid: string) =>
+  queryOptions({
+    queryKey: ['conversation', uuid],
+    queryFn: () => api.get<ConversationDetail>(`/api/conversation/${uuid}`),
+    // Spec §4: the detail refreshes every 10 s; live events (useConversationEvents) make it sooner.
+    refetchInterval: LIMITS.conversationRefreshMs,
+  });
+
+/**
+ * Invalidates the conversation query on every server-sent `conversation.changed` event, so new agent messages
+ * appear within about a second. The 10 s poll stays as the fallback (another server instance, lost stream).
+ */
+export function useConversationEvents(uuid: string, enabled: boolean) {
+  const client = useQueryClient();
+  useEffect(() => {
+    if (!enabled || typeof EventSource === 'undefined') return;
+    const source = new EventSource(`/api/conversation/${uuid}/events`);
+    const refresh = () => void client.invalidateQueries({ queryKey: ['conversation', uuid] });
+    source.addEventListener('conversation.changed', refresh);
+    return () => source.close();
+  }, [uuid, enabled, client]);
+}
+
+export type ConversationListParams = Record<string, string>;
+
+export const conversationListQuery = (params: ConversationListParams) =>
+  queryOptions({
+    queryKey: ['conversations', params],
+    queryFn: () => api.get<ConversationListResponse>('/api/conversation/list', params),
+    placeholderData: (previous) => previous,
+  });
+
+export const useConversationList = (params: ConversationListParams) => useQuery(conversationListQuery(params));
+
+export const sendWrittenMessage = (uuid: string, message: string) =>
+  api.post<{ message: string }>(`/api/conversation/${uuid}/written-message`, { message });
+export const updatePhase = (id: number, phase: number) => api.patch<{ message: string }>(`/api/conversation/${id}`, { phase });
+export const updateConversationType = (id: number, conversationType: number) =>
+  api.patch<{ message: string }>(`/api/conversation/${id}`, { conversationType });
+export const deleteConversation = (id: number) => api.delete<{ message: string }>(`/api/conversation/${id}`);
+export const deleteMessages = (id: number, messageIds: number[]) =>
+  api.delete<{ message: string }>(`/api/conversation/${id}/messages`, { messageIds });
+export const editMessage = (id: number, messageId: number, message: string) =>
+  api.patch<{ message: string }>(`/api/conversation/${id}/message/${messageId}`, { message });
+export const requestFollowUp = (uuid: string) => api.post<{ message: string }>(`/api/conversation/${uuid}/follow-up`);

@@ -1,0 +1,122 @@
+import { ActionIcon, Box, Checkbox, Group, Paper, Stack, Text } from '@mantine/core';
+import type { MessageView } from '@sales-agent/shared/schemas/conversation';
+import { useState } from 'react';
+import { MessageBox } from './message-box.tsx';
+
+export interface ChatMessagesProps {
+  messages: MessageView[];
+  /** The type's initialMessage, shown first when it is not stored as the first message already. */
+  initialMessage: string | null;
+  /** Spec §4: for a prospect conversation the roles are swapped — the business's side (AGENT) is "us". */
+  hasProspect: boolean;
+  canAdminister: boolean;
+  selected: Set<number>;
+  onToggle(id: number): void;
+  onEdit(messageId: number, text: string): Promise<boolean>;
+}
+
+/** Chat bubbles: the viewer's own side on the right. */
+export function ChatMessages(props: ChatMessagesProps) {
+  const [editing, setEditing] = useState<number | null>(null);
+  const ownRole = props.hasProspect ? 'AGENT' : 'PROSPECT';
+  const label = (role: string) => {
+    if (role === 'SYSTEM') return 'System';
+    if (props.hasProspect) return role === 'AGENT' ? 'Us (agent)' : 'Prospect';
+    return role === 'AGENT' ? 'Sales agent' : 'You';
+  };
+  const showInitial = props.initialMessage && props.messages[0]?.message !== props.initialMessage;
+
+  return (
+    <Stack gap="sm" aria-label="Messages" role="log">
+      {showInitial && (
+        <Bubble own={ownRole === 'AGENT'} role="AGENT" label={label('AGENT')} testId="initial-message">
+          <Text style={{ whiteSpace: 'pre-wrap' }}>{props.initialMessage}</Text>
+        </Bubble>
+      )}
+      {props.messages.map((m) => (
+        <Bubble
+          key={m.id}
+          own={m.role === ownRole}
+          role={m.role}
+          label={label(m.role)}
+          date={m.dateSent}
+          testId="message"
+          tools={
+            props.canAdminister && (
+              <Group gap={4}>
+                <Checkbox
+                  size="xs"
+                  aria-label={`Select message ${m.id}`}
+                  checked={props.selected.has(m.id)}
+                  onChange={() => props.onToggle(m.id)}
+                />
+                <ActionIcon size="sm" variant="subtle" aria-label={`Edit message ${m.id}`} onClick={() => setEditing(m.id)}>
+                  ✎
+                </ActionIcon>
+              </Group>
+            )
+          }
+        >
+          {editing === m.id ? (
+            <Stack gap={4}>
+              <MessageBox
+                label="Edit message"
+                initialValue={m.message}
+                submitLabel="Save message"
+                placeholder="Message (Enter saves)"
+                autoFocus
+                onSend={async (text) => {
+                  const ok = await props.onEdit(m.id, text);
+                  if (ok) setEditing(null);
+                  return false;
+                }}
+              />
+              <Text size="xs" c="blue" style={{ cursor: 'pointer' }} onClick={() => setEditing(null)}>
+                Cancel
+              </Text>
+            </Stack>
+          ) : (
+            <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.message}</Text>
+          )}
+        </Bubble>
+      ))}
+    </Stack>
+  );
+}
+
+function Bubble(props: {
+  own: boolean;
+  role: string;
+  label: string;
+  date?: string;
+  testId: string;
+  tools?: React.ReactNode;
+  children: React.ReactNode;
+}) {
+  const system = props.role === 'SYSTEM';
+  return (
+    <Box
+      data-testid={props.testId}
+      data-role={props.role}
+      style={{ display: 'flex', justifyContent: system ? 'center' : props.own ? 'flex-end' : 'flex-start' }}
+    >
+      <Paper
+        p="sm"
+        radius="lg"
+        maw="75%"
+        miw={200}
+        bg={system ? 'gray.1' : props.own ? 'blue.0' : 'gray.0'}
+        withBorder
+      >
+        <Group justify="space-between" gap="xs" mb={4} wrap="nowrap">
+          <Text size="xs" fw={600} c="dimmed">
+            {props.label}
+            {props.date && ` · ${new Date(props.date).toLocaleString()}`}
+          </Text>
+          {props.tools}
+        </Group>
+        {props.children}
+      </Paper>
+    </Box>
+  );
+}

@@ -1,0 +1,98 @@
+import { Button, Card, Group, NumberInput, Select, TextInput } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { TRUNCATE } from '@sales-agent/shared/limits';
+import { truncate } from '@sales-agent/shared/truncate';
+import { useEffect, useState } from 'react';
+import { conversationTypeOptionsQuery } from '../api/conversations.ts';
+
+/** The text/number filters, applied together with "Apply filters" (the selects apply at once). */
+export const TEXT_FILTERS = [
+  'uuid',
+  'prospectUuid',
+  'phase',
+  'minRating',
+  'maxRating',
+  'minRecordingDuration',
+  'maxRecordingDuration',
+] as const;
+
+export function ListFilters(props: { params: URLSearchParams; onChange(changes: Record<string, string | null>): void }) {
+  const types = useQuery(conversationTypeOptionsQuery());
+  const [draft, setDraft] = useState<Record<string, string>>({});
+  const paramsKey = props.params.toString();
+  useEffect(() => {
+    setDraft(Object.fromEntries(TEXT_FILTERS.map((k) => [k, props.params.get(k) ?? ''])));
+    // the query string is the source of truth; re-read it whenever it changes
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [paramsKey]);
+  const set = (key: string) => (value: string | number) => setDraft((d) => ({ ...d, [key]: String(value) }));
+  const apply = () => props.onChange(Object.fromEntries(TEXT_FILTERS.map((k) => [k, draft[k]?.trim() || null])));
+  const reset = () =>
+    props.onChange(Object.fromEntries([...TEXT_FILTERS, 'conversationType', 'hasRecording', 'orderBy'].map((k) => [k, null])));
+  const num = (key: string, label: string, min?: number) => (
+    <NumberInput label={label} value={draft[key] ?? ''} onChange={set(key)} min={min} w={150} allowDecimal={false} />
+  );
+
+  return (
+    <Card withBorder>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          apply();
+        }}
+      >
+        <Group align="flex-end" wrap="wrap" gap="sm">
+          <TextInput label="UUID" value={draft.uuid ?? ''} onChange={(e) => set('uuid')(e.currentTarget.value)} w={300} placeholder="whole or start" />
+          <TextInput
+            label="Prospect UUID"
+            value={draft.prospectUuid ?? ''}
+            onChange={(e) => set('prospectUuid')(e.currentTarget.value)}
+            w={300}
+            placeholder="whole or start"
+          />
+          {num('phase', 'Phase')}
+          <Select
+            label="Conversation type"
+            data={(types.data ?? []).map((t) => ({ value: String(t.id), label: truncate(t.label, TRUNCATE.typeSelectLabel) }))}
+            value={props.params.get('conversationType')}
+            onChange={(v) => props.onChange({ conversationType: v })}
+            clearable
+            placeholder="All types"
+            w={260}
+          />
+          {num('minRating', 'Min rating', 0)}
+          {num('maxRating', 'Max rating', 0)}
+          {num('minRecordingDuration', 'Min recording (s)', 0)}
+          {num('maxRecordingDuration', 'Max recording (s)', 0)}
+          <Select
+            label="Has recording"
+            data={[
+              { value: 'all', label: 'All' },
+              { value: 'true', label: 'With recording' },
+              { value: 'false', label: 'Without recording' },
+            ]}
+            value={props.params.get('hasRecording') ?? 'all'}
+            onChange={(v) => props.onChange({ hasRecording: v === 'all' ? null : v })}
+            allowDeselect={false}
+            w={170}
+          />
+          <Select
+            label="Order by"
+            data={[
+              { value: 'latestMessageDate', label: 'Latest message' },
+              { value: 'latestConversations', label: 'Latest conversations' },
+            ]}
+            value={props.params.get('orderBy') ?? 'latestMessageDate'}
+            onChange={(v) => props.onChange({ orderBy: v })}
+            allowDeselect={false}
+            w={200}
+          />
+          <Button type="submit">Apply filters</Button>
+          <Button variant="subtle" onClick={reset}>
+            Reset
+          </Button>
+        </Group>
+      </form>
+    </Card>
+  );
+}

@@ -1,0 +1,57 @@
+import { ActionIcon, Group, Textarea } from '@mantine/core';
+import { LIMITS } from '@sales-agent/shared/limits';
+import { useState } from 'react';
+
+/**
+ * Spec §5: trimmed text must be non-empty; Enter sends, Shift+Enter adds a newline; the box grows up to 9
+ * lines of 24 px.
+ */
+export function MessageBox(props: {
+  onSend(text: string): Promise<boolean>;
+  label: string;
+  placeholder?: string;
+  initialValue?: string;
+  submitLabel?: string;
+  autoFocus?: boolean;
+}) {
+  const [value, setValue] = useState(props.initialValue ?? '');
+  const [busy, setBusy] = useState(false);
+  const trimmed = value.trim();
+
+  const submit = async () => {
+    if (!trimmed || busy) return;
+    setBusy(true);
+    try {
+      if (await props.onSend(trimmed)) setValue('');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Group align="flex-end" gap="xs" wrap="nowrap">
+      <Textarea
+        aria-label={props.label}
+        placeholder={props.placeholder ?? 'Write a message… (Enter sends, Shift+Enter adds a line)'}
+        value={value}
+        onChange={(e) => setValue(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            void submit();
+          }
+        }}
+        autosize
+        minRows={1}
+        maxRows={LIMITS.textareaMaxLines}
+        styles={{ input: { lineHeight: `${LIMITS.textareaLineHeightPx}px` } }}
+        style={{ flex: 1 }}
+        autoFocus={props.autoFocus}
+        disabled={busy}
+      />
+      <ActionIcon size="lg" onClick={submit} disabled={!trimmed} loading={busy} aria-label={props.submitLabel ?? 'Send'} variant="filled">
+        ➤
+      </ActionIcon>
+    </Group>
+  );
+}

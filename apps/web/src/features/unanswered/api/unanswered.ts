@@ -1,0 +1,17 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { UnansweredStatus } from '@sales-agent/shared/enums';
+import { LIMITS } from '@sales-agent/shared/limits';
+import type { UnansweredItem } from '@sales-agent/shared/schemas/unanswered';
+import { api } from '../../../lib/api-client.ts';
+
+/** Spec §2.9/§7.5: polled every 3 s. */
+export const unansweredQuery = () =>
+  queryOptions({
+    queryKey: ['unanswered-conversations'],
+    queryFn: () => api.get<UnansweredItem[]>('/api/admin/unanswered-conversations/listt'),
+    refetchInterval: LIMITS.unansweredRefreshMs,
+  });
+
+export const deleteUnanswered = (id: number) => api.delete<{ message: string }>(`/api/admin/unanswered-conversations/${id}`);
+export const setUnansweredStatus = (id: number, status: UnansweredStatus) =>
+  api.patch<{ message: string }>(`/api/admin/unanswered-conversations/${id}`, { status });
