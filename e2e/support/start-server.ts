@@ -23,4 +23,11 @@ Object.assign(process.env, {
   LOG_LEVEL: 'warn',
 });
 
+// E2E_FAKE_OPENAI=1: a second server whose speech-to-text goes to a loopback fake (call-recordings spec).
+if (process.env.E2E_FAKE_OPENAI === '1') {
+  const { startOpenAiTranscriptionFake } = await import('../../apps/server/src/test/fakes/openai-transcription-fake.ts');
+  const fake = await startOpenAiTranscriptionFake();
+  Object.assign(process.env, { OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.baseUrl });
+}
+
 await import('../../apps/server/src/main.ts');

@@ -24,7 +24,7 @@ export default function TranscriptPage() {
     return (
       <Stack>
         <PageTitle>Transcript</PageTitle>
-        <Alert color="red" role="alert">
+        <Alert color="red" role="alert" data-testid="transcript-error">
           {LOAD_FAILED}
         </Alert>
         {back}

@@ -81,7 +81,7 @@ export default function UploadPage() {
       </Dropzone>
 
       {error && (
-        <Alert color="red" role="alert" title="Upload">
+        <Alert color="red" role="alert" title="Upload" data-testid="upload-error">
           {error}
         </Alert>
       )}
