@@ -67,13 +67,15 @@ export function JsonConfigEditor({ heading, initialText, onSave, validate, descr
   };
 
   return (
-    <Stack>
-      <PageTitle>{truncate(heading, TRUNCATE.configHeading)}</PageTitle>
-      {description && (
-        <Text size="sm" c="dimmed">
-          {description}
-        </Text>
-      )}
+    <Stack gap="sm">
+      <div>
+        <PageTitle>{truncate(heading, TRUNCATE.configHeading)}</PageTitle>
+        {description && (
+          <Text size="sm" c="dimmed" mt={-8}>
+            {description}
+          </Text>
+        )}
+      </div>
       <Card withBorder p={0} data-testid="json-config-editor">
         <CodeMirror
           value={text}
