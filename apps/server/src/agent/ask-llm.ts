@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { conversations, llmUsage } from '../db/schema/index.ts';
 import { costOf } from './llm/prices.ts';
@@ -14,15 +14,15 @@ export async function askLlm<T>(ctx: AppContext, conversationId: number, request
   if (result.usage) {
     const { promptTokens, completionTokens } = result.usage;
     const costUsd = costOf(result.model, promptTokens, completionTokens);
-    await ctx.db.insert(llmUsage).values({ conversationId, purpose: request.purpose, model: result.model, promptTokens, completionTokens, costUsd });
-    await ctx.db
-      .update(conversations)
-      .set({
-        promptTokens: sql`${conversations.promptTokens} + ${promptTokens}`,
-        completionTokens: sql`${conversations.completionTokens} + ${completionTokens}`,
-        costUsd: sql`${conversations.costUsd} + ${costUsd}`,
-      })
-      .where(eq(conversations.id, conversationId));
+    // One round trip: the usage row and the conversation's running totals.
+    await ctx.db.execute(sql`
+      with usage as (
+        insert into ${llmUsage} (conversation_id, purpose, model, prompt_tokens, completion_tokens, cost_usd)
+        values (${conversationId}, ${request.purpose}, ${result.model}, ${promptTokens}, ${completionTokens}, ${costUsd})
+      )
+      update ${conversations} set prompt_tokens = prompt_tokens + ${promptTokens},
+        completion_tokens = completion_tokens + ${completionTokens}, cost_usd = cost_usd + ${costUsd}
+      where id = ${conversationId}`);
   }
   return result.value;
 }

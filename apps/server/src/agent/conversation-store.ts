@@ -31,32 +31,34 @@ export interface LoadedConversation {
 }
 
 export async function loadConversation(ctx: AppContext, conversationId: number): Promise<LoadedConversation | null> {
-  const [conversation] = await ctx.db.select().from(conversations).where(eq(conversations.id, conversationId)).limit(1);
-  if (!conversation) return null;
-  const [type] = conversation.conversationTypeId
-    ? await ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, conversation.conversationTypeId)).limit(1)
-    : [];
-  const phases = type
+  // One round trip for the conversation, its type and its prospect's account; one more for the phases.
+  const [row] = await ctx.db
+    .select({
+      conversation: conversations,
+      type: conversationTypes,
+      prospect: {
+        id: prospects.id,
+        externalId: prospects.externalId,
+        messagingAccountId: prospects.messagingAccountId,
+        accountType: messagingAccounts.type,
+      },
+    })
+    .from(conversations)
+    .leftJoin(conversationTypes, eq(conversationTypes.id, conversations.conversationTypeId))
+    .leftJoin(prospects, eq(prospects.id, conversations.prospectId))
+    .leftJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+    .where(eq(conversations.id, conversationId))
+    .limit(1);
+  if (!row) return null;
+  const phases = row.type
     ? await ctx.db
         .select()
         .from(conversationPhases)
-        .where(eq(conversationPhases.conversationTypeId, type.id))
+        .where(eq(conversationPhases.conversationTypeId, row.type.id))
         .orderBy(asc(conversationPhases.index), asc(conversationPhases.id))
     : [];
-  const [prospect] = conversation.prospectId
-    ? await ctx.db
-        .select({
-          id: prospects.id,
-          externalId: prospects.externalId,
-          messagingAccountId: prospects.messagingAccountId,
-          accountType: messagingAccounts.type,
-        })
-        .from(prospects)
-        .innerJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
-        .where(eq(prospects.id, conversation.prospectId))
-        .limit(1)
-    : [];
-  return { conversation, type: type ?? null, phases, prospect: prospect ?? null };
+  const prospect = row.prospect?.id != null && row.prospect.accountType ? (row.prospect as LoadedConversation['prospect']) : null;
+  return { conversation: row.conversation, type: row.type, phases, prospect };
 }
 
 /** The effective agent settings of a type: its config JSON over AGENT_CONFIG_DEFAULTS. */

@@ -2,7 +2,7 @@ import { PHASE } from '@sales-agent/shared/enums';
 import type { AppContext } from '../context.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
-import { agentSettingsOf, lastMessageIds, loadConversation, loadHistory, playbookOf } from './conversation-store.ts';
+import { agentSettingsOf, type AgentSettings, lastMessageIds, loadConversation, loadHistory, playbookOf } from './conversation-store.ts';
 import { LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from './phases.ts';
 import { followUpRequest } from './prompts.ts';
@@ -15,13 +15,16 @@ export const FOLLOW_UP_JOB = 'agent.follow-up';
  * Makes the durable follow-up job match the unanswered entry: one job per conversation (singletonKey
  * `follow-up:<id>`), due at earliestReplyDateTime, while the entry is ACTIVE and below the maximum.
  */
-export async function scheduleFollowUp(ctx: AppContext, conversationId: number): Promise<void> {
+export async function scheduleFollowUp(ctx: AppContext, conversationId: number, known?: AgentSettings): Promise<void> {
   await ctx.jobs.cancel(followUpJobKey(conversationId));
   const entry = await findUnanswered(ctx, conversationId);
   if (!entry || entry.status !== 'ACTIVE') return;
-  const loaded = await loadConversation(ctx, conversationId);
-  if (!loaded?.type) return;
-  const settings = agentSettingsOf(ctx, loaded.type.config);
+  let settings = known;
+  if (!settings) {
+    const loaded = await loadConversation(ctx, conversationId);
+    if (!loaded?.type) return;
+    settings = agentSettingsOf(ctx, loaded.type.config);
+  }
   if (entry.followUpCount >= settings.maxFollowUps) return;
   await ctx.jobs.enqueue(FOLLOW_UP_JOB, { conversationId }, { runAt: entry.earliestReplyDateTime, singletonKey: followUpJobKey(conversationId) });
 }

@@ -123,7 +123,7 @@ async function closeDebounceWindow(ctx: AppContext, loaded: LoadedConversation):
 /** A new silence starts after each AI reply: the unanswered entry and the first follow-up job. */
 export async function afterAgentReply(ctx: AppContext, conversationId: number, settings: AgentSettings): Promise<void> {
   await startSilence(ctx, conversationId, settings.followUpDelaysMinutes[0]);
-  await scheduleFollowUp(ctx, conversationId);
+  await scheduleFollowUp(ctx, conversationId, settings);
 }
 
 /** Phase N reached: the conversation ends, is rated 1–10, and leaves the unanswered list. */
