@@ -1,7 +1,15 @@
-import { type APIRequestContext, expect, test } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { confirmModal, E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
 
 const DELETE_CONFIRMATION = 'Are you sure you want to delete this account? This will delete all conversations related to this account';
+
+/** Checks a toast and closes it, so a later identical notice is really a new one. */
+async function expectToast(page: Page, text: string) {
+  const toast = page.getByRole('alert').filter({ hasText: text });
+  await expect(toast).toBeVisible();
+  await toast.getByRole('button').click();
+  await expect(toast).toHaveCount(0);
+}
 
 /** Signs the request context in as the E2E admin (cookies stay on the context). */
 async function adminApi(request: APIRequestContext) {
@@ -47,7 +55,7 @@ test.describe('admin messaging accounts', () => {
     await page.getByRole('option', { name: new RegExp(typeTitle) }).click();
     await page.screenshot({ path: '/tmp/accounts-create.png', fullPage: true });
     await page.getByRole('button', { name: 'Save' }).click();
-    await expect(page.getByText('Account created or updated successfully')).toBeVisible();
+    await expectToast(page, 'Account created or updated successfully');
     await expect(page).toHaveURL(/\/admin\/messaging-accounts\/list$/);
 
     const row = page.getByRole('row').filter({ hasText: pageName });
@@ -71,7 +79,7 @@ test.describe('admin messaging accounts', () => {
     await page.getByRole('combobox', { name: 'Type', exact: true }).click();
     await page.getByRole('option', { name: 'FACEBOOK' }).click();
     await page.getByRole('button', { name: 'Save' }).click();
-    await expect(page.getByText('Account created or updated successfully')).toBeVisible();
+    await expectToast(page, 'Account created or updated successfully');
     const edited = page.getByRole('row').filter({ hasText: editedName });
     await expect(edited).toContainText('FACEBOOK');
     const list = await (await request.get('/api/admin/messaging-accounts/list')).json();
@@ -95,7 +103,7 @@ test.describe('admin messaging accounts', () => {
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.insertText('{"greeting": "Hi there", "replyDelay": 3}');
     await page.getByRole('button', { name: 'Save' }).click();
-    await expect(page.getByText('Configuration saved successfully.')).toBeVisible();
+    await expectToast(page, 'Configuration saved successfully.');
     await expect(page.getByRole('alert').filter({ hasText: 'Invalid JSON' })).toHaveCount(0);
     const view = await (await request.get(`/api/admin/messaging-accounts/${stored.id}`)).json();
     expect(JSON.parse(view.config)).toEqual({ greeting: 'Hi there', replyDelay: 3 });
@@ -104,7 +112,7 @@ test.describe('admin messaging accounts', () => {
     await page.goto('/admin/messaging-accounts/list');
     await page.getByRole('row').filter({ hasText: editedName }).getByRole('button', { name: 'Delete' }).click();
     await confirmModal(page, DELETE_CONFIRMATION);
-    await expect(page.getByText('Account deleted successfully')).toBeVisible();
+    await expectToast(page, 'Account deleted successfully');
     await expect(page.getByRole('row').filter({ hasText: editedName })).toHaveCount(0);
   });
 
