@@ -213,7 +213,7 @@ const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).u
 
 /**
  * Signs a request for S3 (SigV4). Returns the headers to send: the given ones plus host, x-amz-date,
- * x-amz-content-sha256 (UNSIGNED-PAYLOAD, so bodies can stream) and authorization.
+ * x-amz-content-sha256 (UNSIGNED-PAYLOAD by default, so bodies can stream) and authorization.
  */
 export function signV4(input: {
   method: string;
@@ -223,16 +223,21 @@ export function signV4(input: {
   accessKeyId: string;
   secretAccessKey: string;
   date: Date;
+  /** Lower-case names of the headers to sign besides host, x-amz-content-sha256 and x-amz-date. */
+  extraSignedHeaders?: string[];
+  /** Hex SHA-256 of the body, or UNSIGNED-PAYLOAD (the default) for streamed bodies. */
+  payloadHash?: string;
 }): Record<string, string> {
+  const payloadHash = input.payloadHash ?? 'UNSIGNED-PAYLOAD';
   const amzDate = input.date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
   const day = amzDate.slice(0, 8);
   const headers: Record<string, string> = {
     ...Object.fromEntries(Object.entries(input.headers).map(([k, v]) => [k.toLowerCase(), v])),
     host: input.url.host,
     'x-amz-date': amzDate,
-    'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+    'x-amz-content-sha256': payloadHash,
   };
-  const signedNames = ['host', 'x-amz-content-sha256', 'x-amz-date'];
+  const signedNames = ['host', 'x-amz-content-sha256', 'x-amz-date', ...(input.extraSignedHeaders ?? [])].sort();
   const canonicalHeaders = signedNames.map((n) => `${n}:${headers[n].trim()}\n`).join('');
   const query = [...input.url.searchParams.entries()]
     .map(([k, v]) => `${encodeRfc3986(k)}=${encodeRfc3986(v)}`)
@@ -244,7 +249,7 @@ export function signV4(input: {
     query,
     canonicalHeaders,
     signedNames.join(';'),
-    'UNSIGNED-PAYLOAD',
+    payloadHash,
   ].join('\n');
   const scope = `${day}/${input.region}/s3/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
