@@ -21,7 +21,7 @@ export const DEMO_PLAYBOOK = {
     'The reply must not promise discounts, custom pricing, features not listed in the role, or delivery dates. It must not ask for payment details. It must be at most three sentences.',
   errorPrompt:
     'Apologise briefly, say that a colleague from the Brightdesk team will follow up shortly, and do not make any promise.',
-  initialMessage: 'Hi! I’m Maya from Brightdesk 👋 What brings you here today — are you looking for a better way to handle customer support?',
+  initialMessage: 'Hi! I’m Maya from Brightdesk. What brings you here today — are you looking for a better way to handle customer support?',
   config: JSON.stringify({ replyDebounceSeconds: 2, followUp: { delaysMinutes: [60, 1440], max: 2 }, temperature: 0.7 }, null, 2),
   phases: [
     {
