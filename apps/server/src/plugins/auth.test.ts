@@ -19,15 +19,16 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Every /api/admin route the app registers, read from its own OpenAPI document, with ids filled in. */
-async function adminRoutes(): Promise<Array<{ method: string; url: string }>> {
+/** Every route the app registers, read from its own OpenAPI document, with path parameters filled in. */
+async function documentedRoutes(filter: (path: string) => boolean): Promise<Array<{ method: string; url: string }>> {
   const doc = (await t.request({ method: 'GET', url: '/api/docs/json' })).json() as { paths: Record<string, Record<string, unknown>> };
   return Object.entries(doc.paths)
-    .filter(([p]) => p.startsWith('/api/admin/'))
+    .filter(([p]) => filter(p))
     .flatMap(([p, methods]) =>
       Object.keys(methods).map((m) => ({ method: m.toUpperCase(), url: p.replace(/\{[^}]+\}/g, '1') })),
     );
 }
+const adminRoutes = () => documentedRoutes((p) => p.startsWith('/api/admin/'));
 
 describe('admin authorization (every /api/admin route)', () => {
   it('finds the admin routes', async () => {
@@ -60,6 +61,37 @@ describe('admin authorization (every /api/admin route)', () => {
       }
     }
   });
+});
+
+describe('bad input on every route', () => {
+  const badBodies = ['{"broken":', JSON.stringify({ id: 'x', message: 42, email: [], phase: 'high' }), JSON.stringify([1, 2]), '"just a string"'];
+  // Ids that exist nowhere, ids of the wrong type, and ids that are not numbers or uuids at all.
+  const idVariants = ['999999', 'not-an-id', '00000000-0000-4000-8000-000000000000', '-1'];
+
+  it('never answers 5xx to malformed JSON, wrong types or unknown ids, signed in or not', async () => {
+    // Logout is left out: it would end the sessions the rest of the loop signs in with.
+    const routes = await documentedRoutes((p) => p.startsWith('/api/') && !p.startsWith('/api/docs') && p !== '/api/user/logout');
+    expect(routes.length).toBeGreaterThan(10);
+    for (const route of routes) {
+      for (const id of idVariants) {
+        const url = route.url.replace(/\/1(\/|$)/g, `/${id}$1`);
+        for (const as of [undefined, normal.cookie, admin.cookie]) {
+          const bodies = route.method === 'GET' || route.method === 'HEAD' ? [undefined] : badBodies;
+          for (const payload of bodies) {
+            const res = await t.request({
+              method: route.method as never,
+              url,
+              headers: payload === undefined ? {} : { 'content-type': 'application/json' },
+              payload,
+              as,
+            });
+            expect(res.statusCode, `${route.method} ${url} ${payload} ${as ? 'signed in' : 'anonymous'}: ${res.body}`).toBeLessThan(500);
+            if (res.statusCode >= 400) expect(res.json(), `${route.method} ${url}`).toMatchObject({ error: expect.any(String), code: expect.any(String) });
+          }
+        }
+      }
+    }
+  }, 120_000);
 });
 
 describe('sessions', () => {
