@@ -124,28 +124,23 @@ export interface NewMessage {
  */
 export async function insertMessage(db: Executor, input: NewMessage): Promise<StoredMessage | null> {
   const dateSent = input.dateSent ?? new Date();
-  const [row] = await db
-    .insert(messages)
-    .values({
-      conversationId: input.conversationId,
-      role: input.role,
-      message: input.message,
-      dateSent,
-      externalId: input.externalId ?? null,
-      writtenByHuman: input.writtenByHuman ?? false,
-    })
-    .onConflictDoNothing()
-    .returning();
+  // One round trip: the insert (a no-op on a duplicate externalId) and the counters, only when inserted.
+  const result = await db.execute(sql`
+    with inserted as (
+      insert into ${messages} (conversation_id, role, message, date_sent, external_id, written_by_human)
+      values (${input.conversationId}, ${input.role}, ${input.message}, ${dateSent.toISOString()}::timestamptz,
+              ${input.externalId ?? null}, ${input.writtenByHuman ?? false})
+      on conflict do nothing
+      returning id, conversation_id, role, message, date_sent
+    ), counted as (
+      update ${conversations} set messages_count = messages_count + 1,
+        last_message_date = greatest(last_message_date, ${dateSent.toISOString()}::timestamptz), updated_at = now()
+      where id = ${input.conversationId} and exists (select 1 from inserted)
+    )
+    select id, conversation_id, role, message, date_sent from inserted`);
+  const row = (result as unknown as { rows: { id: string | number; conversation_id: number; role: StoredMessage['role']; message: string; date_sent: string | Date }[] }).rows[0];
   if (!row) return null;
-  await db
-    .update(conversations)
-    .set({
-      messagesCount: sql`${conversations.messagesCount} + 1`,
-      lastMessageDate: sql`greatest(${conversations.lastMessageDate}, ${dateSent.toISOString()}::timestamptz)`,
-      updatedAt: new Date(),
-    })
-    .where(eq(conversations.id, input.conversationId));
-  return { id: row.id, conversationId: row.conversationId, role: row.role, message: row.message, dateSent: row.dateSent };
+  return { id: Number(row.id), conversationId: row.conversation_id, role: row.role, message: row.message, dateSent: new Date(row.date_sent) };
 }
 
 /**
