@@ -22,11 +22,12 @@ import { grantedAccountIds } from '../messaging-accounts/access.ts';
 import type { AccessibleConversation } from './conversation-access.ts';
 
 /**
- * The count behind totalPages stops at this many rows beyond the requested page, so a page of a list of
- * millions never counts them all (docs/performance.md "Conversation list").
+ * The count behind totalPages stops a little beyond the requested page (at least 1,000 rows or 10 pages
+ * ahead), so a page of a list of millions never counts them all; the answer then says totalPages is a lower
+ * bound (docs/performance.md "Conversation list").
  */
-export const COUNT_CAP_PAGES_AHEAD = 100;
-export const COUNT_CAP_MIN = 10_000;
+export const COUNT_CAP_PAGES_AHEAD = 10;
+export const COUNT_CAP_MIN_ROWS = 1_000;
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -101,7 +102,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
     .limit(query.limit)
     .offset(offset);
 
-  const cap = Math.max(COUNT_CAP_MIN, offset + query.limit * COUNT_CAP_PAGES_AHEAD);
+  const cap = offset + Math.max(COUNT_CAP_MIN_ROWS, query.limit * COUNT_CAP_PAGES_AHEAD);
   const capped = ctx.db.select({ one: sql`1` }).from(c).where(where).limit(cap + 1).as('capped');
   const [{ total }] = await ctx.db.select({ total: count() }).from(capped);
   const counted = Math.min(Number(total), cap);
