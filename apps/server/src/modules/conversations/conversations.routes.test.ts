@@ -159,6 +159,17 @@ describe('GET /api/conversation/list', () => {
     expect((await list(`?conversationType=${typeP.id}&page=9`)).json().conversations).toEqual([]);
   });
 
+  it('stops counting a little beyond the page and says totalPages is then a lower bound', async () => {
+    const typeC = await buildConversationType(t.ctx, { title: 'Counting', phases: 0 });
+    await t.ctx.db.insert(conversations).values(Array.from({ length: 1050 }, () => ({ conversationTypeId: typeC.id })));
+    const first = await list(`?conversationType=${typeC.id}`);
+    expect(first.json()).toMatchObject({ totalPages: 100, totalPagesIsLowerBound: true });
+    const deep = await list(`?conversationType=${typeC.id}&page=100`);
+    expect(deep.json()).toMatchObject({ totalPages: 105, totalPagesIsLowerBound: false });
+    expect(deep.json().conversations).toHaveLength(10);
+    await t.ctx.db.delete(conversations).where(eq(conversations.conversationTypeId, typeC.id));
+  });
+
   it('answers 400 naming the field for a bad query', async () => {
     for (const q of ['?limit=20', '?page=0', '?orderBy=oldest', '?hasRecording=maybe', '?phase=abc', '?uuid=zz%25', '?minRating=-1']) {
       const res = await list(q);
