@@ -69,9 +69,11 @@ test.describe('admin conversation types', () => {
     // Delete one phase: confirmation, notice, then the page reloads after 1 s
     await page.evaluate(() => ((window as unknown as { beforeReload: boolean }).beforeReload = true));
     await phaseRow(page, 2).getByRole('button', { name: 'Delete' }).click();
+    const reloaded = page.waitForEvent('load');
     await confirmModal(page, 'Delete this phase?');
     await expect(toast(page, 'Phase deleted successfully')).toBeVisible();
-    await expect.poll(() => page.evaluate(() => (window as unknown as { beforeReload?: boolean }).beforeReload ?? false)).toBe(false);
+    await reloaded;
+    expect(await page.evaluate(() => (window as unknown as { beforeReload?: boolean }).beforeReload)).toBeUndefined();
     await expect(phaseRow(page, 2)).toHaveCount(0);
     await expect(phaseRow(page, 0)).toBeVisible();
     await expect(phaseRow(page, 1)).toBeVisible();
