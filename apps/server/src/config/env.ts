@@ -59,6 +59,8 @@ const envSchema = z.object({
   AUTH_RATE_LIMIT: z.coerce.number().int().positive().default(20),
   /** New web-chat conversations and messages per minute per anonymous client (LLM cost guard). */
   CHAT_RATE_LIMIT: z.coerce.number().int().positive().default(30),
+  /** Milliseconds the conversation list may spend counting for totalPages before answering "N+" pages. */
+  CONVERSATION_LIST_COUNT_BUDGET_MS: z.coerce.number().int().positive().default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST_DIR: optionalString,
   /** JSON file with the pricing calculator's unit prices (docs/pricing.md); default: the bundled prices.json. */

@@ -33,7 +33,8 @@ let web: Awaited<ReturnType<typeof buildConversation>>;
 const msg = (role: 'PROSPECT' | 'AGENT', message: string, minute: number) => ({ role, message, dateSent: at(minute) });
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  // A generous count budget: exact totalPages even on a busy test machine.
+  t = await buildTestApp({ CONVERSATION_LIST_COUNT_BUDGET_MS: '60000' });
   admin = await buildAdmin(t.ctx);
   normal = await buildUser(t.ctx);
   stranger = await buildUser(t.ctx);

@@ -76,57 +76,104 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       : [sql`${c.lastMessageDate} desc nulls last`, sql`${c.id} desc nulls last`];
   const offset = (query.page - 1) * query.limit;
 
-  const rows = await ctx.db
-    .select({
-      id: c.id,
-      uuid: c.uuid,
-      phase: c.phase,
-      conversationTypeId: c.conversationTypeId,
-      typeTitle: conversationTypes.title,
-      rating: c.rating,
-      recordingDuration: c.recordingDuration,
-      recordingUrl: c.recordingUrl,
-      messagesCount: c.messagesCount,
-      lastMessageDate: c.lastMessageDate,
-      prospectId: c.prospectId,
-      prospectUuid: prospects.uuid,
-      accountId: messagingAccounts.id,
-      pageName: messagingAccounts.pageName,
-    })
-    .from(c)
-    .leftJoin(conversationTypes, eq(conversationTypes.id, c.conversationTypeId))
-    .leftJoin(prospects, eq(prospects.id, c.prospectId))
-    .leftJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
-    .where(where)
-    .orderBy(...order)
-    .limit(query.limit)
-    .offset(offset);
-
   const cap = offset + Math.max(COUNT_CAP_MIN_ROWS, query.limit * COUNT_CAP_PAGES_AHEAD);
-  const capped = ctx.db.select({ one: sql`1` }).from(c).where(where).limit(cap + 1).as('capped');
-  const [{ total }] = await ctx.db.select({ total: count() }).from(capped);
-  const counted = Math.min(Number(total), cap);
+  // The page and the count are independent: on PostgreSQL they run on two pooled connections at once.
+  const [rows, total] = await Promise.all([
+    ctx.db
+      .select({
+        id: c.id,
+        uuid: c.uuid,
+        phase: c.phase,
+        conversationTypeId: c.conversationTypeId,
+        typeTitle: conversationTypes.title,
+        rating: c.rating,
+        recordingDuration: c.recordingDuration,
+        recordingUrl: c.recordingUrl,
+        messagesCount: c.messagesCount,
+        lastMessageDate: c.lastMessageDate,
+        prospectId: c.prospectId,
+        prospectUuid: prospects.uuid,
+        accountId: messagingAccounts.id,
+        pageName: messagingAccounts.pageName,
+      })
+      .from(c)
+      .leftJoin(conversationTypes, eq(conversationTypes.id, c.conversationTypeId))
+      .leftJoin(prospects, eq(prospects.id, c.prospectId))
+      .leftJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+      .where(where)
+      .orderBy(...order)
+      .limit(query.limit)
+      .offset(offset),
+    countWithinBudget(ctx, where, cap + 1),
+  ]);
+  if (total === null) {
+    // The count ran out of time (a rare filter combination over millions of rows): say there is at least
+    // one more page when this one is full.
+    const full = rows.length === query.limit;
+    return { conversations: rows.map(presentListRow), totalPages: query.page + (full ? 1 : 0), totalPagesIsLowerBound: full };
+  }
+  const counted = Math.min(total, cap);
 
   return {
-    conversations: rows.map((r) => ({
-      id: r.id,
-      uuid: r.uuid,
-      phase: r.phase,
-      conversationTypeId: r.conversationTypeId,
-      ConversationType: r.conversationTypeId === null ? null : { id: r.conversationTypeId, title: r.typeTitle },
-      rating: r.rating,
-      recordingDuration: r.recordingDuration,
-      recordingUrl: r.recordingUrl,
-      messagesCount: r.messagesCount,
-      lastMessageDate: r.lastMessageDate?.toISOString() ?? null,
-      prospectId: r.prospectId,
-      Prospect:
-        r.prospectUuid === null || r.accountId === null
-          ? null
-          : { uuid: r.prospectUuid, messagingAccount: { id: r.accountId, pageName: r.pageName ?? '' } },
-    })),
+    conversations: rows.map(presentListRow),
     totalPages: Math.ceil(counted / query.limit),
-    totalPagesIsLowerBound: Number(total) > cap,
+    totalPagesIsLowerBound: total > cap,
+  };
+}
+
+/**
+ * Counts matches up to `limit` rows, or null when that takes longer than CONVERSATION_LIST_COUNT_BUDGET_MS
+ * (the page itself is always answered).
+ */
+async function countWithinBudget(ctx: AppContext, where: SQL | undefined, limit: number): Promise<number | null> {
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      await tx.execute(sql.raw(`set local statement_timeout = ${Math.floor(ctx.config.CONVERSATION_LIST_COUNT_BUDGET_MS)}`));
+      const capped = tx.select({ one: sql`1` }).from(conversations).where(where).limit(limit).as('capped');
+      const [{ total }] = await tx.select({ total: count() }).from(capped);
+      return Number(total);
+    });
+  } catch (err) {
+    const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+    if (code === '57014') return null; // query_canceled by statement_timeout
+    throw err;
+  }
+}
+
+type ListRow = {
+  id: number;
+  uuid: string;
+  phase: number;
+  conversationTypeId: number | null;
+  typeTitle: string | null;
+  rating: number | null;
+  recordingDuration: number | null;
+  recordingUrl: string | null;
+  messagesCount: number;
+  lastMessageDate: Date | null;
+  prospectId: number | null;
+  prospectUuid: string | null;
+  accountId: number | null;
+  pageName: string | null;
+};
+
+function presentListRow(r: ListRow) {
+  return {
+    id: r.id,
+    uuid: r.uuid,
+    phase: r.phase,
+    conversationTypeId: r.conversationTypeId,
+    ConversationType: r.conversationTypeId === null ? null : { id: r.conversationTypeId, title: r.typeTitle },
+    rating: r.rating,
+    recordingDuration: r.recordingDuration,
+    recordingUrl: r.recordingUrl,
+    messagesCount: r.messagesCount,
+    lastMessageDate: r.lastMessageDate?.toISOString() ?? null,
+    prospectId: r.prospectId,
+    Prospect:
+      r.prospectUuid === null || r.accountId === null
+        ? null
+        : { uuid: r.prospectUuid, messagingAccount: { id: r.accountId, pageName: r.pageName ?? '' } },
   };
 }
 
