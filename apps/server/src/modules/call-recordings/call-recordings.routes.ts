@@ -185,6 +185,5 @@ async function sendRecording(
   } else {
     reply.header('content-length', size);
   }
-  if (request.method === 'HEAD') return reply.send();
   return reply.send(await openRecording(ctx, row, range ?? undefined));
 }
