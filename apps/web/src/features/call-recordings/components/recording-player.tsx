@@ -55,7 +55,8 @@ export function RecordingPlayer({ recording }: { recording: CallRecording }) {
       await audio.play();
     } catch (err) {
       // A source error also rejects play(); the error event reports that one.
-      if (!audio.error) setProblem({ kind: 'play', reason: err instanceof Error ? err.message : String(err) });
+      const message = (err as { message?: unknown } | null)?.message;
+      if (!audio.error) setProblem({ kind: 'play', reason: typeof message === 'string' && message ? message : String(err) });
     }
   };
 
