@@ -14,6 +14,7 @@ import {
   insertMessage,
   lastMessageIds,
   loadConversation,
+  loadConversationHead,
   lockConversationRow,
   queueOutbound,
 } from './conversation-store.ts';
@@ -67,8 +68,8 @@ export async function receiveProspectMessage(
   options: { externalId?: string; dateSent?: Date } = {},
 ): Promise<StoredMessage | null> {
   const message = cleanText(text);
-  const loaded = await loadConversation(ctx, conversationId);
-  if (!loaded) throw conversationNotFound();
+  const head = await loadConversationHead(ctx, conversationId);
+  if (!head) throw conversationNotFound();
   const stored = await insertMessage(ctx.db, {
     conversationId,
     role: 'PROSPECT',
@@ -89,11 +90,11 @@ export async function receiveProspectMessage(
     })
     .where(
       sql`${conversations.id} = ${conversationId} and not ${conversations.aiPaused}
-          and (${conversations.phase} = -3 or (${conversations.phase} >= 0 and ${conversations.phase} < ${loaded.phases.length}))`,
+          and (${conversations.phase} = -3 or (${conversations.phase} >= 0 and ${conversations.phase} < ${head.phaseCount}))`,
     )
     .returning({ id: conversations.id });
-  emitConversationChanged(ctx, loaded.conversation);
-  if (waiting.length > 0) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, loaded.type?.config).debounceSeconds);
+  emitConversationChanged(ctx, head.conversation);
+  if (waiting.length > 0) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, head.typeConfig).debounceSeconds);
   return stored;
 }
 

@@ -61,6 +61,21 @@ export async function loadConversation(ctx: AppContext, conversationId: number):
   return { conversation: row.conversation, type: row.type, phases, prospect };
 }
 
+/** Just what storing a prospect message needs: the conversation row, its type's config and phase count. */
+export async function loadConversationHead(ctx: AppContext, conversationId: number) {
+  const [row] = await ctx.db
+    .select({
+      conversation: conversations,
+      typeConfig: conversationTypes.config,
+      phaseCount: sql<number>`(select count(*)::int from ${conversationPhases} where ${conversationPhases.conversationTypeId} = ${conversations.conversationTypeId})`,
+    })
+    .from(conversations)
+    .leftJoin(conversationTypes, eq(conversationTypes.id, conversations.conversationTypeId))
+    .where(eq(conversations.id, conversationId))
+    .limit(1);
+  return row ? { ...row, phaseCount: Number(row.phaseCount) } : null;
+}
+
 /** The effective agent settings of a type: its config JSON over AGENT_CONFIG_DEFAULTS. */
 export function agentSettingsOf(ctx: AppContext, configText: string | null | undefined) {
   const config = readConversationTypeConfig(configText);

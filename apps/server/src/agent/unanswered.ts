@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { unansweredConversations } from '../db/schema/index.ts';
 import type { AgentErrorRecord } from './llm/provider.ts';
@@ -59,19 +59,16 @@ export async function countFollowUp(ctx: AppContext, conversationId: number, del
  */
 export async function endSilence(ctx: AppContext, conversationId: number): Promise<void> {
   await ctx.jobs.cancel(followUpJobKey(conversationId));
-  const removed = await ctx.db
-    .delete(unansweredConversations)
-    .where(and(eq(unansweredConversations.conversationId, conversationId), eq(unansweredConversations.errors, '[]')))
-    .returning({ id: unansweredConversations.id });
-  if (removed.length === 0) {
-    const reset = await ctx.db
-      .update(unansweredConversations)
-      .set({ followUpCount: 0, updatedAt: new Date() })
-      .where(and(eq(unansweredConversations.conversationId, conversationId), sql`${unansweredConversations.followUpCount} <> 0`))
-      .returning({ id: unansweredConversations.id });
-    if (reset.length === 0) return;
-  }
-  ctx.events.emit('unanswered.changed', { conversationId });
+  const result = await ctx.db.execute(sql`
+    with removed as (
+      delete from ${unansweredConversations} where conversation_id = ${conversationId} and errors = '[]' returning id
+    ), reset as (
+      update ${unansweredConversations} set follow_up_count = 0, updated_at = now()
+      where conversation_id = ${conversationId} and errors <> '[]' and follow_up_count <> 0 returning id
+    )
+    select (select count(*) from removed) + (select count(*) from reset) as changed`);
+  const changed = Number((result as unknown as { rows: { changed: string | number }[] }).rows[0]?.changed ?? 0);
+  if (changed > 0) ctx.events.emit('unanswered.changed', { conversationId });
 }
 
 /** Appends an error to the conversation's entry (created ACTIVE when missing) so it shows in the list. */
