@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,8 @@ import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { buildUser, type TestUser } from '../test/factories.ts';
 import { type S3Fake, startS3Fake } from '../test/fakes/s3-fake.ts';
 import { multipartPayload } from '../test/multipart.ts';
-import { LocalStorage, newStorageKey, signV4 } from './storage.ts';
+import { loadConfig } from '../config/env.ts';
+import { createStorage, LocalStorage, newStorageKey, signV4 } from './storage.ts';
 
 const WAV = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test/fixtures/tone-2s.wav'));
 
@@ -50,6 +51,26 @@ describe('LocalStorage', () => {
       expect(readFileSync(path.join(root, key)).equals(WAV)).toBe(true);
       await storage.remove(key);
       expect(await storage.size(key)).toBeNull();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('createStorage', () => {
+  it('removes incoming files left by uploads cut off more than a day ago, and keeps fresh ones', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'storage-sweep-'));
+    try {
+      const incoming = path.join(root, '.incoming');
+      mkdirSync(incoming, { recursive: true });
+      writeFileSync(path.join(incoming, 'old.part'), 'x');
+      writeFileSync(path.join(incoming, 'new.part'), 'x');
+      const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+      utimesSync(path.join(incoming, 'old.part'), twoDaysAgo, twoDaysAgo);
+      const storage = createStorage(loadConfig({ APP_SECRET: 'x'.repeat(32), DATA_DIR: root, STORAGE_DIR: root }));
+      expect(storage.kind).toBe('local');
+      expect(existsSync(path.join(incoming, 'old.part'))).toBe(false);
+      expect(existsSync(path.join(incoming, 'new.part'))).toBe(true);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { createReadStream, mkdirSync } from 'node:fs';
+import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { copyFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -45,8 +45,29 @@ function assertKey(key: string): void {
   if (!KEY_PATTERN.test(key)) throw new Error(`Refusing storage key ${JSON.stringify(key)}`);
 }
 
+/** Uploads cut off by a crash leave `.part` files behind; anything this old is no upload in flight. */
+const STALE_INCOMING_MS = 24 * 60 * 60 * 1000;
+
+function sweepIncoming(dir: string): void {
+  const cutoff = Date.now() - STALE_INCOMING_MS;
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    try {
+      if (name.endsWith('.part') && statSync(file).mtimeMs < cutoff) rmSync(file, { force: true });
+    } catch {
+      /* removed meanwhile by another instance */
+    }
+  }
+}
+
 /** Local directory by default; S3-compatible object storage when S3_BUCKET is set. */
 export function createStorage(config: AppConfig): Storage {
+  const storage = buildStorage(config);
+  sweepIncoming(storage.incomingDir);
+  return storage;
+}
+
+function buildStorage(config: AppConfig): Storage {
   if (config.S3_BUCKET) {
     return new S3Storage({
       bucket: config.S3_BUCKET,
