@@ -161,7 +161,6 @@ async function readDuration(file: IncomingFile, type: MediaType): Promise<number
 /** The client's file name reduced to a harmless display name: no directories, no control characters. */
 export function displayName(clientName: string, extension: string): string {
   const base = clientName.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
   return clean && clean !== '.' && clean !== '..' ? clean : `recording.${extension}`;
 }
