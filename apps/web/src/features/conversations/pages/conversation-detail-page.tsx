@@ -116,7 +116,7 @@ export default function ConversationDetailPage() {
       <Group gap="xs">
         <Badge variant="light">{typeTitle}</Badge>
         <Badge variant="outline" data-testid="phase-badge">
-          Phase {c.phase}: {phaseLabel(c.phase, c.phaseCount)}
+          {phaseBadgeText(c.phase, c.phaseCount)}
         </Badge>
         {c.isDemoAgent && (
           <Badge color="orange" variant="light">
@@ -176,4 +176,10 @@ export default function ConversationDetailPage() {
       {!viewOnly && <MessageBox label="Message" onSend={onSend} />}
     </Stack>
   );
+}
+
+/** 'Phase 1' for a working phase; 'Phase -2: Needs human intervention' etc. for the special codes. */
+function phaseBadgeText(phase: number, phaseCount: number): string {
+  const label = phaseLabel(phase, phaseCount);
+  return label === `Phase ${phase}` ? label : `Phase ${phase}: ${label}`;
 }
