@@ -3,7 +3,7 @@ import { json } from '@codemirror/lang-json';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
 import { TRUNCATE } from '@sales-agent/shared/limits';
 import { truncate } from '@sales-agent/shared/truncate';
-import { useMemo, useState } from 'react';
+import { type ReactNode, useMemo, useState } from 'react';
 import { toastError, toastSuccess } from '../lib/toast.ts';
 import { PageTitle } from './page-title.tsx';
 
@@ -21,6 +21,10 @@ export interface JsonConfigEditorProps {
   validate?: (value: unknown) => string | null;
   /** Shown under the heading, e.g. what the config controls. */
   description?: string;
+  /** Shown beside the heading, e.g. a back link. */
+  aside?: ReactNode;
+  /** Shown below the Save button, e.g. help on the known fields. */
+  children?: ReactNode;
 }
 
 /** Parses `text` as JSON; returns the error sentence to show, or null when it parses (and passes `validate`). */
@@ -43,7 +47,7 @@ export const requireJsonObject = (value: unknown): string | null =>
  * editor with Save. Text that does not parse is refused in the browser with a visible message (spec §5)
  * and never sent.
  */
-export function JsonConfigEditor({ heading, initialText, onSave, validate, description }: JsonConfigEditorProps) {
+export function JsonConfigEditor({ heading, initialText, onSave, validate, description, aside, children }: JsonConfigEditorProps) {
   const [text, setText] = useState(initialText);
   const [problem, setProblem] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -68,14 +72,17 @@ export function JsonConfigEditor({ heading, initialText, onSave, validate, descr
 
   return (
     <Stack gap="sm">
-      <div>
-        <PageTitle>{truncate(heading, TRUNCATE.configHeading)}</PageTitle>
-        {description && (
-          <Text size="sm" c="dimmed" mt={-8}>
-            {description}
-          </Text>
-        )}
-      </div>
+      <Group justify="space-between" align="flex-start">
+        <div>
+          <PageTitle>{truncate(heading, TRUNCATE.configHeading)}</PageTitle>
+          {description && (
+            <Text size="sm" c="dimmed" mt={-8}>
+              {description}
+            </Text>
+          )}
+        </div>
+        {aside}
+      </Group>
       <Card withBorder p={0} data-testid="json-config-editor">
         <CodeMirror
           value={text}
@@ -98,6 +105,7 @@ export function JsonConfigEditor({ heading, initialText, onSave, validate, descr
           Save
         </Button>
       </Group>
+      {children}
     </Stack>
   );
 }

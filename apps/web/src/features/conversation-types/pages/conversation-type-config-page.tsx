@@ -1,97 +1,44 @@
-import { json } from '@codemirror/lang-json';
-import { Alert, Anchor, Button, Card, Code, Group, List, Loader, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Card, Code, List, Loader, Text } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { TRUNCATE } from '@sales-agent/shared/limits';
-import { truncate } from '@sales-agent/shared/truncate';
-import CodeMirror from '@uiw/react-codemirror';
-import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { PageTitle } from '../../../components/page-title.tsx';
+import { JsonConfigEditor } from '../../../components/json-config-editor.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { conversationTypeQuery, saveConversationTypeConfig } from '../api/conversation-types.ts';
-
-const extensions = [json()];
 
 /** Spec §2.6 config: a JSON editor with Save; the text must parse as JSON before it is sent (spec §5). */
 export default function ConversationTypeConfigPage() {
   const { id = '' } = useParams();
   const query = useQuery(conversationTypeQuery(id));
   const client = useQueryClient();
-  const [text, setText] = useState('');
-  const [parseError, setParseError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
 
-  useEffect(() => {
-    if (query.data) setText(query.data.config);
-  }, [query.data]);
-
-  const save = async () => {
-    try {
-      JSON.parse(text);
-    } catch (err) {
-      const message = `Invalid JSON: ${(err as Error).message}`;
-      setParseError(message);
-      toastError(message);
-      return;
-    }
-    setParseError(null);
-    setSaving(true);
-    try {
-      toastSuccess(await saveConversationTypeConfig(id, text));
-      await client.invalidateQueries({ queryKey: ['conversation-types'] });
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setSaving(false);
-    }
+  if (query.isPending) return <Loader aria-label="Loading configuration" />;
+  if (query.isError) {
+    return (
+      <Alert color="red" title="Could not load this conversation type">
+        {errorMessage(query.error)}
+      </Alert>
+    );
+  }
+  const save = async (text: string) => {
+    const message = await saveConversationTypeConfig(id, text);
+    await client.invalidateQueries({ queryKey: ['conversation-types'] });
+    return message;
   };
-
-  const heading = query.data ? truncate(`Config: ${query.data.label}`, TRUNCATE.configHeading) : `Config: conversation type #${id}`;
-
   return (
-    <>
-      <Group justify="space-between" align="flex-start">
-        <PageTitle>{heading}</PageTitle>
+    <JsonConfigEditor
+      key={id}
+      heading={`Config: ${query.data.label}`}
+      initialText={query.data.config}
+      onSave={save}
+      aside={
         <Anchor component={Link} to={paths.admin.conversationTypeEdit(id)}>
           Back to the conversation type
         </Anchor>
-      </Group>
-      {query.isPending && <Loader aria-label="Loading configuration" />}
-      {query.isError && (
-        <Alert color="red" title="Could not load this conversation type">
-          {errorMessage(query.error)}
-        </Alert>
-      )}
-      {query.data && (
-        <Stack>
-          <Card withBorder p={0} aria-label="Configuration JSON">
-            <CodeMirror
-              value={text}
-              onChange={(value) => {
-                setText(value);
-                if (parseError) setParseError(null);
-              }}
-              extensions={extensions}
-              height="360px"
-              basicSetup={{ foldGutter: true, highlightActiveLine: true }}
-            />
-          </Card>
-          {parseError && (
-            <Alert color="red" title="The configuration was not saved" role="alert">
-              {parseError}
-            </Alert>
-          )}
-          <Group justify="flex-end">
-            <Button onClick={save} loading={saving}>
-              Save
-            </Button>
-          </Group>
-          <ConfigHelp />
-        </Stack>
-      )}
-    </>
+      }
+    >
+      <ConfigHelp />
+    </JsonConfigEditor>
   );
 }
 
