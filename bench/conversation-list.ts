@@ -73,7 +73,7 @@ async function generate(url: string) {
     // Deterministic pseudo-random spreads (hash of i), so every run builds the same data.
     await time('conversations', () =>
       q(`insert into conversations (phase, conversation_type_id, rating, recording_duration, recording_url, messages_count,
-                                    last_message_date, prospect_id, created_at)
+                                    last_message_date, prospect_id, messaging_account_id, created_at)
          select
            case when h % 100 < 3 then -3 when h % 100 < 6 then -2 when h % 100 < 8 then -1 when h % 100 < 10 then 9999
                 else (h / 100) % 4 end,
@@ -83,9 +83,13 @@ async function generate(url: string) {
            case when (h / 19) % 10 = 0 then 'https://recordings.example.com/' || i || '.mp3' end,
            ${MESSAGES_PER_CONVERSATION},
            timestamptz '2023-01-01' + (i * interval '60 seconds') + ((h % 43200) * interval '60 seconds'),
-           case when h % 5 = 0 then null else (select min(id) from prospects) + (h / 29) % ${PROSPECTS} end,
+           p.id,
+           p.messaging_account_id,
            timestamptz '2023-01-01' + (i * interval '60 seconds')
-         from (select i, abs(hashint4(i)) as h from generate_series(1, ${CONVERSATIONS}) i) s`),
+         from (select i, h, case when h % 5 = 0 then null else (select min(id) from prospects) + (h / 29) % ${PROSPECTS} end as prospect_id
+               from (select i, abs(hashint4(i)) as h from generate_series(1, ${CONVERSATIONS}) i) r) s
+         left join prospects p on p.id = s.prospect_id
+         order by i`),
     );
     // The secondary index is rebuilt once after the bulk load instead of being maintained row by row.
     const idx = (await q(`select indexdef from pg_indexes where tablename = 'messages' and indexdef like '%(conversation_id, date_sent, id)%'`)).rows;

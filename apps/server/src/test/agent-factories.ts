@@ -55,7 +55,7 @@ export async function buildPlaybook(ctx: AppContext, seed: PlaybookSeed = {}) {
 export async function buildProspectConversation(ctx: AppContext, conversationTypeId: number, phase = 0) {
   const account = await buildMessagingAccount(ctx);
   const prospect = await buildProspect(ctx, account.id);
-  const [conversation] = await ctx.db.insert(conversations).values({ conversationTypeId, prospectId: prospect.id, phase }).returning();
+  const [conversation] = await ctx.db.insert(conversations).values({ conversationTypeId, prospectId: prospect.id, messagingAccountId: account.id, phase }).returning();
   return { conversation, prospect, account };
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import {
   conversationPhases,
@@ -90,6 +91,9 @@ export async function buildConversation(ctx: AppContext, seed: ConversationSeed 
     .values({
       conversationTypeId: seed.conversationTypeId ?? null,
       prospectId: seed.prospectId ?? null,
+      // A prospect conversation carries its prospect's account (conversations.messagingAccountId).
+      messagingAccountId:
+        seed.prospectId == null ? null : sql<number>`(select ${prospects.messagingAccountId} from ${prospects} where ${prospects.id} = ${seed.prospectId})`,
       phase: seed.phase ?? 0,
       rating: seed.rating ?? null,
       recordingDuration: seed.recordingDuration ?? null,

@@ -2,7 +2,9 @@ import {
   bigserial,
 
   boolean,
+  check,
   doublePrecision,
+  foreignKey,
   index,
   integer,
   pgTable,
@@ -30,7 +32,11 @@ export const prospects = pgTable(
     name: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [unique().on(t.messagingAccountId, t.externalId)],
+  (t) => [
+    unique().on(t.messagingAccountId, t.externalId),
+    // Target of conversations' (prospect_id, messaging_account_id) foreign key.
+    unique('prospects_id_messaging_account_id_unique').on(t.id, t.messagingAccountId),
+  ],
 );
 
 /**
@@ -52,6 +58,13 @@ export const conversations = pgTable(
     messagesCount: integer().notNull().default(0),
     lastMessageDate: timestamp({ withTimezone: true }),
     prospectId: integer().references(() => prospects.id, { onDelete: 'cascade' }),
+    /**
+     * The prospect's messaging account, copied onto the conversation so the list can filter a NORMAL user's
+     * granted accounts with an index range instead of a join (docs/performance.md "Conversation list").
+     * Null exactly when prospectId is null (web chat); the composite foreign key below keeps it equal to the
+     * prospect's account (and follows it if that ever changes).
+     */
+    messagingAccountId: integer().references(() => messagingAccounts.id, { onDelete: 'cascade' }),
     /** Set when a human writes on a prospect conversation; the agent stays silent until the phase is set. */
     aiPaused: boolean().notNull().default(false),
     promptTokens: integer().notNull().default(0),
@@ -63,8 +76,19 @@ export const conversations = pgTable(
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    foreignKey({
+      name: 'conversations_prospect_account_fk',
+      columns: [t.prospectId, t.messagingAccountId],
+      foreignColumns: [prospects.id, prospects.messagingAccountId],
+    })
+      .onDelete('cascade')
+      .onUpdate('cascade'),
+    check('conversations_account_with_prospect', sql`(${t.prospectId} is null) = (${t.messagingAccountId} is null)`),
     index().on(t.lastMessageDate.desc(), t.id.desc()),
     index().on(t.createdAt.desc(), t.id.desc()),
+    // A NORMAL user's list: both orders within one granted account (also serves the account foreign key).
+    index().on(t.messagingAccountId, t.lastMessageDate.desc(), t.id.desc()),
+    index().on(t.messagingAccountId, t.createdAt.desc(), t.id.desc()),
     index().on(t.prospectId),
     index().on(t.conversationTypeId),
     index().on(t.phase),

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
-import { conversations, prospects } from '../../db/schema/index.ts';
+import { conversations } from '../../db/schema/index.ts';
 import { forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { canAccessAccount } from '../messaging-accounts/access.ts';
 
@@ -33,10 +33,9 @@ async function loadBy(ctx: AppContext, where: ReturnType<typeof eq>) {
       phase: conversations.phase,
       prospectId: conversations.prospectId,
       conversationTypeId: conversations.conversationTypeId,
-      messagingAccountId: prospects.messagingAccountId,
+      messagingAccountId: conversations.messagingAccountId,
     })
     .from(conversations)
-    .leftJoin(prospects, eq(prospects.id, conversations.prospectId))
     .where(where)
     .limit(1);
   return row;

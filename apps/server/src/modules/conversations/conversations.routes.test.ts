@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversations, messages } from '../../db/schema/index.ts';
+import { conversations, messages, prospects } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import {
   at,
@@ -479,5 +479,78 @@ describe('agent-backed calls (offline demo agent)', () => {
     const detail = (await t.request({ method: 'GET', url: `/api/conversation/${conv.uuid}`, as: admin.cookie })).json();
     expect(detail.messages).toHaveLength(3);
     expect(detail.messages.at(-1).role).toBe('AGENT');
+  });
+});
+
+describe("a NORMAL user's list goes through conversations.messagingAccountId", () => {
+  let accountC: Awaited<ReturnType<typeof buildMessagingAccount>>;
+  let accountD: Awaited<ReturnType<typeof buildMessagingAccount>>;
+  let both: TestUser;
+  let onlyC: TestUser;
+  let c1: Awaited<ReturnType<typeof buildConversation>>;
+  let c2: Awaited<ReturnType<typeof buildConversation>>;
+  let d1: Awaited<ReturnType<typeof buildConversation>>;
+  let prospectC: Awaited<ReturnType<typeof buildProspect>>;
+  let prospectD: Awaited<ReturnType<typeof buildProspect>>;
+  const accountOf = async (id: number) =>
+    (await t.ctx.db.select({ a: conversations.messagingAccountId }).from(conversations).where(eq(conversations.id, id)))[0]?.a;
+
+  beforeAll(async () => {
+    accountC = await buildMessagingAccount(t.ctx, { pageName: 'Gamma page' });
+    accountD = await buildMessagingAccount(t.ctx, { pageName: 'Delta page' });
+    both = await buildUser(t.ctx);
+    onlyC = await buildUser(t.ctx);
+    await grantAccount(t.ctx, both.id, accountC.id);
+    await grantAccount(t.ctx, both.id, accountD.id);
+    await grantAccount(t.ctx, onlyC.id, accountC.id);
+    prospectC = await buildProspect(t.ctx, accountC.id);
+    prospectD = await buildProspect(t.ctx, accountD.id);
+    c1 = await buildConversation(t.ctx, { prospectId: prospectC.id, createdAt: at(2000), messages: [msg('PROSPECT', 'c1', 2001)] });
+    d1 = await buildConversation(t.ctx, { prospectId: prospectD.id, createdAt: at(2010), messages: [msg('PROSPECT', 'd1', 2020)] });
+    c2 = await buildConversation(t.ctx, { prospectId: prospectC.id, createdAt: at(2020), messages: [msg('PROSPECT', 'c2', 2015)] });
+  });
+
+  it("stores the prospect's account on the conversation and merges every granted account in both orders", async () => {
+    expect([await accountOf(c1.id), await accountOf(c2.id), await accountOf(d1.id), await accountOf(web.id)]).toEqual([
+      accountC.id,
+      accountC.id,
+      accountD.id,
+      null,
+    ]);
+    const res = await list('', both.cookie);
+    expect(uuidsOf(res)).toEqual([d1.uuid, c2.uuid, c1.uuid]);
+    expect(res.json().conversations.map((c: { Prospect: { messagingAccount: { pageName: string } } }) => c.Prospect.messagingAccount.pageName)).toEqual([
+      'Delta page',
+      'Gamma page',
+      'Gamma page',
+    ]);
+    expect(uuidsOf(await list('?orderBy=latestConversations', both.cookie))).toEqual([c2.uuid, d1.uuid, c1.uuid]);
+    expect(uuidsOf(await list('', onlyC.cookie))).toEqual([c2.uuid, c1.uuid]);
+    expect(uuidsOf(await list(`?prospectUuid=${prospectD.uuid}`, onlyC.cookie))).toEqual([]);
+  });
+
+  it("refuses a conversation whose account is not its prospect's, or that has one without the other", async () => {
+    await expect(t.ctx.db.insert(conversations).values({ prospectId: prospectC.id, messagingAccountId: accountD.id })).rejects.toThrow();
+    await expect(t.ctx.db.insert(conversations).values({ prospectId: prospectC.id })).rejects.toThrow();
+    await expect(t.ctx.db.insert(conversations).values({ messagingAccountId: accountC.id })).rejects.toThrow();
+    expect(uuidsOf(await list('', both.cookie))).toHaveLength(3);
+  });
+
+  it("follows the prospect when the prospect's account changes", async () => {
+    await t.ctx.db.update(prospects).set({ messagingAccountId: accountD.id }).where(eq(prospects.id, prospectC.id));
+    expect(await accountOf(c1.id)).toBe(accountD.id);
+    expect(uuidsOf(await list('', onlyC.cookie))).toEqual([]);
+    expect(uuidsOf(await list('', both.cookie))).toEqual([d1.uuid, c2.uuid, c1.uuid]);
+    await t.ctx.db.update(prospects).set({ messagingAccountId: accountC.id }).where(eq(prospects.id, prospectC.id));
+    expect(uuidsOf(await list('', onlyC.cookie))).toEqual([c2.uuid, c1.uuid]);
+  });
+
+  it('deleting an account removes its conversations from every list', async () => {
+    const res = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${accountD.id}`, as: admin.cookie });
+    expect(res.statusCode).toBe(200);
+    expect(await accountOf(d1.id)).toBeUndefined();
+    expect(uuidsOf(await list('', both.cookie))).toEqual([c2.uuid, c1.uuid]);
+    expect(uuidsOf(await list(`?uuid=${d1.uuid}`))).toEqual([]);
+    expect(uuidsOf(await list('', onlyC.cookie))).toEqual([c2.uuid, c1.uuid]);
   });
 });

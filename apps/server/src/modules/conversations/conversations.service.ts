@@ -63,9 +63,8 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
     query.minRecordingDuration !== undefined ? gte(c.recordingDuration, query.minRecordingDuration) : undefined,
     query.maxRecordingDuration !== undefined ? lte(c.recordingDuration, query.maxRecordingDuration) : undefined,
     query.hasRecording === 'true' ? isNotNull(c.recordingUrl) : query.hasRecording === 'false' ? isNull(c.recordingUrl) : undefined,
-    granted === 'all'
-      ? undefined
-      : inArray(c.prospectId, ctx.db.select({ id: prospects.id }).from(prospects).where(inArray(prospects.messagingAccountId, granted))),
+    // The scope is the conversation's own copy of its prospect's account: an index range, not a join.
+    granted === 'all' ? undefined : inArray(c.messagingAccountId, granted),
   ];
   const where = and(...filters.filter((f): f is SQL => f !== undefined));
   // Both orders spell exactly the indexes of db/schema/conversations.ts (drizzle writes them DESC NULLS
@@ -99,7 +98,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       .from(c)
       .leftJoin(conversationTypes, eq(conversationTypes.id, c.conversationTypeId))
       .leftJoin(prospects, eq(prospects.id, c.prospectId))
-      .leftJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+      .leftJoin(messagingAccounts, eq(messagingAccounts.id, c.messagingAccountId))
       .where(where)
       .orderBy(...order)
       .limit(query.limit)

@@ -268,7 +268,7 @@ describe('admin routes need ADMIN', () => {
 /** A prospect conversation with one message on `accountId`, as a channel would create it. */
 async function conversationOn(accountId: number) {
   const [prospect] = await t.ctx.db.insert(prospects).values({ messagingAccountId: accountId, externalId: `ext-${Math.random()}` }).returning();
-  const [conversation] = await t.ctx.db.insert(conversations).values({ prospectId: prospect.id, conversationTypeId: typeId }).returning();
+  const [conversation] = await t.ctx.db.insert(conversations).values({ prospectId: prospect.id, messagingAccountId: accountId, conversationTypeId: typeId }).returning();
   await t.ctx.db.insert(messages).values({ conversationId: conversation.id, role: 'PROSPECT', message: 'Hi there' });
   return conversation;
 }
