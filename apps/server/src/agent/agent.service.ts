@@ -116,6 +116,7 @@ export async function sendHumanMessage(ctx: AppContext, conversationId: number, 
   });
   if (!stored) throw conversationNotFound();
   // A person took over this silence: no automatic nudge on top of their message.
+  if (loaded.prospect) ctx.events.emit('outbox.queued', { conversationId, messageId: stored.id });
   await ctx.jobs.cancel(followUpJobKey(conversationId));
   ctx.log.info({ conversationId, userId: actor.id }, 'human message sent');
   emitConversationChanged(ctx, loaded.conversation);

@@ -76,7 +76,10 @@ export async function sendAgentMessage(
     if (message) await queueOutbound(tx, loaded, message);
     return message;
   });
-  if (stored) emitConversationChanged(ctx, loaded.conversation);
+  if (stored) {
+    if (loaded.prospect) ctx.events.emit('outbox.queued', { conversationId: id, messageId: stored.id });
+    emitConversationChanged(ctx, loaded.conversation);
+  }
   return stored;
 }
 

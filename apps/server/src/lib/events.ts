@@ -9,6 +9,8 @@ export interface AppEvents {
   'conversation.changed': { conversationId: number; uuid: string };
   /** The unanswered-conversations list changed. */
   'unanswered.changed': { conversationId: number };
+  /** An outbound message was queued (its outbox row committed): the send request a channel sender delivers. */
+  'outbox.queued': { conversationId: number; messageId: number };
 }
 
 export class EventBus {
