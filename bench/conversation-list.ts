@@ -10,6 +10,7 @@
  * BENCH_KEEP=1 keeps (and reuses) `sa_bench` between runs; BENCH_CONVERSATIONS scales the data down.
  * It calls the real service function (listConversations), so it measures the code the route runs.
  */
+import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { openDatabase } from '../apps/server/src/db/client.ts';
@@ -129,8 +130,15 @@ async function main() {
     const pick = async <T>(text: string) => ((await database.db.execute(sql.raw(text))) as unknown as { rows: T[] }).rows;
     const [adminUser] = await pick<{ id: number }>(`select id from users where email = 'bench-admin@example.com'`);
     const [normalUser] = await pick<{ id: number }>(`select id from users where email = 'bench-normal@example.com'`);
+    // A NORMAL user granted 5 of the 50 accounts (created here too, so a kept database gains it).
+    await pick(`insert into users (email, role) values ('bench-normal5@example.com', 'NORMAL') on conflict (email) do nothing`);
+    await pick(`insert into user_messaging_accounts (user_id, messaging_account_id)
+                select u.id, a.id from users u, (select id from messaging_accounts order by id limit 5) a
+                where u.email = 'bench-normal5@example.com' on conflict do nothing`);
+    const [normal5User] = await pick<{ id: number }>(`select id from users where email = 'bench-normal5@example.com'`);
     const adminActor: Actor = { id: adminUser.id, email: 'bench-admin@example.com', role: 'ADMIN' };
     const normalActor: Actor = { id: normalUser.id, email: 'bench-normal@example.com', role: 'NORMAL' };
+    const normal5Actor: Actor = { id: normal5User.id, email: 'bench-normal5@example.com', role: 'NORMAL' };
     const sampleUuids = (await pick<{ uuid: string }>(`select uuid from conversations tablesample system (1) limit ${RUNS}`)).map((r) => r.uuid);
     const sampleProspects = (await pick<{ uuid: string }>(`select uuid from prospects tablesample system (5) limit ${RUNS}`)).map((r) => r.uuid);
     const [{ type }] = await pick<{ type: number }>(`select min(id) + 3 as type from conversation_types`);
@@ -154,8 +162,19 @@ async function main() {
       { name: 'type + phase + minRating + hasRecording', query: () => ({ conversationType: type, phase: 2, minRating: 3, hasRecording: 'true' }) },
       { name: 'NORMAL user (1 of 50 accounts)', actor: normalActor, query: (i) => ({ page: 1 + (i % 5) }) },
       { name: 'NORMAL user + phase 0', actor: normalActor, query: () => ({ phase: 0 }) },
+      { name: 'type + phase', query: () => ({ conversationType: type, phase: 2 }) },
+      { name: 'minRating 4 + hasRecording', query: () => ({ minRating: 4, hasRecording: 'true' }) },
+      { name: 'phase -1 + rating 5 + recording ≥ 60 s', query: () => ({ phase: -1, minRating: 5, minRecordingDuration: 60 }) },
+      { name: 'NORMAL user, page 100', actor: normalActor, query: () => ({ page: 100 }) },
+      { name: 'NORMAL user + type + minRating 3', actor: normalActor, query: () => ({ conversationType: type, minRating: 3 }) },
+      { name: 'NORMAL user + hasRecording', actor: normalActor, query: () => ({ hasRecording: 'true' }) },
+      { name: 'NORMAL user + phase 3 + minRating 4 + hasRecording', actor: normalActor, query: () => ({ phase: 3, minRating: 4, hasRecording: 'true' }) },
+      { name: 'NORMAL user (5 of 50 accounts)', actor: normal5Actor, query: (i) => ({ page: 1 + (i % 5) }) },
+      { name: 'NORMAL user (5 accounts) + phase 2', actor: normal5Actor, query: () => ({ phase: 2 }) },
     ];
 
+    const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' / ');
+    console.log(`load average (1/5/15 min) before the runs: ${load()} on ${os.cpus().length} cores`);
     const results: { name: string; order: string; p50: number; p95: number; rows: number; totalPages: string }[] = [];
     for (const scenario of scenarios) {
       for (const orderBy of ['latestMessageDate', 'latestConversations']) {
@@ -182,7 +201,8 @@ async function main() {
     }
     console.log('\n| scenario | order | p50 ms | p95 ms | rows | totalPages |\n|---|---|---:|---:|---:|---:|');
     for (const r of results) console.log(`| ${r.name} | ${r.order} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.rows} | ${r.totalPages} |`);
-    console.log(`\ndata generation + migrations: ${generation.toFixed(0)} s; ${RUNS} runs per scenario after 3 warm-up runs`);
+    console.log(`\nload average (1/5/15 min) after the runs: ${load()} on ${os.cpus().length} cores`);
+    console.log(`data generation + migrations: ${generation.toFixed(0)} s; ${RUNS} runs per scenario after 3 warm-up runs`);
   } finally {
     await database.close();
     if (!keep) await admin(`drop database if exists ${DB_NAME} with (force)`);

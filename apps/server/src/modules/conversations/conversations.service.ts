@@ -76,33 +76,57 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
   const offset = (query.page - 1) * query.limit;
 
   const cap = offset + Math.max(COUNT_CAP_MIN_ROWS, query.limit * COUNT_CAP_PAGES_AHEAD);
+  // The page is chosen on conversations alone and only its rows are joined: a deep page's OFFSET rows are
+  // skipped in the index, never joined.
+  const page = ctx.db
+    .select({
+      id: c.id,
+      uuid: c.uuid,
+      phase: c.phase,
+      conversationTypeId: c.conversationTypeId,
+      rating: c.rating,
+      recordingDuration: c.recordingDuration,
+      recordingUrl: c.recordingUrl,
+      messagesCount: c.messagesCount,
+      lastMessageDate: c.lastMessageDate,
+      createdAt: c.createdAt,
+      prospectId: c.prospectId,
+      messagingAccountId: c.messagingAccountId,
+    })
+    .from(c)
+    .where(where)
+    .orderBy(...order)
+    .limit(query.limit)
+    .offset(offset)
+    .as('page');
+  const pageOrder =
+    query.orderBy === 'latestConversations'
+      ? [sql`${page.createdAt} desc nulls last`, sql`${page.id} desc nulls last`]
+      : [sql`${page.lastMessageDate} desc nulls last`, sql`${page.id} desc nulls last`];
   // The page and the count are independent: on PostgreSQL they run on two pooled connections at once.
   const [rows, total] = await Promise.all([
     ctx.db
       .select({
-        id: c.id,
-        uuid: c.uuid,
-        phase: c.phase,
-        conversationTypeId: c.conversationTypeId,
+        id: page.id,
+        uuid: page.uuid,
+        phase: page.phase,
+        conversationTypeId: page.conversationTypeId,
         typeTitle: conversationTypes.title,
-        rating: c.rating,
-        recordingDuration: c.recordingDuration,
-        recordingUrl: c.recordingUrl,
-        messagesCount: c.messagesCount,
-        lastMessageDate: c.lastMessageDate,
-        prospectId: c.prospectId,
+        rating: page.rating,
+        recordingDuration: page.recordingDuration,
+        recordingUrl: page.recordingUrl,
+        messagesCount: page.messagesCount,
+        lastMessageDate: page.lastMessageDate,
+        prospectId: page.prospectId,
         prospectUuid: prospects.uuid,
         accountId: messagingAccounts.id,
         pageName: messagingAccounts.pageName,
       })
-      .from(c)
-      .leftJoin(conversationTypes, eq(conversationTypes.id, c.conversationTypeId))
-      .leftJoin(prospects, eq(prospects.id, c.prospectId))
-      .leftJoin(messagingAccounts, eq(messagingAccounts.id, c.messagingAccountId))
-      .where(where)
-      .orderBy(...order)
-      .limit(query.limit)
-      .offset(offset),
+      .from(page)
+      .leftJoin(conversationTypes, eq(conversationTypes.id, page.conversationTypeId))
+      .leftJoin(prospects, eq(prospects.id, page.prospectId))
+      .leftJoin(messagingAccounts, eq(messagingAccounts.id, page.messagingAccountId))
+      .orderBy(...pageOrder),
     countWithinBudget(ctx, where, cap + 1),
   ]);
   if (total === null) {

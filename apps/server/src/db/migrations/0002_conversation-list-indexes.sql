@@ -1,0 +1,12 @@
+DROP INDEX "conversations_messaging_account_id_last_message_date_id_index";--> statement-breakpoint
+DROP INDEX "conversations_messaging_account_id_created_at_id_index";--> statement-breakpoint
+DROP INDEX "conversations_conversation_type_id_index";--> statement-breakpoint
+DROP INDEX "conversations_phase_index";--> statement-breakpoint
+CREATE INDEX "conversations_account_last_message_index" ON "conversations" USING btree ("messaging_account_id","last_message_date" DESC NULLS LAST,"id" DESC NULLS LAST,"phase","conversation_type_id","rating","recording_duration");--> statement-breakpoint
+CREATE INDEX "conversations_account_created_index" ON "conversations" USING btree ("messaging_account_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST,"phase","conversation_type_id","rating","recording_duration");--> statement-breakpoint
+CREATE INDEX "conversations_type_last_message_index" ON "conversations" USING btree ("conversation_type_id","last_message_date" DESC NULLS LAST,"id" DESC NULLS LAST,"phase","rating","recording_duration","messaging_account_id");--> statement-breakpoint
+CREATE INDEX "conversations_type_created_index" ON "conversations" USING btree ("conversation_type_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST,"phase","rating","recording_duration","messaging_account_id");--> statement-breakpoint
+CREATE INDEX "conversations_phase_last_message_index" ON "conversations" USING btree ("phase","last_message_date" DESC NULLS LAST,"id" DESC NULLS LAST,"conversation_type_id","rating","recording_duration","messaging_account_id");--> statement-breakpoint
+CREATE INDEX "conversations_phase_created_index" ON "conversations" USING btree ("phase","created_at" DESC NULLS LAST,"id" DESC NULLS LAST,"conversation_type_id","rating","recording_duration","messaging_account_id");--> statement-breakpoint
+CREATE INDEX "conversations_recorded_last_message_index" ON "conversations" USING btree ("last_message_date" DESC NULLS LAST,"id" DESC NULLS LAST,"phase","conversation_type_id","rating","recording_duration","messaging_account_id") WHERE "conversations"."recording_url" is not null;--> statement-breakpoint
+CREATE INDEX "conversations_recorded_created_index" ON "conversations" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST,"phase","conversation_type_id","rating","recording_duration","messaging_account_id") WHERE "conversations"."recording_url" is not null;
