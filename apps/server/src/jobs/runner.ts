@@ -45,6 +45,10 @@ interface JobRow {
 export class JobRunner {
   private readonly definitions = new Map<string, JobDefinition>();
   private timer: NodeJS.Timeout | null = null;
+  /** When the timer fires (ms since epoch, this process's clock). */
+  private timerAt = Infinity;
+  /** The earliest wake-up asked for while a drain was running; honoured when it ends. */
+  private wakeAfterDrain = Infinity;
   private running: Promise<void> | null = null;
   private stopped = true;
   private ctx: AppContext | null = null;
@@ -76,7 +80,8 @@ export class JobRunner {
       .onConflictDoNothing()
       .returning({ id: jobs.id });
     const id = rows[0]?.id ?? null;
-    if (id !== null && !options.runAt) this.kick();
+    // Due now: run at once. Due later (a debounce window): wake when it is due, not at the next poll.
+    if (id !== null) this.wakeAt(options.runAt ? options.runAt.getTime() : Date.now());
     return id;
   }
 
@@ -123,23 +128,57 @@ export class JobRunner {
     }
   }
 
-  private kick(): void {
-    if (!this.stopped && !this.running) this.schedule(0);
+  /**
+   * Makes the poll loop run at `at` (or earlier). While a drain runs, the wake-up is kept for when it ends:
+   * a job enqueued just after the drain's last claim would otherwise wait for the next poll.
+   */
+  private wakeAt(at: number): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.wakeAfterDrain = Math.min(this.wakeAfterDrain, at);
+      return;
+    }
+    if (this.timer && this.timerAt <= at) return;
+    this.schedule(Math.max(0, at - Date.now()));
   }
 
   private schedule(delay: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = Date.now() + delay;
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.timerAt = Infinity;
+      this.wakeAfterDrain = Infinity;
+      let nextDueInMs = Infinity;
       this.running = this.drain()
-        .then(() => undefined)
+        .then(async () => {
+          nextDueInMs = await this.msUntilNextPending();
+        })
         .catch((err) => this.ctx?.log.error({ err }, 'job runner poll failed'))
         .finally(() => {
           this.running = null;
-          this.schedule(this.options.pollMs ?? 500);
+          const pollMs = this.options.pollMs ?? 500;
+          const wake = Math.min(pollMs, nextDueInMs, this.wakeAfterDrain - Date.now());
+          this.wakeAfterDrain = Infinity;
+          this.schedule(Math.max(0, wake));
         });
     }, delay);
+  }
+
+  /**
+   * Milliseconds until the earliest pending job is due, from any process (computed by the database, so
+   * the two clocks need not agree); Infinity when none is pending.
+   */
+  private async msUntilNextPending(): Promise<number> {
+    const names = [...this.definitions.keys()];
+    if (names.length === 0) return Infinity;
+    const result = await this.context().db.execute(sql`
+      select extract(epoch from (min(run_at) - now())) * 1000 as ms from jobs
+      where status = 'pending' and name in (${sql.join(names.map((n) => sql`${n}`), sql`, `)})`);
+    const ms = (result as unknown as { rows: { ms: string | number | null }[] }).rows[0]?.ms;
+    // At least a few ms: a due job another process is claiming right now must not make this loop spin.
+    return ms == null ? Infinity : Math.max(5, Number(ms));
   }
 
   private async runBatch(): Promise<number> {
