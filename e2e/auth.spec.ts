@@ -136,6 +136,14 @@ test.describe('profile', () => {
   });
 });
 
+test.describe('profile lookup', () => {
+  test("an ADMIN opening an unknown user's profile sees 'User not found'", async ({ page }) => {
+    await loginAsAdmin(page);
+    await page.goto('/user/nobody-here@example.com');
+    await expect(page.getByText('User not found', { exact: true })).toBeVisible();
+  });
+});
+
 test.describe('app config', () => {
   test('admin saves each text with its own Save; register and onboarding show the HTML sanitized', async ({ page, browser }) => {
     await loginAsAdmin(page);
