@@ -14,14 +14,13 @@ import {
   insertMessage,
   lastMessageIds,
   loadConversation,
-  loadConversationHead,
   lockConversationRow,
-  queueOutbound,
+  storeProspectMessage,
 } from './conversation-store.ts';
 import { scheduleFollowUp, sendFollowUp } from './follow-up.ts';
 import { isValidPhase, isWorkingPhase } from './phases.ts';
 import { scheduleTurn } from './turn.job.ts';
-import { endSilence, followUpJobKey } from './unanswered.ts';
+import { followUpJobKey } from './unanswered.ts';
 
 export interface StoredMessage {
   id: number;
@@ -68,34 +67,22 @@ export async function receiveProspectMessage(
   options: { externalId?: string; dateSent?: Date } = {},
 ): Promise<StoredMessage | null> {
   const message = cleanText(text);
-  const head = await loadConversationHead(ctx, conversationId);
-  if (!head) throw conversationNotFound();
-  const stored = await insertMessage(ctx.db, {
+  // One statement stores the message, opens the debounce window and ends the silence (see
+  // storeProspectMessage); a second schedules the turn. -3 is set before the enqueue is tried, which the
+  // hand-over between a running turn and the next relies on (docs/agent.md, Concurrency 4).
+  const result = await storeProspectMessage(ctx.db, {
     conversationId,
-    role: 'PROSPECT',
     message,
     externalId: options.externalId,
     dateSent: options.dateSent,
+    followUpJobKey: followUpJobKey(conversationId),
   });
-  if (!stored) return null;
-  await endSilence(ctx, conversationId);
-  // Opens (or keeps open) the debounce window: -3 with the working phase kept in resumePhase. In an UPDATE
-  // every right-hand side reads the old row, so resume_phase takes the phase before the change.
-  const waiting = await ctx.db
-    .update(conversations)
-    .set({
-      resumePhase: sql`case when ${conversations.phase} = -3 then ${conversations.resumePhase} else ${conversations.phase} end`,
-      phase: PHASE.WAITING,
-      updatedAt: new Date(),
-    })
-    .where(
-      sql`${conversations.id} = ${conversationId} and not ${conversations.aiPaused}
-          and (${conversations.phase} = -3 or (${conversations.phase} >= 0 and ${conversations.phase} < ${head.phaseCount}))`,
-    )
-    .returning({ id: conversations.id });
-  emitConversationChanged(ctx, head.conversation);
-  if (waiting.length > 0) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, head.typeConfig).debounceSeconds);
-  return stored;
+  if (!result) throw conversationNotFound();
+  if (!result.stored) return null;
+  emitConversationChanged(ctx, result.conversation);
+  if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId });
+  if (result.waiting) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, result.typeConfig).debounceSeconds);
+  return result.stored;
 }
 
 /** A person writes as the business on a prospect conversation: stored as AGENT, sent, and the AI pauses there. */
@@ -105,10 +92,9 @@ export async function sendHumanMessage(ctx: AppContext, conversationId: number, 
   if (!loaded) throw conversationNotFound();
   const stored = await ctx.db.transaction(async (tx) => {
     await lockConversationRow(tx, conversationId);
-    const row = await insertMessage(tx, { conversationId, role: 'AGENT', message, writtenByHuman: true });
+    const row = await insertMessage(tx, { conversationId, role: 'AGENT', message, writtenByHuman: true }, { outboxFor: loaded });
     if (!row) return null;
     if (loaded.prospect) {
-      await queueOutbound(tx, loaded, row);
       // The AI stays silent here until an admin sets a working phase (setConversationPhase).
       await tx.update(conversations).set({ aiPaused: true, updatedAt: new Date() }).where(eq(conversations.id, conversationId));
     }

@@ -2,7 +2,7 @@ import {
   AGENT_CONFIG_DEFAULTS,
   readConversationTypeConfig,
 } from '@sales-agent/shared/schemas/conversation-type-config';
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import {
@@ -13,6 +13,7 @@ import {
   messagingAccounts,
   outbox,
   prospects,
+  unansweredConversations,
 } from '../db/schema/index.ts';
 import type { StoredMessage } from './agent.service.ts';
 import type { HistoryMessage, Playbook } from './prompts.ts';
@@ -26,13 +27,32 @@ export type ConversationRow = typeof conversations.$inferSelect;
 export interface LoadedConversation {
   conversation: ConversationRow;
   type: typeof conversationTypes.$inferSelect | null;
-  phases: (typeof conversationPhases.$inferSelect)[];
+  phases: PhaseRow[];
   prospect: { id: number; externalId: string; messagingAccountId: number; accountType: string } | null;
 }
 
-export async function loadConversation(ctx: AppContext, conversationId: number): Promise<LoadedConversation | null> {
-  // One round trip for the conversation, its type and its prospect's account; one more for the phases.
-  const [row] = await ctx.db
+/** What a turn needs of a phase; `phases` are sorted by index (then id). */
+export interface PhaseRow {
+  id: number;
+  index: number;
+  prompt: string;
+  transitionPrompt: string;
+  followUpPrompt: string | null;
+}
+
+/** The type's phases as one JSON array, sorted by index (a subquery of the conversation's select). */
+const phasesJson = sql<PhaseRow[] | string>`(
+  select coalesce(json_agg(json_build_object('id', p.id, 'index', p.index, 'prompt', p.prompt,
+    'transitionPrompt', p.transition_prompt, 'followUpPrompt', p.follow_up_prompt) order by p.index, p.id), '[]'::json)
+  from ${conversationPhases} p where p.conversation_type_id = ${conversations.conversationTypeId})`;
+
+/** json columns come back parsed from both drivers; a string is parsed here just in case. */
+const fromJson = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
+/** The conversation with its type, prospect and phases; with `messages`, also the last ids and the history. */
+function selectLoaded(db: Executor, conversationId: number, messagesWanted: { historyLimit: number } | null) {
+  const ifWanted = <T>(query: SQL) => (messagesWanted ? sql<T>`${query}` : sql<T>`null`);
+  return db
     .select({
       conversation: conversations,
       type: conversationTypes,
@@ -42,6 +62,15 @@ export async function loadConversation(ctx: AppContext, conversationId: number):
         messagingAccountId: prospects.messagingAccountId,
         accountType: messagingAccounts.type,
       },
+      phases: phasesJson,
+      lastProspectId: ifWanted<string | number>(sql`(select coalesce(max(m.id), 0) from ${messages} m
+        where m.conversation_id = ${conversations.id} and m.role = 'PROSPECT')`),
+      lastAgentId: ifWanted<string | number>(sql`(select coalesce(max(m.id), 0) from ${messages} m
+        where m.conversation_id = ${conversations.id} and m.role = 'AGENT')`),
+      history: ifWanted<{ id: number | string; role: HistoryMessage['role']; message: string }[] | string>(sql`(
+        select coalesce(json_agg(json_build_object('id', h.id, 'role', h.role, 'message', h.message) order by h.id), '[]'::json)
+        from (select m.id, m.role, m.message from ${messages} m where m.conversation_id = ${conversations.id}
+              order by m.id desc limit ${messagesWanted?.historyLimit ?? 0}) h)`),
     })
     .from(conversations)
     .leftJoin(conversationTypes, eq(conversationTypes.id, conversations.conversationTypeId))
@@ -49,31 +78,44 @@ export async function loadConversation(ctx: AppContext, conversationId: number):
     .leftJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
     .where(eq(conversations.id, conversationId))
     .limit(1);
-  if (!row) return null;
-  const phases = row.type
-    ? await ctx.db
-        .select()
-        .from(conversationPhases)
-        .where(eq(conversationPhases.conversationTypeId, row.type.id))
-        .orderBy(asc(conversationPhases.index), asc(conversationPhases.id))
-    : [];
-  const prospect = row.prospect?.id != null && row.prospect.accountType ? (row.prospect as LoadedConversation['prospect']) : null;
-  return { conversation: row.conversation, type: row.type, phases, prospect };
 }
 
-/** Just what storing a prospect message needs: the conversation row, its type's config and phase count. */
-export async function loadConversationHead(ctx: AppContext, conversationId: number) {
-  const [row] = await ctx.db
-    .select({
-      conversation: conversations,
-      typeConfig: conversationTypes.config,
-      phaseCount: sql<number>`(select count(*)::int from ${conversationPhases} where ${conversationPhases.conversationTypeId} = ${conversations.conversationTypeId})`,
-    })
-    .from(conversations)
-    .leftJoin(conversationTypes, eq(conversationTypes.id, conversations.conversationTypeId))
-    .where(eq(conversations.id, conversationId))
-    .limit(1);
-  return row ? { ...row, phaseCount: Number(row.phaseCount) } : null;
+function toLoaded(row: {
+  conversation: ConversationRow;
+  type: LoadedConversation['type'];
+  prospect: { id: number | null; externalId: string | null; messagingAccountId: number | null; accountType: string | null } | null;
+  phases: PhaseRow[] | string;
+}): LoadedConversation {
+  const prospect = row.prospect?.id != null && row.prospect.accountType ? (row.prospect as LoadedConversation['prospect']) : null;
+  return { conversation: row.conversation, type: row.type, phases: row.type ? fromJson(row.phases) : [], prospect };
+}
+
+/** The conversation, its type, its phases and its prospect's account: one round trip. */
+export async function loadConversation(ctx: AppContext, conversationId: number): Promise<LoadedConversation | null> {
+  const [row] = await selectLoaded(ctx.db, conversationId, null);
+  return row ? toLoaded(row) : null;
+}
+
+/** Everything drafting a reply needs, read in one statement (one snapshot). */
+export interface ReplyContext extends LoadedConversation {
+  /** Ids of the newest PROSPECT and AGENT messages (0 when none); the send re-checks them. */
+  lastIds: { prospect: number; agent: number };
+  /** The latest messages, oldest first. */
+  history: (HistoryMessage & { id: number })[];
+}
+
+/**
+ * loadConversation plus the newest message ids and the recent history, in one round trip (instead of
+ * four): the conversation row, type, prospect, phases, last ids and history come from one snapshot.
+ */
+export async function loadReplyContext(ctx: AppContext, conversationId: number, historyLimit = 200): Promise<ReplyContext | null> {
+  const [row] = await selectLoaded(ctx.db, conversationId, { historyLimit });
+  if (!row) return null;
+  return {
+    ...toLoaded(row),
+    lastIds: { prospect: Number(row.lastProspectId), agent: Number(row.lastAgentId) },
+    history: fromJson(row.history).map((m) => ({ id: Number(m.id), role: m.role, message: m.message })),
+  };
 }
 
 /** The effective agent settings of a type: its config JSON over AGENT_CONFIG_DEFAULTS. */
@@ -103,17 +145,6 @@ export function playbookOf(loaded: LoadedConversation, settings: AgentSettings):
   };
 }
 
-/** The latest messages in order (oldest first), with ids, for prompts and the "anything new?" checks. */
-export async function loadHistory(ctx: AppContext, conversationId: number, limit = 200): Promise<(HistoryMessage & { id: number })[]> {
-  const rows = await ctx.db
-    .select({ id: messages.id, role: messages.role, message: messages.message })
-    .from(messages)
-    .where(eq(messages.conversationId, conversationId))
-    .orderBy(desc(messages.id))
-    .limit(limit);
-  return rows.reverse();
-}
-
 /** Ids of the newest PROSPECT and AGENT messages (0 when none); a prospect id above the agent id is unanswered. */
 export async function lastMessageIds(db: Executor, conversationId: number): Promise<{ prospect: number; agent: number }> {
   const result = await db.execute(sql`
@@ -133,25 +164,47 @@ export interface NewMessage {
   writtenByHuman?: boolean;
 }
 
+/** Conditions and side effects of insertMessage, all in its one statement. */
+export interface InsertOptions {
+  /** Insert only if the newest PROSPECT / AGENT message ids are still these (a stale draft is dropped). */
+  expectLastIds?: { prospect: number; agent: number };
+  /** Also queue the message in the outbox for this prospect conversation's channel. */
+  outboxFor?: LoadedConversation;
+}
+
 /**
  * Inserts a message and keeps the conversation's messagesCount and lastMessageDate right (the list screen
- * sorts on them). Returns null when a message with the same externalId is already stored (a redelivery).
+ * sorts on them); optionally only when the newest message ids are the expected ones, and with its outbox
+ * row. One statement. Returns null when a message with the same externalId is already stored (a
+ * redelivery) or the ids changed. Callers hold the conversation row lock (a transaction with
+ * lockConversationRow), so a message stored meanwhile cannot slip in between the check and the insert.
  */
-export async function insertMessage(db: Executor, input: NewMessage): Promise<StoredMessage | null> {
+export async function insertMessage(db: Executor, input: NewMessage, options: InsertOptions = {}): Promise<StoredMessage | null> {
   const dateSent = input.dateSent ?? new Date();
-  // One round trip: the insert (a no-op on a duplicate externalId) and the counters, only when inserted.
+  const expect = options.expectLastIds;
+  const prospect = options.outboxFor?.prospect ?? null;
   const result = await db.execute(sql`
-    with inserted as (
+    with ${expect ? sql`ids as (
+      select coalesce(max(id) filter (where role = 'PROSPECT'), 0) as prospect,
+             coalesce(max(id) filter (where role = 'AGENT'), 0) as agent
+      from ${messages} where conversation_id = ${input.conversationId}
+    ), ` : sql``}inserted as (
       insert into ${messages} (conversation_id, role, message, date_sent, external_id, written_by_human)
-      values (${input.conversationId}, ${input.role}, ${input.message}, ${dateSent.toISOString()}::timestamptz,
-              ${input.externalId ?? null}, ${input.writtenByHuman ?? false})
+      select ${input.conversationId}::int, ${input.role}, ${input.message}, ${dateSent.toISOString()}::timestamptz,
+             ${input.externalId ?? null}::text, ${input.writtenByHuman ?? false}::boolean
+      ${expect ? sql`from ids where ids.prospect = ${expect.prospect} and ids.agent = ${expect.agent}` : sql``}
       on conflict do nothing
       returning id, conversation_id, role, message, date_sent
     ), counted as (
       update ${conversations} set messages_count = messages_count + 1,
         last_message_date = greatest(last_message_date, ${dateSent.toISOString()}::timestamptz), updated_at = now()
       where id = ${input.conversationId} and exists (select 1 from inserted)
-    )
+    )${prospect ? sql`, queued as (
+      insert into ${outbox} (conversation_id, messaging_account_id, message_id, channel, payload)
+      select i.conversation_id, ${prospect.messagingAccountId}::int, i.id, ${prospect.accountType},
+             jsonb_build_object('text', i.message, 'recipientId', ${prospect.externalId}::text, 'messageId', i.id)
+      from inserted i
+    )` : sql``}
     select id, conversation_id, role, message, date_sent from inserted`);
   const row = (result as unknown as { rows: { id: string | number; conversation_id: number; role: StoredMessage['role']; message: string; date_sent: string | Date }[] }).rows[0];
   if (!row) return null;
@@ -159,34 +212,90 @@ export async function insertMessage(db: Executor, input: NewMessage): Promise<St
 }
 
 /**
- * Queues an AGENT message for the prospect's channel. The senders that drain the outbox (Meta, WhatsApp,
- * Twilio, SMS gateway) come with the channels issue; until then rows stay PENDING.
+ * Stores a prospect's message and everything that goes with it, in ONE statement: the conversation row is
+ * locked first (so the message's id is drawn after any reply being sent right now has committed — a reply
+ * can never get an id above a message it did not see), the message inserted (nothing more on a duplicate
+ * externalId), the counters updated, the debounce window opened (-3, the working phase kept in
+ * resumePhase) when the AI is not paused and the conversation is in a working phase or already -3, the
+ * pending follow-up cancelled and the unanswered entry removed (kept with its count reset when it holds
+ * errors). In an UPDATE every right-hand side reads the old row, so resume_phase takes the phase before.
  */
-export async function queueOutbound(db: Executor, loaded: LoadedConversation, message: StoredMessage): Promise<void> {
-  if (!loaded.prospect) return;
-  await db.insert(outbox).values({
-    conversationId: loaded.conversation.id,
-    messagingAccountId: loaded.prospect.messagingAccountId,
-    messageId: message.id,
-    channel: loaded.prospect.accountType,
-    payload: { text: message.message, recipientId: loaded.prospect.externalId, messageId: message.id },
-  });
+export async function storeProspectMessage(
+  db: Executor,
+  input: { conversationId: number; message: string; externalId?: string; dateSent?: Date; followUpJobKey: string },
+): Promise<{
+  conversation: { id: number; uuid: string };
+  typeConfig: string | null;
+  stored: StoredMessage | null;
+  waiting: boolean;
+  unansweredChanged: boolean;
+} | null> {
+  const id = input.conversationId;
+  const dateSent = (input.dateSent ?? new Date()).toISOString();
+  const result = await db.execute(sql`
+    with locked as (
+      select c.id, c.uuid, c.phase, c.ai_paused, c.conversation_type_id from ${conversations} c where c.id = ${id} for update
+    ), inserted as (
+      insert into ${messages} (conversation_id, role, message, date_sent, external_id, written_by_human)
+      select l.id, 'PROSPECT', ${input.message}, ${dateSent}::timestamptz, ${input.externalId ?? null}::text, false from locked l
+      on conflict do nothing
+      returning id, conversation_id, role, message, date_sent
+    ), decided as (
+      select not l.ai_paused and (l.phase = -3 or (l.phase >= 0 and l.phase < (
+        select count(*) from ${conversationPhases} p where p.conversation_type_id = l.conversation_type_id))) as waiting
+      from locked l
+    ), updated as (
+      update ${conversations} c set messages_count = c.messages_count + 1,
+        last_message_date = greatest(c.last_message_date, ${dateSent}::timestamptz), updated_at = now(),
+        resume_phase = case when d.waiting then (case when c.phase = -3 then c.resume_phase else c.phase end) else c.resume_phase end,
+        phase = case when d.waiting then -3 else c.phase end
+      from decided d
+      where c.id = ${id} and exists (select 1 from inserted)
+      returning d.waiting
+    ), cancelled as (
+      update jobs set status = 'done', finished_at = now(), last_error = 'cancelled'
+      where singleton_key = ${input.followUpJobKey} and status = 'pending' and exists (select 1 from inserted)
+    ), removed as (
+      delete from ${unansweredConversations}
+      where conversation_id = ${id} and errors = '[]' and exists (select 1 from inserted) returning id
+    ), reset as (
+      update ${unansweredConversations} set follow_up_count = 0, updated_at = now()
+      where conversation_id = ${id} and errors <> '[]' and follow_up_count <> 0 and exists (select 1 from inserted) returning id
+    )
+    select l.id as conversation_id, l.uuid, t.config as type_config,
+      i.id, i.role, i.message, i.date_sent,
+      coalesce((select waiting from updated), false) as waiting,
+      (select count(*) from removed) + (select count(*) from reset) as unanswered_changed
+    from locked l
+    left join ${conversationTypes} t on t.id = l.conversation_type_id
+    left join inserted i on true`);
+  const row = (result as unknown as {
+    rows: {
+      conversation_id: number;
+      uuid: string;
+      type_config: string | null;
+      id: string | number | null;
+      role: StoredMessage['role'];
+      message: string;
+      date_sent: string | Date;
+      waiting: boolean;
+      unanswered_changed: string | number;
+    }[];
+  }).rows[0];
+  if (!row) return null;
+  return {
+    conversation: { id: row.conversation_id, uuid: row.uuid },
+    typeConfig: row.type_config,
+    stored: row.id == null ? null : { id: Number(row.id), conversationId: id, role: row.role, message: row.message, dateSent: new Date(row.date_sent) },
+    waiting: row.waiting === true,
+    unansweredChanged: Number(row.unanswered_changed) > 0,
+  };
 }
 
 /** Locks the conversation row for the rest of the transaction and returns its current state. */
 export async function lockConversationRow(tx: Executor, conversationId: number): Promise<ConversationRow | undefined> {
   const [row] = await tx.select().from(conversations).where(eq(conversations.id, conversationId)).for('update');
   return row;
-}
-
-/** Whether a prospect message newer than `afterId` is stored. */
-export async function hasProspectMessageAfter(tx: Executor, conversationId: number, afterId: number): Promise<boolean> {
-  const rows = await tx
-    .select({ id: messages.id })
-    .from(messages)
-    .where(and(eq(messages.conversationId, conversationId), eq(messages.role, 'PROSPECT'), sql`${messages.id} > ${afterId}`))
-    .limit(1);
-  return rows.length > 0;
 }
 
 export function emitConversationChanged(ctx: AppContext, conversation: { id: number; uuid: string }): void {

@@ -2,12 +2,12 @@ import { PHASE } from '@sales-agent/shared/enums';
 import type { AppContext } from '../context.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
-import { agentSettingsOf, type AgentSettings, lastMessageIds, loadConversation, loadHistory, playbookOf } from './conversation-store.ts';
+import { agentSettingsOf, type AgentSettings, loadConversation, loadReplyContext, playbookOf } from './conversation-store.ts';
 import { LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from './phases.ts';
 import { followUpRequest } from './prompts.ts';
 import { leaveWorkingPhase, sendAgentMessage, writeGuardedReply } from './send-reply.ts';
-import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError } from './unanswered.ts';
+import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError, type UnansweredEntry } from './unanswered.ts';
 
 export const FOLLOW_UP_JOB = 'agent.follow-up';
 
@@ -15,18 +15,25 @@ export const FOLLOW_UP_JOB = 'agent.follow-up';
  * Makes the durable follow-up job match the unanswered entry: one job per conversation (singletonKey
  * `follow-up:<id>`), due at earliestReplyDateTime, while the entry is ACTIVE and below the maximum.
  */
-export async function scheduleFollowUp(ctx: AppContext, conversationId: number, known?: AgentSettings): Promise<void> {
-  await ctx.jobs.cancel(followUpJobKey(conversationId));
-  const entry = await findUnanswered(ctx, conversationId);
-  if (!entry || entry.status !== 'ACTIVE') return;
+export async function scheduleFollowUp(
+  ctx: AppContext,
+  conversationId: number,
+  known?: AgentSettings,
+  knownEntry?: UnansweredEntry,
+): Promise<void> {
+  const key = followUpJobKey(conversationId);
+  const entry = knownEntry ?? (await findUnanswered(ctx, conversationId));
   let settings = known;
-  if (!settings) {
+  if (!settings && entry?.status === 'ACTIVE') {
     const loaded = await loadConversation(ctx, conversationId);
-    if (!loaded?.type) return;
-    settings = agentSettingsOf(ctx, loaded.type.config);
+    if (loaded?.type) settings = agentSettingsOf(ctx, loaded.type.config);
   }
-  if (entry.followUpCount >= settings.maxFollowUps) return;
-  await ctx.jobs.enqueue(FOLLOW_UP_JOB, { conversationId }, { runAt: entry.earliestReplyDateTime, singletonKey: followUpJobKey(conversationId) });
+  if (!entry || entry.status !== 'ACTIVE' || !settings || entry.followUpCount >= settings.maxFollowUps) {
+    await ctx.jobs.cancel(key);
+    return;
+  }
+  // One statement: a waiting follow-up job is moved to the entry's time, else one is added.
+  await ctx.jobs.enqueue(FOLLOW_UP_JOB, { conversationId }, { runAt: entry.earliestReplyDateTime, singletonKey: key, replace: true });
 }
 
 export type FollowUpOutcome = 'sent' | 'not-due' | 'skipped' | 'failed';
@@ -45,7 +52,7 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
   };
   try {
     return await withConversationLock(ctx, conversationId, async () => {
-      const loaded = await loadConversation(ctx, conversationId);
+      const loaded = await loadReplyContext(ctx, conversationId);
       if (!loaded) return refuse(notFound('Conversation not found', 'CONVERSATION_NOT_FOUND'));
       if (!loaded.type) return refuse(conflict('The conversation has no conversation type.', 'NO_CONVERSATION_TYPE'));
       const { conversation } = loaded;
@@ -55,7 +62,7 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
       }
       if (conversation.aiPaused) return refuse(conflict('The AI is paused on this conversation: a person is answering.', 'AI_PAUSED'));
       const settings = agentSettingsOf(ctx, loaded.type.config);
-      const lastIds = await lastMessageIds(ctx.db, conversationId);
+      const { lastIds, history } = loaded;
       if (!manual) {
         const entry = await findUnanswered(ctx, conversationId);
         if (!entry || entry.status !== 'ACTIVE') return 'skipped';
@@ -66,7 +73,6 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
       }
 
       const playbook = playbookOf(loaded, settings);
-      const history = await loadHistory(ctx, conversationId);
       let written;
       try {
         written = await writeGuardedReply(ctx, conversationId, playbook, phase, history, (rejection) =>

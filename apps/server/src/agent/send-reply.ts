@@ -6,10 +6,8 @@ import { askLlm } from './ask-llm.ts';
 import {
   emitConversationChanged,
   insertMessage,
-  lastMessageIds,
   type LoadedConversation,
   lockConversationRow,
-  queueOutbound,
 } from './conversation-store.ts';
 import { LlmError, type LlmRequest } from './llm/provider.ts';
 import { guardRequest, type HistoryMessage, type Playbook } from './prompts.ts';
@@ -68,13 +66,8 @@ export async function sendAgentMessage(
     const row = await lockConversationRow(tx, id);
     if (!row || row.aiPaused) return null;
     if (expect.phase !== undefined && row.phase !== expect.phase) return null;
-    if (expect.lastIds) {
-      const ids = await lastMessageIds(tx, id);
-      if (ids.prospect !== expect.lastIds.prospect || ids.agent !== expect.lastIds.agent) return null;
-    }
-    const message = await insertMessage(tx, { conversationId: id, role: 'AGENT', message: text });
-    if (message) await queueOutbound(tx, loaded, message);
-    return message;
+    // One statement: the newest-ids check, the message, the counters and the outbox row.
+    return insertMessage(tx, { conversationId: id, role: 'AGENT', message: text }, { expectLastIds: expect.lastIds, outboxFor: loaded });
   });
   if (stored) {
     if (loaded.prospect) ctx.events.emit('outbox.queued', { conversationId: id, messageId: stored.id });

@@ -16,13 +16,17 @@ export const turnJobKey = (conversationId: number) => `turn:${conversationId}`;
  * enqueue returns null: that turn looks again when it finishes (see the handler below).
  */
 export async function scheduleTurn(ctx: AppContext, conversationId: number, debounceSeconds: number): Promise<void> {
-  const key = turnJobKey(conversationId);
-  await ctx.jobs.cancel(key);
+  // One statement: a waiting turn is moved to the new time (replace), a running one is left alone. No runAt
+  // for a zero window, so the runner is woken at once; otherwise it wakes when the window closes.
   await ctx.jobs.enqueue(
     TURN_JOB,
     { conversationId },
-    // No runAt for a zero window, so a polling runner is kicked at once.
-    { singletonKey: key, maxAttempts: 10, ...(debounceSeconds > 0 ? { runAt: new Date(Date.now() + debounceSeconds * 1000) } : {}) },
+    {
+      singletonKey: turnJobKey(conversationId),
+      replace: true,
+      maxAttempts: 10,
+      ...(debounceSeconds > 0 ? { runAt: new Date(Date.now() + debounceSeconds * 1000) } : {}),
+    },
   );
 }
 

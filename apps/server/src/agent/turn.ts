@@ -8,10 +8,8 @@ import {
   agentSettingsOf,
   type AgentSettings,
   emitConversationChanged,
-  lastMessageIds,
-  loadConversation,
-  loadHistory,
   type LoadedConversation,
+  loadReplyContext,
   playbookOf,
 } from './conversation-store.ts';
 import { scheduleFollowUp } from './follow-up.ts';
@@ -46,19 +44,20 @@ export async function runConversationTurn(ctx: AppContext, conversationId: numbe
 }
 
 async function turn(ctx: AppContext, conversationId: number): Promise<TurnOutcome> {
-  const loaded = await loadConversation(ctx, conversationId);
+  // Two round trips: close the window, then everything the turn reads (one snapshot).
+  await closeDebounceWindow(ctx, conversationId);
+  const loaded = await loadReplyContext(ctx, conversationId);
   if (!loaded) return 'missing';
-  let phase = await closeDebounceWindow(ctx, loaded);
+  let phase = loaded.conversation.phase;
   if (loaded.conversation.aiPaused) return 'paused';
   if (!loaded.type) return 'no-type';
   const phaseCount = loaded.phases.length;
   if (!isWorkingPhase(phase, phaseCount)) return 'not-working';
-  const lastIds = await lastMessageIds(ctx.db, conversationId);
+  const { lastIds, history } = loaded;
   if (lastIds.prospect <= lastIds.agent) return 'nothing-to-answer';
 
   const settings = agentSettingsOf(ctx, loaded.type.config);
   const playbook = playbookOf(loaded, settings);
-  const history = await loadHistory(ctx, conversationId);
   try {
     const inbound = loaded.prospect !== null && lastIds.agent === 0;
     if (inbound && playbook.triggerConversationPrompt?.trim()) {
@@ -108,22 +107,19 @@ async function turn(ctx: AppContext, conversationId: number): Promise<TurnOutcom
 }
 
 /** The debounce window closes when the turn starts: phase -3 gives way to the phase kept in resumePhase. */
-async function closeDebounceWindow(ctx: AppContext, loaded: LoadedConversation): Promise<number> {
-  const { conversation } = loaded;
-  if (conversation.phase !== PHASE.WAITING) return conversation.phase;
+async function closeDebounceWindow(ctx: AppContext, conversationId: number): Promise<void> {
   const [row] = await ctx.db
     .update(conversations)
     .set({ phase: sql`coalesce(${conversations.resumePhase}, 0)`, resumePhase: null, updatedAt: new Date() })
-    .where(sql`${conversations.id} = ${conversation.id} and ${conversations.phase} = -3`)
-    .returning({ phase: conversations.phase });
-  emitConversationChanged(ctx, conversation);
-  return row?.phase ?? conversation.phase;
+    .where(sql`${conversations.id} = ${conversationId} and ${conversations.phase} = -3`)
+    .returning({ id: conversations.id, uuid: conversations.uuid });
+  if (row) emitConversationChanged(ctx, row);
 }
 
 /** A new silence starts after each AI reply: the unanswered entry and the first follow-up job. */
 export async function afterAgentReply(ctx: AppContext, conversationId: number, settings: AgentSettings): Promise<void> {
-  await startSilence(ctx, conversationId, settings.followUpDelaysMinutes[0]);
-  await scheduleFollowUp(ctx, conversationId, settings);
+  const entry = await startSilence(ctx, conversationId, settings.followUpDelaysMinutes[0]);
+  await scheduleFollowUp(ctx, conversationId, settings, entry);
 }
 
 /** Phase N reached: the conversation ends, is rated 1–10, and leaves the unanswered list. */

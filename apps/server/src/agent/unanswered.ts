@@ -25,17 +25,21 @@ export async function findUnanswered(ctx: AppContext, conversationId: number) {
  * The agent just wrote: a new silence starts. The count restarts and the first follow-up is due after the
  * first delay. An entry the admin made INACTIVE stays INACTIVE until the prospect replies.
  */
-export async function startSilence(ctx: AppContext, conversationId: number, firstDelayMinutes: number): Promise<void> {
+export async function startSilence(ctx: AppContext, conversationId: number, firstDelayMinutes: number): Promise<UnansweredEntry> {
   const due = new Date(Date.now() + firstDelayMinutes * 60_000);
-  await ctx.db
+  const [entry] = await ctx.db
     .insert(unansweredConversations)
     .values({ conversationId, status: 'ACTIVE', followUpCount: 0, earliestReplyDateTime: due })
     .onConflictDoUpdate({
       target: unansweredConversations.conversationId,
       set: { followUpCount: 0, earliestReplyDateTime: due, updatedAt: new Date() },
-    });
+    })
+    .returning();
   ctx.events.emit('unanswered.changed', { conversationId });
+  return entry;
 }
+
+export type UnansweredEntry = typeof unansweredConversations.$inferSelect;
 
 /** A follow-up was sent: count it and move the due time to the next delay (the last delay repeats). */
 export async function countFollowUp(ctx: AppContext, conversationId: number, delaysMinutes: number[]): Promise<number> {

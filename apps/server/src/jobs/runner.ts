@@ -27,6 +27,11 @@ export interface EnqueueOptions {
   /** At most one pending-or-running job per key; enqueueing again is a no-op (returns null). */
   singletonKey?: string;
   maxAttempts?: number;
+  /**
+   * With a singletonKey: a job still waiting under the key is moved to the new run time and payload (one
+   * statement, instead of cancel + enqueue). A running one is left alone and null is returned.
+   */
+  replace?: boolean;
 }
 
 interface JobRow {
@@ -68,17 +73,23 @@ export class JobRunner {
     const definition = this.definitions.get(name);
     if (!definition) throw new Error(`Unknown job ${name}`);
     const parsed = definition.payload.parse(payload);
-    const rows = await this.context()
-      .db.insert(jobs)
-      .values({
-        name,
-        payload: parsed as object,
-        runAt: options.runAt ?? new Date(),
-        singletonKey: options.singletonKey ?? null,
-        maxAttempts: options.maxAttempts ?? 5,
-      })
-      .onConflictDoNothing()
-      .returning({ id: jobs.id });
+    const values = {
+      name,
+      payload: parsed as object,
+      runAt: options.runAt ?? new Date(),
+      singletonKey: options.singletonKey ?? null,
+      maxAttempts: options.maxAttempts ?? 5,
+    };
+    const insert = this.context().db.insert(jobs).values(values);
+    const rows = await (options.replace && options.singletonKey
+      ? insert.onConflictDoUpdate({
+          target: jobs.singletonKey,
+          targetWhere: sql`status in ('pending', 'running')`,
+          set: { name, payload: values.payload, runAt: values.runAt, maxAttempts: values.maxAttempts, attempts: 0, lastError: null },
+          setWhere: sql`${jobs.status} = 'pending'`,
+        })
+      : insert.onConflictDoNothing()
+    ).returning({ id: jobs.id });
     const id = rows[0]?.id ?? null;
     // Due now: run at once. Due later (a debounce window): wake when it is due, not at the next poll.
     if (id !== null) this.wakeAt(options.runAt ? options.runAt.getTime() : Date.now());
