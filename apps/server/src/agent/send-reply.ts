@@ -25,16 +25,18 @@ export async function writeGuardedReply<T extends { reply: string; needsHuman?: 
   phaseIndex: number,
   history: HistoryMessage[],
   write: (rejection?: string) => LlmRequest<T>,
+  options: { bookings?: Promise<void>[] } = {},
 ): Promise<GuardedReply<T>> {
+  const { bookings } = options;
   let rejection: string | undefined;
   for (let attempt = 0; attempt < 2; attempt += 1) {
-    const value = await askLlm(ctx, conversationId, write(rejection));
+    const value = await askLlm(ctx, conversationId, write(rejection), bookings);
     const reply = value.reply.trim();
     if (!reply && !value.needsHuman) {
       throw new LlmError({ message: 'The model wrote an empty reply.', type: 'invalid_response', code: null, status: null, method: null, url: null, response: null, details: null });
     }
     if (!reply || !playbook.checkingPrompt?.trim()) return { ok: true, value: { ...value, reply } };
-    const verdict = await askLlm(ctx, conversationId, guardRequest(playbook, phaseIndex, history, reply));
+    const verdict = await askLlm(ctx, conversationId, guardRequest(playbook, phaseIndex, history, reply), bookings);
     if (verdict.pass) return { ok: true, value: { ...value, reply } };
     rejection = verdict.reason || 'The reply breaks the checking rules.';
   }

@@ -2,7 +2,7 @@ import { PHASE } from '@sales-agent/shared/enums';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { conversations } from '../db/schema/index.ts';
-import { askLlm } from './ask-llm.ts';
+import { askLlm, settleBookings } from './ask-llm.ts';
 import { withConversationLock } from './conversation-lock.ts';
 import {
   agentSettingsOf,
@@ -44,6 +44,17 @@ export async function runConversationTurn(ctx: AppContext, conversationId: numbe
 }
 
 async function turn(ctx: AppContext, conversationId: number): Promise<TurnOutcome> {
+  // Usage bookings run alongside the next step (the next LLM call, the send); all are done before the lock
+  // is released.
+  const background: Promise<void>[] = [];
+  try {
+    return await turnSteps(ctx, conversationId, background);
+  } finally {
+    await settleBookings(background);
+  }
+}
+
+async function turnSteps(ctx: AppContext, conversationId: number, background: Promise<void>[]): Promise<TurnOutcome> {
   // Two round trips: close the window, then everything the turn reads (one snapshot).
   await closeDebounceWindow(ctx, conversationId);
   const loaded = await loadReplyContext(ctx, conversationId);
@@ -61,14 +72,14 @@ async function turn(ctx: AppContext, conversationId: number): Promise<TurnOutcom
   try {
     const inbound = loaded.prospect !== null && lastIds.agent === 0;
     if (inbound && playbook.triggerConversationPrompt?.trim()) {
-      const decision = await askLlm(ctx, conversationId, triggerRequest(playbook, history));
+      const decision = await askLlm(ctx, conversationId, triggerRequest(playbook, history), background);
       if (!decision.engage) {
         await leaveWorkingPhase(ctx, loaded, phase, PHASE.IGNORED);
         return 'ignored';
       }
     }
 
-    const transition = await askLlm(ctx, conversationId, transitionRequest(playbook, phase, history));
+    const transition = await askLlm(ctx, conversationId, transitionRequest(playbook, phase, history), background);
     if (transition.advance) {
       const next = phase + 1;
       const ends = next === phaseCount;
@@ -81,8 +92,14 @@ async function turn(ctx: AppContext, conversationId: number): Promise<TurnOutcom
       }
     }
 
-    const draft = await writeGuardedReply(ctx, conversationId, playbook, phase, history, (rejection) =>
-      draftRequest(playbook, phase, history, rejection),
+    const draft = await writeGuardedReply(
+      ctx,
+      conversationId,
+      playbook,
+      phase,
+      history,
+      (rejection) => draftRequest(playbook, phase, history, rejection),
+      { bookings: background },
     );
     if (!draft.ok) {
       await needsHuman(ctx, loaded, phase, 'GUARD_FAILED', `The drafted reply failed the checking prompt twice: ${draft.reason}`);
