@@ -9,44 +9,50 @@ import { getLlmProvider } from './llm/select-provider.ts';
  * One LLM call for a conversation: asks the configured provider and books the tokens and cost on the
  * conversation (an llm_usage row plus the running totals on the conversation). Throws LlmError on failure.
  *
- * With `bookings`, the booking is not waited for: it is added to the list (the caller waits for all of them
- * with settleBookings before it finishes), so a turn's next LLM call or its send does not wait for it. Such
- * a booking never rejects; a failure is logged (the reply must not be retried over a cost counter).
+ * With `deferred`, the booking is not written now but added to that list: the turn writes the list with
+ * bookDeferred after its reply is sent (still under the conversation lock), so the booking's update of the
+ * conversation row neither delays the next LLM call nor competes with the send for the row lock.
  */
-export async function askLlm<T>(ctx: AppContext, conversationId: number, request: LlmRequest<T>, bookings?: Promise<void>[]): Promise<T> {
+export async function askLlm<T>(ctx: AppContext, conversationId: number, request: LlmRequest<T>, deferred?: DeferredUsage[]): Promise<T> {
   const result = await getLlmProvider(ctx).complete(request);
   if (result.usage) {
-    const booking = bookUsage(ctx, conversationId, request.purpose, result.model, result.usage);
-    if (bookings) {
-      bookings.push(booking.catch((err) => ctx.log.error({ err, conversationId }, 'booking the LLM usage failed')));
-    } else {
-      await booking;
-    }
+    const usage = { purpose: request.purpose, model: result.model, ...result.usage };
+    if (deferred) deferred.push(usage);
+    else await bookUsage(ctx, conversationId, [usage]);
   }
   return result.value;
 }
 
-/** Waits for the bookings askLlm started, including any added while waiting (none of them rejects). */
-export async function settleBookings(bookings: Promise<void>[]): Promise<void> {
-  for (let i = 0; i < bookings.length; i += 1) await bookings[i];
+export interface DeferredUsage {
+  purpose: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
 }
 
-async function bookUsage(
-  ctx: AppContext,
-  conversationId: number,
-  purpose: string,
-  model: string,
-  usage: { promptTokens: number; completionTokens: number },
-): Promise<void> {
-  const { promptTokens, completionTokens } = usage;
-  const costUsd = costOf(model, promptTokens, completionTokens);
-  // One round trip: the usage row and the conversation's running totals.
+/** Writes deferred bookings (one statement); a failure is logged, never fails the turn (its reply is out). */
+export async function bookDeferred(ctx: AppContext, conversationId: number, deferred: DeferredUsage[]): Promise<void> {
+  if (deferred.length === 0) return;
+  try {
+    await bookUsage(ctx, conversationId, deferred.splice(0));
+  } catch (err) {
+    ctx.log.error({ err, conversationId }, 'booking the LLM usage failed');
+  }
+}
+
+async function bookUsage(ctx: AppContext, conversationId: number, usages: DeferredUsage[]): Promise<void> {
+  const rows = usages.map((u) => ({ ...u, costUsd: costOf(u.model, u.promptTokens, u.completionTokens) }));
+  const sum = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((total, r) => total + pick(r), 0);
+  // One round trip: the usage rows and the conversation's running totals.
   await ctx.db.execute(sql`
     with usage as (
       insert into ${llmUsage} (conversation_id, purpose, model, prompt_tokens, completion_tokens, cost_usd)
-      values (${conversationId}, ${purpose}, ${model}, ${promptTokens}, ${completionTokens}, ${costUsd})
+      values ${sql.join(
+        rows.map((r) => sql`(${conversationId}, ${r.purpose}, ${r.model}, ${r.promptTokens}, ${r.completionTokens}, ${r.costUsd})`),
+        sql`, `,
+      )}
     )
-    update ${conversations} set prompt_tokens = prompt_tokens + ${promptTokens},
-      completion_tokens = completion_tokens + ${completionTokens}, cost_usd = cost_usd + ${costUsd}
+    update ${conversations} set prompt_tokens = prompt_tokens + ${sum((r) => r.promptTokens)},
+      completion_tokens = completion_tokens + ${sum((r) => r.completionTokens)}, cost_usd = cost_usd + ${sum((r) => r.costUsd)}
     where id = ${conversationId}`);
 }

@@ -166,6 +166,14 @@ export interface NewMessage {
 
 /** Conditions and side effects of insertMessage, all in its one statement. */
 export interface InsertOptions {
+  /**
+   * Lock the conversation row in the same statement and insert only if it is not AI-paused and (when
+   * given) still in this phase with this messagesCount. These conditions sit in the WHERE of the
+   * `FOR UPDATE`, so PostgreSQL re-checks them on the newest row version after waiting for the lock: a
+   * message (or a human's reply, which pauses the AI) committed while this statement waited has changed
+   * messagesCount / phase / aiPaused in its own statement, and the reply is dropped.
+   */
+  lockFor?: { phase?: number; messagesCount?: number };
   /** Insert only if the newest PROSPECT / AGENT message ids are still these (a stale draft is dropped). */
   expectLastIds?: { prospect: number; agent: number };
   /** Also queue the message in the outbox for this prospect conversation's channel. */
@@ -182,9 +190,18 @@ export interface InsertOptions {
 export async function insertMessage(db: Executor, input: NewMessage, options: InsertOptions = {}): Promise<StoredMessage | null> {
   const dateSent = input.dateSent ?? new Date();
   const expect = options.expectLastIds;
+  const lockFor = options.lockFor;
   const prospect = options.outboxFor?.prospect ?? null;
+  const sources = [lockFor ? sql`locked` : null, expect ? sql`ids` : null].filter((x) => x !== null);
+  const conditions = expect ? sql`where ids.prospect = ${expect.prospect} and ids.agent = ${expect.agent}` : sql``;
   const result = await db.execute(sql`
-    with ${expect ? sql`ids as (
+    with ${lockFor ? sql`locked as (
+      select id from ${conversations}
+      where id = ${input.conversationId} and not ai_paused
+        ${lockFor.phase !== undefined ? sql`and phase = ${lockFor.phase}` : sql``}
+        ${lockFor.messagesCount !== undefined ? sql`and messages_count = ${lockFor.messagesCount}` : sql``}
+      for update
+    ), ` : sql``}${expect ? sql`ids as (
       select coalesce(max(id) filter (where role = 'PROSPECT'), 0) as prospect,
              coalesce(max(id) filter (where role = 'AGENT'), 0) as agent
       from ${messages} where conversation_id = ${input.conversationId}
@@ -192,7 +209,7 @@ export async function insertMessage(db: Executor, input: NewMessage, options: In
       insert into ${messages} (conversation_id, role, message, date_sent, external_id, written_by_human)
       select ${input.conversationId}::int, ${input.role}, ${input.message}, ${dateSent.toISOString()}::timestamptz,
              ${input.externalId ?? null}::text, ${input.writtenByHuman ?? false}::boolean
-      ${expect ? sql`from ids where ids.prospect = ${expect.prospect} and ids.agent = ${expect.agent}` : sql``}
+      ${sources.length > 0 ? sql`from ${sql.join(sources, sql`, `)} ${conditions}` : sql``}
       on conflict do nothing
       returning id, conversation_id, role, message, date_sent
     ), counted as (

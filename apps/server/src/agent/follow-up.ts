@@ -100,7 +100,7 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         if (manual) throw new AppError(422, 'GUARD_FAILED', 'The follow-up did not pass the checking prompt; the conversation now needs a human.');
         return 'failed';
       }
-      const sent = await sendAgentMessage(ctx, loaded, written.value.reply, { phase, lastIds });
+      const sent = await sendAgentMessage(ctx, loaded, written.value.reply, { phase, lastIds, messagesCount: conversation.messagesCount });
       if (!sent) return refuse(conflict('The conversation changed while the follow-up was written. Try again.', 'CONVERSATION_CHANGED'));
       await countFollowUp(ctx, conversationId, settings.followUpDelaysMinutes);
       return 'sent';

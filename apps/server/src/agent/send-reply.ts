@@ -2,12 +2,11 @@ import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { conversations } from '../db/schema/index.ts';
 import type { StoredMessage } from './agent.service.ts';
-import { askLlm } from './ask-llm.ts';
+import { askLlm, type DeferredUsage } from './ask-llm.ts';
 import {
   emitConversationChanged,
   insertMessage,
   type LoadedConversation,
-  lockConversationRow,
 } from './conversation-store.ts';
 import { LlmError, type LlmRequest } from './llm/provider.ts';
 import { guardRequest, type HistoryMessage, type Playbook } from './prompts.ts';
@@ -25,18 +24,18 @@ export async function writeGuardedReply<T extends { reply: string; needsHuman?: 
   phaseIndex: number,
   history: HistoryMessage[],
   write: (rejection?: string) => LlmRequest<T>,
-  options: { bookings?: Promise<void>[] } = {},
+  options: { deferred?: DeferredUsage[] } = {},
 ): Promise<GuardedReply<T>> {
-  const { bookings } = options;
+  const { deferred } = options;
   let rejection: string | undefined;
   for (let attempt = 0; attempt < 2; attempt += 1) {
-    const value = await askLlm(ctx, conversationId, write(rejection), bookings);
+    const value = await askLlm(ctx, conversationId, write(rejection), deferred);
     const reply = value.reply.trim();
     if (!reply && !value.needsHuman) {
       throw new LlmError({ message: 'The model wrote an empty reply.', type: 'invalid_response', code: null, status: null, method: null, url: null, response: null, details: null });
     }
     if (!reply || !playbook.checkingPrompt?.trim()) return { ok: true, value: { ...value, reply } };
-    const verdict = await askLlm(ctx, conversationId, guardRequest(playbook, phaseIndex, history, reply), bookings);
+    const verdict = await askLlm(ctx, conversationId, guardRequest(playbook, phaseIndex, history, reply), deferred);
     if (verdict.pass) return { ok: true, value: { ...value, reply } };
     rejection = verdict.reason || 'The reply breaks the checking rules.';
   }
@@ -47,15 +46,21 @@ export async function writeGuardedReply<T extends { reply: string; needsHuman?: 
 export interface SendExpectation {
   /** The conversation is still in this phase (a message that arrives meanwhile sets -3). */
   phase?: number;
-  /** No message (prospect's, or a person's) was stored after these. */
+  /** No message (prospect's, or a person's) was stored after these ... */
   lastIds?: { prospect: number; agent: number };
+  /** ... and the conversation's messagesCount is still this (read with lastIds, in the same snapshot). */
+  messagesCount?: number;
 }
 
 /**
- * Stores an AI-written AGENT message and, for a prospect conversation, queues it in the outbox — in one
- * transaction with the conversation row locked, after checking that the draft is not stale: the AI is not
- * paused, the phase did not change, and nothing newer was written. This check is what makes a reply to a
- * message happen exactly once even if two turns raced past the conversation lock. Returns null when dropped.
+ * Stores an AI-written AGENT message and, for a prospect conversation, queues it in the outbox — in ONE
+ * statement that locks the conversation row (`FOR UPDATE`) and checks that the draft is not stale: the AI
+ * is not paused, the phase did not change, no message was stored since (messagesCount and the newest
+ * PROSPECT/AGENT ids). The row conditions are re-checked on the newest row after any wait for the lock,
+ * and every message insert updates that row in its own statement (storeProspectMessage locks it before
+ * drawing the message id), so a message committed at any moment either makes this draft stale or gets an
+ * id after the reply. This is what makes a reply to a message happen at most once even if two turns raced
+ * past the conversation lock. Returns null when dropped.
  */
 export async function sendAgentMessage(
   ctx: AppContext,
@@ -64,13 +69,11 @@ export async function sendAgentMessage(
   expect: SendExpectation,
 ): Promise<StoredMessage | null> {
   const id = loaded.conversation.id;
-  const stored = await ctx.db.transaction(async (tx) => {
-    const row = await lockConversationRow(tx, id);
-    if (!row || row.aiPaused) return null;
-    if (expect.phase !== undefined && row.phase !== expect.phase) return null;
-    // One statement: the newest-ids check, the message, the counters and the outbox row.
-    return insertMessage(tx, { conversationId: id, role: 'AGENT', message: text }, { expectLastIds: expect.lastIds, outboxFor: loaded });
-  });
+  const stored = await insertMessage(
+    ctx.db,
+    { conversationId: id, role: 'AGENT', message: text },
+    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: loaded },
+  );
   if (stored) {
     if (loaded.prospect) ctx.events.emit('outbox.queued', { conversationId: id, messageId: stored.id });
     emitConversationChanged(ctx, loaded.conversation);

@@ -2,7 +2,7 @@ import { PHASE } from '@sales-agent/shared/enums';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { conversations } from '../db/schema/index.ts';
-import { askLlm, settleBookings } from './ask-llm.ts';
+import { askLlm, bookDeferred, type DeferredUsage } from './ask-llm.ts';
 import { withConversationLock } from './conversation-lock.ts';
 import {
   agentSettingsOf,
@@ -44,17 +44,16 @@ export async function runConversationTurn(ctx: AppContext, conversationId: numbe
 }
 
 async function turn(ctx: AppContext, conversationId: number): Promise<TurnOutcome> {
-  // Usage bookings run alongside the next step (the next LLM call, the send); all are done before the lock
-  // is released.
-  const background: Promise<void>[] = [];
+  // The LLM usage is booked once, after the reply is sent (or the turn ends otherwise), still under the lock.
+  const usage: DeferredUsage[] = [];
   try {
-    return await turnSteps(ctx, conversationId, background);
+    return await turnSteps(ctx, conversationId, usage);
   } finally {
-    await settleBookings(background);
+    await bookDeferred(ctx, conversationId, usage);
   }
 }
 
-async function turnSteps(ctx: AppContext, conversationId: number, background: Promise<void>[]): Promise<TurnOutcome> {
+async function turnSteps(ctx: AppContext, conversationId: number, usage: DeferredUsage[]): Promise<TurnOutcome> {
   // Two round trips: close the window, then everything the turn reads (one snapshot).
   await closeDebounceWindow(ctx, conversationId);
   const loaded = await loadReplyContext(ctx, conversationId);
@@ -72,14 +71,14 @@ async function turnSteps(ctx: AppContext, conversationId: number, background: Pr
   try {
     const inbound = loaded.prospect !== null && lastIds.agent === 0;
     if (inbound && playbook.triggerConversationPrompt?.trim()) {
-      const decision = await askLlm(ctx, conversationId, triggerRequest(playbook, history), background);
+      const decision = await askLlm(ctx, conversationId, triggerRequest(playbook, history), usage);
       if (!decision.engage) {
         await leaveWorkingPhase(ctx, loaded, phase, PHASE.IGNORED);
         return 'ignored';
       }
     }
 
-    const transition = await askLlm(ctx, conversationId, transitionRequest(playbook, phase, history), background);
+    const transition = await askLlm(ctx, conversationId, transitionRequest(playbook, phase, history), usage);
     if (transition.advance) {
       const next = phase + 1;
       const ends = next === phaseCount;
@@ -99,7 +98,7 @@ async function turnSteps(ctx: AppContext, conversationId: number, background: Pr
       phase,
       history,
       (rejection) => draftRequest(playbook, phase, history, rejection),
-      { bookings: background },
+      { deferred: usage },
     );
     if (!draft.ok) {
       await needsHuman(ctx, loaded, phase, 'GUARD_FAILED', `The drafted reply failed the checking prompt twice: ${draft.reason}`);
@@ -107,7 +106,7 @@ async function turnSteps(ctx: AppContext, conversationId: number, background: Pr
     }
     const { reply, needsHuman: askedForHuman, reason } = draft.value;
     if (reply) {
-      const sent = await sendAgentMessage(ctx, loaded, reply, { phase, lastIds });
+      const sent = await sendAgentMessage(ctx, loaded, reply, { phase, lastIds, messagesCount: loaded.conversation.messagesCount });
       if (!sent) return 'stale';
     }
     if (askedForHuman) {

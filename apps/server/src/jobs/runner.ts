@@ -49,7 +49,7 @@ interface JobRow {
  */
 export class JobRunner {
   private readonly definitions = new Map<string, JobDefinition>();
-  private timer: NodeJS.Timeout | null = null;
+  private timer: { kind: 'timeout'; handle: NodeJS.Timeout } | { kind: 'immediate'; handle: NodeJS.Immediate } | null = null;
   /** When the timer fires (ms since epoch, this process's clock). */
   private timerAt = Infinity;
   /** The earliest wake-up asked for while a drain was running; honoured when it ends. */
@@ -124,8 +124,7 @@ export class JobRunner {
   /** Stops polling and waits for the batch in progress to finish (graceful shutdown). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.clearTimer();
     await this.running;
   }
 
@@ -155,9 +154,10 @@ export class JobRunner {
 
   private schedule(delay: number): void {
     if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
+    this.clearTimer();
     this.timerAt = Date.now() + delay;
-    this.timer = setTimeout(() => {
+    // setTimeout(0) waits at least 1 ms (more on a busy loop); a job due now runs right after this tick.
+    const run = () => {
       this.timer = null;
       this.timerAt = Infinity;
       this.wakeAfterDrain = Infinity;
@@ -174,7 +174,15 @@ export class JobRunner {
           this.wakeAfterDrain = Infinity;
           this.schedule(Math.max(0, wake));
         });
-    }, delay);
+    };
+    this.timer = delay <= 0 ? { kind: 'immediate', handle: setImmediate(run) } : { kind: 'timeout', handle: setTimeout(run, delay) };
+  }
+
+  private clearTimer(): void {
+    if (!this.timer) return;
+    if (this.timer.kind === 'immediate') clearImmediate(this.timer.handle);
+    else clearTimeout(this.timer.handle);
+    this.timer = null;
   }
 
   /**
