@@ -22,11 +22,14 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   const publicOrigin = new URL(ctx.config.PUBLIC_URL).origin;
 
   app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
+    // Decide by the route that matched, not the raw URL: the router decodes %-escapes, so
+    // /api/%61dmin/… reaches the /api/admin/… handlers. Unmatched URLs (404s) fall back to the raw one.
+    const path = request.routeOptions.url ?? request.url;
+    if (!path.startsWith('/api/')) return;
     if (!SAFE_METHODS.has(request.method)) refuseForeignOrigin(request, publicOrigin);
     const token = request.cookies[SESSION_COOKIE];
     if (token) request.actor = await findSessionUser(ctx, token);
-    if (request.url.startsWith('/api/admin/') || request.url === '/api/admin') requireAdmin(request);
+    if (path.startsWith('/api/admin/') || path === '/api/admin') requireAdmin(request);
   });
 }
 
