@@ -4,8 +4,11 @@ import { z } from 'zod';
 export const errorBody = z.object({ error: z.string(), code: z.string() });
 export type ErrorBody = z.infer<typeof errorBody>;
 
+/** The largest id PostgreSQL's `integer` (serial) columns hold; a larger one matches nothing and must not reach SQL. */
+export const INT4_MAX = 2_147_483_647;
+
 /** A positive integer id taken from a path or query string. */
-export const idParam = z.coerce.number().int().positive();
+export const idParam = z.coerce.number().int().positive().max(INT4_MAX, 'no such id');
 export const idParams = z.object({ id: idParam });
 
 export const messageBody = z.object({ message: z.string() });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idParam, INT4_MAX } from './common.ts';
 
 /** Longest prompt we accept; real playbooks are a few thousand characters. */
 export const PROMPT_MAX = 50_000;
@@ -22,7 +23,8 @@ const optionalText = (label: string, max = PROMPT_MAX) =>
     .nullish()
     .transform((v) => (v && v.trim() ? v : null));
 
-const positiveId = (label: string) => z.number({ error: `${label} must be a number` }).int().positive();
+const positiveId = (label: string) =>
+  z.number({ error: `${label} must be a number` }).int().positive().max(INT4_MAX, `${label}: no such id`);
 
 /** POST /api/admin/conversation-type/create-edit (spec §7.3): id present → edit, absent → create. */
 export const conversationTypeSaveBody = z.object({
@@ -115,4 +117,4 @@ export type ConversationTypeDetail = z.infer<typeof conversationTypeDetail>;
 export const conversationTypeSaved = z.object({ conversationType: z.object({ id: z.number() }) });
 export const conversationPhaseSaved = z.object({ conversationPhase: conversationPhase });
 export const conversationPhaseList = z.array(conversationPhase);
-export const typeIdParams = z.object({ typeId: z.coerce.number().int().positive() });
+export const typeIdParams = z.object({ typeId: idParam });

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { CONVERSATION_ORDERS, MESSAGE_ROLES } from '../enums.ts';
 import { LIMITS } from '../limits.ts';
+import { idParam, INT4_MAX } from './common.ts';
 
 /** An empty query-string value ("?minRating=") means "no filter", not 0. */
 const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
-const optionalInt = z.preprocess(blankToUndefined, z.coerce.number().int().optional());
-const optionalNumber = z.preprocess(blankToUndefined, z.coerce.number().finite().min(0).optional());
+// Filters compare with 32-bit integer columns: values beyond them would be refused by the database.
+const optionalInt = z.preprocess(blankToUndefined, z.coerce.number().int().min(-INT4_MAX).max(INT4_MAX).optional());
+const optionalNumber = z.preprocess(blankToUndefined, z.coerce.number().finite().min(0).max(INT4_MAX).optional());
 /** A whole uuid or the start of one (hex digits and dashes only, so it is safe in a LIKE prefix). */
 const uuidPrefix = z.preprocess(
   (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
@@ -33,7 +35,7 @@ export const conversationListQuery = z.object({
   prospectUuid: uuidPrefix,
   phase: optionalInt,
   /** A conversation type id. */
-  conversationType: z.preprocess(blankToUndefined, z.coerce.number().int().positive().optional()),
+  conversationType: z.preprocess(blankToUndefined, idParam.optional()),
   minRating: optionalNumber,
   maxRating: optionalNumber,
   /** Seconds. */
@@ -73,7 +75,7 @@ export const conversationListResponse = z.object({
 });
 export type ConversationListResponse = z.infer<typeof conversationListResponse>;
 
-export const newConversationBody = z.object({ conversationTypeId: z.coerce.number().int().positive() });
+export const newConversationBody = z.object({ conversationTypeId: idParam });
 export const uuidResponse = z.object({ uuid: z.string() });
 
 export const conversationUuidParams = z.object({ uuid: z.uuid('must be a uuid') });
@@ -123,16 +125,16 @@ export const conversationDetail = z.object({
 });
 export type ConversationDetail = z.infer<typeof conversationDetail>;
 
-export const conversationIdParams = z.object({ id: z.coerce.number().int().positive() });
+export const conversationIdParams = z.object({ id: idParam });
 export const conversationMessageParams = z.object({
-  id: z.coerce.number().int().positive(),
+  id: idParam,
   messageId: z.coerce.number().int().positive(),
 });
 
 /** PATCH /api/conversation/{id}: either a phase code or another conversation type (spec §7.6). */
 export const patchConversationBody = z.union([
   z.object({ phase: z.number().int() }).strict(),
-  z.object({ conversationType: z.number().int().positive() }).strict(),
+  z.object({ conversationType: z.number().int().positive().max(INT4_MAX, 'no such id') }).strict(),
 ]);
 export type PatchConversationBody = z.infer<typeof patchConversationBody>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_TYPES } from '../enums.ts';
+import { INT4_MAX } from './common.ts';
 import { email } from './user.ts';
 
 /** Access tokens of Meta, Twilio and gateways are far below this; it only stops absurd bodies. */
@@ -24,14 +25,14 @@ export const expirationDate = z
  * `accessToken` is write-only: required on create, and on edit an empty or absent value keeps the stored one.
  */
 export const messagingAccountSaveBody = z.object({
-  id: z.number().int().positive().optional(),
+  id: z.number().int().positive().max(INT4_MAX, 'no such id').optional(),
   type: z.enum(ACCOUNT_TYPES, { error: 'Type must be one of INSTAGRAM, FACEBOOK, TWILIO, WHATSAPP, SMS_GATEWAY' }),
   accessToken: z.string().trim().max(ACCESS_TOKEN_MAX, 'Access token is too long').nullable().optional(),
   pageId: requiredText('Page id is required'),
   pageName: requiredText('Page name is required'),
   expirationDate,
   /** Spec §5: an empty conversation type is sent as null. */
-  conversationTypeId: z.number().int().positive().nullable().optional(),
+  conversationTypeId: z.number().int().positive().max(INT4_MAX, 'no such id').nullable().optional(),
 });
 export type MessagingAccountSaveBody = z.input<typeof messagingAccountSaveBody>;
 
@@ -61,7 +62,11 @@ export const messagingAccountSaved = z.object({
 /** POST /api/admin/user-messaging-accounts/create (spec §5 permission create). */
 export const permissionCreateBody = z.object({
   userEmail: email,
-  messagingAccountId: z.number({ error: 'Messaging account is required' }).int().positive('Messaging account is required'),
+  messagingAccountId: z
+    .number({ error: 'Messaging account is required' })
+    .int()
+    .positive('Messaging account is required')
+    .max(INT4_MAX, 'Messaging account not found'),
 });
 export type PermissionCreateBody = z.infer<typeof permissionCreateBody>;
 

@@ -139,6 +139,11 @@ describe('GET /api/conversation/list', () => {
     expect(uuidsOf(await list('?hasRecording=true'))).toEqual([ownA1.uuid, otherB.uuid]);
     expect(uuidsOf(await list('?hasRecording=false'))).toEqual([web.uuid, ownA2.uuid]);
     expect(uuidsOf(await list('?hasRecording=all&minRating=&phase='))).toHaveLength(4);
+    // Ratings and durations are whole numbers: a fractional bound is rounded inwards, never a 500.
+    expect(uuidsOf(await list('?minRating=3.5'))).toEqual(uuidsOf(await list('?minRating=4')));
+    expect(uuidsOf(await list('?maxRating=4.5&minRating=2.5'))).toEqual(uuidsOf(await list('?maxRating=4&minRating=3')));
+    expect(uuidsOf(await list('?minRecordingDuration=199.5'))).toEqual(uuidsOf(await list('?minRecordingDuration=200')));
+    expect(uuidsOf(await list('?maxRecordingDuration=200.5'))).toEqual(uuidsOf(await list('?maxRecordingDuration=200')));
     // A NORMAL user's filters never widen the scope.
     expect(uuidsOf(await list(`?uuid=${otherB.uuid}`, normal.cookie))).toEqual([]);
     expect(uuidsOf(await list(`?prospectUuid=${prospectB.uuid}`, normal.cookie))).toEqual([]);
@@ -172,7 +177,9 @@ describe('GET /api/conversation/list', () => {
   });
 
   it('answers 400 naming the field for a bad query', async () => {
-    for (const q of ['?limit=20', '?page=0', '?orderBy=oldest', '?hasRecording=maybe', '?phase=abc', '?uuid=zz%25', '?minRating=-1']) {
+    for (const q of ['?limit=20', '?page=0', '?orderBy=oldest', '?hasRecording=maybe', '?phase=abc', '?uuid=zz%25', '?minRating=-1',
+      // Beyond the 32-bit integer columns they compare with.
+      '?page=1e12', '?phase=99999999999', '?conversationType=99999999999', '?minRating=1e20', '?maxRecordingDuration=99999999999']) {
       const res = await list(q);
       expect(res.statusCode, q).toBe(400);
       expect(res.json().code).toBe('VALIDATION_ERROR');
@@ -251,6 +258,11 @@ describe('changing a conversation', () => {
     expect(unknownType.statusCode).toBe(404);
     const unknown = await t.request({ method: 'PATCH', url: '/api/conversation/999999', as: admin.cookie, payload: { conversationType: typeB.id } });
     expect(unknown.statusCode).toBe(404);
+    // Ids beyond the 32-bit id columns are refused before they reach SQL (they were a 500).
+    const hugeType = await t.request({ method: 'PATCH', url: `/api/conversation/${ownA2.id}`, as: admin.cookie, payload: { conversationType: 99999999999 } });
+    expect(hugeType.statusCode).toBe(400);
+    const hugeId = await t.request({ method: 'PATCH', url: '/api/conversation/99999999999', as: admin.cookie, payload: { conversationType: typeB.id } });
+    expect(hugeId.statusCode).toBe(400);
     const [after] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, otherB.id));
     expect(after.conversationTypeId).toBe(typeA.id);
   });
@@ -342,7 +354,7 @@ describe('changing a conversation', () => {
 
 describe('agent-backed calls: authorization and validation', () => {
   it('POST new: 400 for a bad body, 404 for an unknown type', async () => {
-    for (const payload of [{}, { conversationTypeId: 'abc' }, { conversationTypeId: -1 }]) {
+    for (const payload of [{}, { conversationTypeId: 'abc' }, { conversationTypeId: -1 }, { conversationTypeId: 99999999999 }]) {
       expect((await t.request({ method: 'POST', url: '/api/conversation/new', payload })).statusCode).toBe(400);
     }
     const unknown = await t.request({ method: 'POST', url: '/api/conversation/new', payload: { conversationTypeId: 999999 } });

@@ -58,10 +58,11 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       : undefined,
     query.phase !== undefined ? eq(c.phase, query.phase) : undefined,
     query.conversationType !== undefined ? eq(c.conversationTypeId, query.conversationType) : undefined,
-    query.minRating !== undefined ? gte(c.rating, query.minRating) : undefined,
-    query.maxRating !== undefined ? lte(c.rating, query.maxRating) : undefined,
-    query.minRecordingDuration !== undefined ? gte(c.recordingDuration, query.minRecordingDuration) : undefined,
-    query.maxRecordingDuration !== undefined ? lte(c.recordingDuration, query.maxRecordingDuration) : undefined,
+    // rating and recordingDuration are integer columns: a fractional bound is rounded inwards (>= 1.5 is >= 2).
+    query.minRating !== undefined ? gte(c.rating, Math.ceil(query.minRating)) : undefined,
+    query.maxRating !== undefined ? lte(c.rating, Math.floor(query.maxRating)) : undefined,
+    query.minRecordingDuration !== undefined ? gte(c.recordingDuration, Math.ceil(query.minRecordingDuration)) : undefined,
+    query.maxRecordingDuration !== undefined ? lte(c.recordingDuration, Math.floor(query.maxRecordingDuration)) : undefined,
     query.hasRecording === 'true' ? isNotNull(c.recordingUrl) : query.hasRecording === 'false' ? isNull(c.recordingUrl) : undefined,
     // The scope is the conversation's own copy of its prospect's account: an index range, not a join.
     granted === 'all' ? undefined : inArray(c.messagingAccountId, granted),
