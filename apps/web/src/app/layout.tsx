@@ -1,4 +1,5 @@
-import { Anchor, Box, Button, Container, Group, Menu, Text, UnstyledButton } from '@mantine/core';
+import { Anchor, Box, Burger, Button, Container, Divider, Drawer, Group, Loader, Menu, NavLink as MantineNavLink, Text, UnstyledButton } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { externalLinks, paths } from '../config/paths.ts';
 import { useAuth, useLogout } from '../lib/auth.ts';
@@ -19,6 +20,15 @@ export function Layout() {
   );
 }
 
+/** Shown while the first page's lazy chunk loads (react-router's HydrateFallback). */
+export function AppLoading() {
+  return (
+    <Box style={{ minHeight: '100vh', display: 'grid', placeItems: 'center' }}>
+      <Loader aria-label="Loading" />
+    </Box>
+  );
+}
+
 function Header() {
   const auth = useAuth();
   const logout = useLogout();
@@ -33,7 +43,13 @@ function Header() {
   };
   return (
     <Box component="header" px="md" py="sm" style={{ borderBottom: '1px solid var(--mantine-color-gray-3)' }}>
-      <Group justify="space-between" wrap="nowrap">
+      <Group justify="space-between" wrap="nowrap" hiddenFrom="sm">
+        <Anchor component={Link} to={paths.home} fw={700} size="lg" underline="never" aria-label="Sales Agent home">
+          ◆ Sales Agent
+        </Anchor>
+        <MobileNav onLogout={onLogout} />
+      </Group>
+      <Group justify="space-between" wrap="nowrap" visibleFrom="sm">
         <Group gap="lg" component="nav" aria-label="Main">
           <Anchor component={Link} to={paths.home} fw={700} size="lg" underline="never" aria-label="Sales Agent home">
             ◆ Sales Agent
@@ -95,10 +111,62 @@ function Header() {
   );
 }
 
+/**
+ * Below the `sm` breakpoint the header links do not fit in one row: a burger opens the same navigation in a
+ * drawer (links close it on click, so focus returns to the page that opens).
+ */
+function MobileNav(props: { onLogout(): void }) {
+  const auth = useAuth();
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const item = (label: string, to: string) => <MantineNavLink component={NavLink} to={to} label={label} onClick={close} />;
+  return (
+    <>
+      <Burger opened={opened} onClick={toggle} aria-label={opened ? 'Close navigation' : 'Open navigation'} />
+      <Drawer opened={opened} onClose={close} position="right" size="xs" title="Menu">
+        <Box component="nav" aria-label="Main">
+          {item('Sales Agent', paths.conversationNew)}
+          {auth.isAuthenticated && (
+            <>
+              <Text size="xs" c="dimmed" tt="uppercase" fw={700} px="sm" pt="sm">
+                Call Recordings
+              </Text>
+              {item('Upload Recordings', paths.callRecordingsUpload)}
+              {item('Statistics', paths.callRecordingsStatistics)}
+            </>
+          )}
+          {auth.isAdmin && item('Admin', paths.admin.hello)}
+          <Divider my="sm" />
+          {auth.isAuthenticated ? (
+            <>
+              <Text size="sm" c="dimmed" px="sm" pb="xs" style={{ wordBreak: 'break-all' }}>
+                {auth.email}
+              </Text>
+              {item('Profile', paths.profile(auth.email!))}
+              <MantineNavLink
+                component="button"
+                label="Logout"
+                onClick={() => {
+                  close();
+                  props.onLogout();
+                }}
+              />
+            </>
+          ) : auth.isLoading ? null : (
+            <>
+              {item('Login', paths.login)}
+              {item('Register', paths.register)}
+            </>
+          )}
+        </Box>
+      </Drawer>
+    </>
+  );
+}
+
 function Footer() {
   return (
     <Box component="footer" px="md" py="sm" style={{ borderTop: '1px solid var(--mantine-color-gray-3)' }}>
-      <Group justify="space-between">
+      <Group justify="space-between" gap="xs">
         <Group gap="md">
           <Anchor href={externalLinks.terms} target="_blank" rel="noreferrer" size="sm">
             Terms of Service

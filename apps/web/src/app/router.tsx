@@ -1,5 +1,5 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
-import { Layout } from './layout.tsx';
+import { AppLoading, Layout } from './layout.tsx';
 import { RequireRole } from './guards.tsx';
 
 type PageModule = { default: React.ComponentType };
@@ -13,6 +13,7 @@ export const routes: RouteObject[] = [
   {
     path: '/',
     Component: Layout,
+    HydrateFallback: AppLoading,
     children: [
       // Open pages
       { index: true, ...page(() => import('../features/conversations/pages/conversation-new-page.tsx')) },
