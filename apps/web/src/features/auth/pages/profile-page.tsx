@@ -81,30 +81,32 @@ export default function ProfilePage() {
         ) : accounts.data.length === 0 ? (
           <Text c="dimmed">No messaging accounts are connected to this user yet.</Text>
         ) : (
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Type</Table.Th>
-                <Table.Th>Page name</Table.Th>
-                <Table.Th>Page id</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {accounts.data.map((a) => (
-                <Table.Tr key={a.id}>
-                  <Table.Td>{a.messagingAccount.type}</Table.Td>
-                  <Table.Td>{a.messagingAccount.pageName}</Table.Td>
-                  <Table.Td>{a.messagingAccount.pageId}</Table.Td>
-                  <Table.Td>
-                    <Button size="xs" color="red" variant="light" onClick={() => onDeleteAccount(a.messagingAccountId, a.messagingAccount.pageName)}>
-                      Delete
-                    </Button>
-                  </Table.Td>
+          <Table.ScrollContainer minWidth={520}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Type</Table.Th>
+                  <Table.Th>Page name</Table.Th>
+                  <Table.Th>Page id</Table.Th>
+                  <Table.Th />
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {accounts.data.map((a) => (
+                  <Table.Tr key={a.id}>
+                    <Table.Td>{a.messagingAccount.type}</Table.Td>
+                    <Table.Td>{a.messagingAccount.pageName}</Table.Td>
+                    <Table.Td>{a.messagingAccount.pageId}</Table.Td>
+                    <Table.Td>
+                      <Button size="xs" color="red" variant="light" onClick={() => onDeleteAccount(a.messagingAccountId, a.messagingAccount.pageName)}>
+                        Delete
+                      </Button>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
         )}
       </Card>
       <Group>

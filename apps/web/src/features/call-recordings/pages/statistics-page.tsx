@@ -104,26 +104,28 @@ export default function StatisticsPage() {
               {stats.topUsers.length === 0 ? (
                 <Text c="dimmed">No recordings in this period.</Text>
               ) : (
-                <Table aria-label="Top users">
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>User</Table.Th>
-                      <Table.Th>Calls</Table.Th>
-                      <Table.Th>Total</Table.Th>
-                      <Table.Th>Average per call</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {stats.topUsers.map((u) => (
-                      <Table.Tr key={u.email}>
-                        <Table.Td>{u.email}</Table.Td>
-                        <Table.Td>{u.calls}</Table.Td>
-                        <Table.Td>{formatDuration(u.totalDuration)}</Table.Td>
-                        <Table.Td>{formatDuration(u.averageDuration)}</Table.Td>
+                <Table.ScrollContainer minWidth={480}>
+                  <Table aria-label="Top users">
+                    <Table.Thead>
+                      <Table.Tr>
+                        <Table.Th>User</Table.Th>
+                        <Table.Th>Calls</Table.Th>
+                        <Table.Th>Total</Table.Th>
+                        <Table.Th>Average per call</Table.Th>
                       </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
+                    </Table.Thead>
+                    <Table.Tbody>
+                      {stats.topUsers.map((u) => (
+                        <Table.Tr key={u.email}>
+                          <Table.Td>{u.email}</Table.Td>
+                          <Table.Td>{u.calls}</Table.Td>
+                          <Table.Td>{formatDuration(u.totalDuration)}</Table.Td>
+                          <Table.Td>{formatDuration(u.averageDuration)}</Table.Td>
+                        </Table.Tr>
+                      ))}
+                    </Table.Tbody>
+                  </Table>
+                </Table.ScrollContainer>
               )}
             </Card>
             <Card withBorder>

@@ -55,42 +55,44 @@ export function PhasesTable({ typeId }: { typeId: number }) {
       {query.isPending && <Loader aria-label="Loading phases" />}
       {query.isError && <Alert color="red">{errorMessage(query.error)}</Alert>}
       {query.data && (
-        <Table aria-label="Conversation phases" verticalSpacing="sm" style={{ tableLayout: 'fixed' }}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th w={90}>Index</Table.Th>
-              <Table.Th>Prompt</Table.Th>
-              <Table.Th>Transition prompt</Table.Th>
-              <Table.Th>Follow-up prompt</Table.Th>
-              <Table.Th w={110}>Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {query.data.map((phase) => (
-              <PhaseRow key={`${phase.id}`} typeId={typeId} initial={toDraft(phase)} onSaved={refresh} />
-            ))}
-            {creating && (
-              <PhaseRow
-                typeId={typeId}
-                initial={{ index: nextIndex, prompt: '', transitionPrompt: '', followUpPrompt: '' }}
-                onSaved={async () => {
-                  setCreating(false);
-                  await refresh();
-                }}
-                onCancel={() => setCreating(false)}
-              />
-            )}
-            {query.data.length === 0 && !creating && (
+        <Table.ScrollContainer minWidth={900}>
+          <Table aria-label="Conversation phases" verticalSpacing="sm" style={{ tableLayout: 'fixed' }}>
+            <Table.Thead>
               <Table.Tr>
-                <Table.Td colSpan={5}>
-                  <Text c="dimmed" size="sm">
-                    No phases yet. Without phases the agent has no goal to work towards.
-                  </Text>
-                </Table.Td>
+                <Table.Th w={90}>Index</Table.Th>
+                <Table.Th>Prompt</Table.Th>
+                <Table.Th>Transition prompt</Table.Th>
+                <Table.Th>Follow-up prompt</Table.Th>
+                <Table.Th w={110}>Actions</Table.Th>
               </Table.Tr>
-            )}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {query.data.map((phase) => (
+                <PhaseRow key={`${phase.id}`} typeId={typeId} initial={toDraft(phase)} onSaved={refresh} />
+              ))}
+              {creating && (
+                <PhaseRow
+                  typeId={typeId}
+                  initial={{ index: nextIndex, prompt: '', transitionPrompt: '', followUpPrompt: '' }}
+                  onSaved={async () => {
+                    setCreating(false);
+                    await refresh();
+                  }}
+                  onCancel={() => setCreating(false)}
+                />
+              )}
+              {query.data.length === 0 && !creating && (
+                <Table.Tr>
+                  <Table.Td colSpan={5}>
+                    <Text c="dimmed" size="sm">
+                      No phases yet. Without phases the agent has no goal to work towards.
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              )}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Stack>
   );

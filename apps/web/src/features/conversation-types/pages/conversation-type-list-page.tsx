@@ -80,46 +80,48 @@ export default function ConversationTypeListPage() {
         <Text c="dimmed">No conversation types yet. Create one to give the agent its first playbook.</Text>
       )}
       {query.data && query.data.length > 0 && (
-        <Table striped highlightOnHover aria-label="Conversation types" verticalSpacing="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th w={70}>ID</Table.Th>
-              <Table.Th>Prompt or title</Table.Th>
-              <Table.Th w={1}>Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {query.data.map((type) => (
-              <Table.Tr key={type.id} aria-label={`Conversation type ${type.id}`}>
-                <Table.Td>{type.id}</Table.Td>
-                <Table.Td style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-                  {truncate(type.label, TRUNCATE.typeList)}
-                </Table.Td>
-                <Table.Td>
-                  <Group gap="xs" wrap="nowrap">
-                    <Button size="xs" variant="light" component={Link} to={paths.admin.conversationTypeEdit(type.id)}>
-                      Edit
-                    </Button>
-                    <Button size="xs" variant="light" component={Link} to={paths.admin.conversationTypeConfig(type.id)}>
-                      Config
-                    </Button>
-                    {isCrmLinked(type.config) && (
-                      <Button size="xs" variant="light" color="teal" component={Link} to={paths.admin.conversationTypeContacts(type.id)}>
-                        Contacts
-                      </Button>
-                    )}
-                    <Button size="xs" variant="light" color="gray" loading={busyId === type.id} onClick={() => duplicate(type.id)}>
-                      Duplicate
-                    </Button>
-                    <Button size="xs" variant="light" color="red" disabled={busyId === type.id} onClick={() => remove(type)}>
-                      Delete
-                    </Button>
-                  </Group>
-                </Table.Td>
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped highlightOnHover aria-label="Conversation types" verticalSpacing="sm">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th w={70}>ID</Table.Th>
+                <Table.Th>Prompt or title</Table.Th>
+                <Table.Th w={1}>Actions</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {query.data.map((type) => (
+                <Table.Tr key={type.id} aria-label={`Conversation type ${type.id}`}>
+                  <Table.Td>{type.id}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+                    {truncate(type.label, TRUNCATE.typeList)}
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap="xs" wrap="nowrap">
+                      <Button size="xs" variant="light" component={Link} to={paths.admin.conversationTypeEdit(type.id)}>
+                        Edit
+                      </Button>
+                      <Button size="xs" variant="light" component={Link} to={paths.admin.conversationTypeConfig(type.id)}>
+                        Config
+                      </Button>
+                      {isCrmLinked(type.config) && (
+                        <Button size="xs" variant="light" color="teal" component={Link} to={paths.admin.conversationTypeContacts(type.id)}>
+                          Contacts
+                        </Button>
+                      )}
+                      <Button size="xs" variant="light" color="gray" loading={busyId === type.id} onClick={() => duplicate(type.id)}>
+                        Duplicate
+                      </Button>
+                      <Button size="xs" variant="light" color="red" disabled={busyId === type.id} onClick={() => remove(type)}>
+                        Delete
+                      </Button>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </>
   );

@@ -45,38 +45,40 @@ export default function PermissionListPage() {
       ) : permissions.data.length === 0 ? (
         <Text c="dimmed">No user has been given access to a messaging account yet.</Text>
       ) : (
-        <Table striped highlightOnHover aria-label="Permissions">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>ID</Table.Th>
-              <Table.Th>User</Table.Th>
-              <Table.Th>Messaging Account</Table.Th>
-              <Table.Th>Delete</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {permissions.data.map((permission) => (
-              <Table.Tr key={permission.id}>
-                <Table.Td>{permission.id}</Table.Td>
-                <Table.Td>
-                  <Anchor component={Link} to={paths.profile(permission.user.email)}>
-                    {permission.user.email}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>
-                  <Anchor component={Link} to={paths.admin.messagingAccountEdit(permission.messagingAccountId)}>
-                    {permission.messagingAccount.pageName}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>
-                  <Button size="xs" color="red" variant="light" onClick={() => onDelete(permission)}>
-                    Delete
-                  </Button>
-                </Table.Td>
+        <Table.ScrollContainer minWidth={520}>
+          <Table striped highlightOnHover aria-label="Permissions">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>ID</Table.Th>
+                <Table.Th>User</Table.Th>
+                <Table.Th>Messaging Account</Table.Th>
+                <Table.Th>Delete</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {permissions.data.map((permission) => (
+                <Table.Tr key={permission.id}>
+                  <Table.Td>{permission.id}</Table.Td>
+                  <Table.Td>
+                    <Anchor component={Link} to={paths.profile(permission.user.email)}>
+                      {permission.user.email}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>
+                    <Anchor component={Link} to={paths.admin.messagingAccountEdit(permission.messagingAccountId)}>
+                      {permission.messagingAccount.pageName}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>
+                    <Button size="xs" color="red" variant="light" onClick={() => onDelete(permission)}>
+                      Delete
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </>
   );
