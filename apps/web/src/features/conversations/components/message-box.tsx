@@ -1,6 +1,6 @@
 import { ActionIcon, Group, Textarea } from '@mantine/core';
 import { LIMITS } from '@sales-agent/shared/limits';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 
 /**
  * Spec §5: trimmed text must be non-empty; Enter sends, Shift+Enter adds a newline; the box grows up to 9
@@ -16,6 +16,7 @@ export function MessageBox(props: {
 }) {
   const [value, setValue] = useState(props.initialValue ?? '');
   const [busy, setBusy] = useState(false);
+  const input = useRef<HTMLTextAreaElement>(null);
   const trimmed = value.trim();
 
   const submit = async () => {
@@ -25,6 +26,8 @@ export function MessageBox(props: {
       if (await props.onSend(trimmed)) setValue('');
     } finally {
       setBusy(false);
+      // The send button or a toast may have taken focus; the writer goes on typing in the box.
+      input.current?.focus();
     }
   };
 
@@ -47,7 +50,9 @@ export function MessageBox(props: {
         styles={{ input: { lineHeight: `${LIMITS.textareaLineHeightPx}px` } }}
         style={{ flex: 1 }}
         autoFocus={props.autoFocus}
-        disabled={busy}
+        // readOnly (not disabled) while sending, so the box keeps the keyboard focus.
+        readOnly={busy}
+        ref={input}
       />
       <ActionIcon size="lg" onClick={submit} disabled={!trimmed} loading={busy} aria-label={props.submitLabel ?? 'Send'} variant="filled">
         ➤
