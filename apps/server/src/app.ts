@@ -28,6 +28,7 @@ import { unansweredRoutes } from './modules/unanswered/unanswered.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
+import { registerNulGuard } from './plugins/nul-guard.ts';
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -100,6 +101,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
   registerAuth(app, ctx);
+  registerNulGuard(app);
 
   // Domain modules
   const modules = [

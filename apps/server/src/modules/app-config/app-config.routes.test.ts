@@ -38,8 +38,8 @@ describe('app config', () => {
     expect(rep.json()).toMatchObject({ code: 'FORBIDDEN' });
   });
 
-  it('answers 400 for a wrong type, unknown key or malformed JSON', async () => {
-    for (const payload of [{ key: 'registerHTML', value: 5 }, { key: 'nope', value: 'x' }, {}]) {
+  it('answers 400 for a wrong type, unknown key, a NUL character or malformed JSON', async () => {
+    for (const payload of [{ key: 'registerHTML', value: 5 }, { key: 'nope', value: 'x' }, {}, { key: 'supportMessage', value: 'a\u0000b' }]) {
       const res = await t.request({ method: 'POST', url: '/api/admin/app-config', as: admin.cookie, payload });
       expect(res.statusCode).toBe(400);
     }

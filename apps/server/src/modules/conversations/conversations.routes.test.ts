@@ -365,6 +365,10 @@ describe('agent-backed calls: authorization and validation', () => {
   it('written-message: 400 for empty text, 404 for a hidden prospect conversation', async () => {
     const empty = await t.request({ method: 'POST', url: `/api/conversation/${web.uuid}/written-message`, payload: { message: ' \n ' } });
     expect(empty.statusCode).toBe(400);
+    // PostgreSQL text cannot hold U+0000: refused up front instead of failing in the insert (was a 500).
+    const nul = await t.request({ method: 'POST', url: `/api/conversation/${web.uuid}/written-message`, payload: { message: 'a\u0000b' } });
+    expect(nul.statusCode).toBe(400);
+    expect(nul.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: expect.stringContaining('message') });
     const hidden = await t.request({ method: 'POST', url: `/api/conversation/${otherB.uuid}/written-message`, as: normal.cookie, payload: { message: 'hi' } });
     expect(hidden.statusCode).toBe(404);
     const anon = await t.request({ method: 'POST', url: `/api/conversation/${ownA1.uuid}/written-message`, payload: { message: 'hi' } });
