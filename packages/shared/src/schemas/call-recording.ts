@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isStorableInstant } from './common.ts';
 
 /** Field name of the multipart upload (spec §7.7). */
 export const UPLOAD_FIELD = 'files';
@@ -12,8 +13,8 @@ export const DISPLAYED_FORMATS = ['MP3', 'WAV', 'MP4'] as const;
  */
 export const recordingListQuery = z
   .object({
-    start: z.iso.datetime({ offset: true }).optional(),
-    end: z.iso.datetime({ offset: true }).optional(),
+    start: z.iso.datetime({ offset: true }).refine(isStorableInstant, 'must be in year 1 or later').optional(),
+    end: z.iso.datetime({ offset: true }).refine(isStorableInstant, 'must be in year 1 or later').optional(),
   })
   .refine((q) => !q.start || !q.end || new Date(q.start) <= new Date(q.end), {
     message: 'start must not be after end',

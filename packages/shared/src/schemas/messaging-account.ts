@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_TYPES } from '../enums.ts';
-import { INT4_MAX } from './common.ts';
+import { INT4_MAX, isStorableInstant } from './common.ts';
 import { email } from './user.ts';
 
 /** Access tokens of Meta, Twilio and gateways are far below this; it only stops absurd bodies. */
@@ -16,6 +16,7 @@ const requiredText = (message: string, max = 500) => z.string().trim().min(1, me
  */
 export const expirationDate = z
   .union([z.iso.date(), z.iso.datetime({ offset: true }), z.literal('')], { error: 'Expiration date must be an ISO date, e.g. 2030-12-31' })
+  .refine((value) => value === '' || isStorableInstant(value), 'Expiration date must be in year 1 or later')
   .nullable()
   .optional()
   .transform((value) => (value === undefined ? undefined : value || null));

@@ -181,6 +181,8 @@ describe('GET /api/call-recording/list', () => {
 
   it('answers 400 for a bad date or a start after the end, and 401 anonymous', async () => {
     expect((await t.request({ method: 'GET', url: '/api/call-recording/list?start=yesterday', as: bob.cookie })).statusCode).toBe(400);
+    // Year 0 passes the ISO pattern but PostgreSQL has no year 0 (was a 500).
+    expect((await t.request({ method: 'GET', url: '/api/call-recording/list?start=0000-01-01T00:00:00Z', as: bob.cookie })).statusCode).toBe(400);
     const reversed = await t.request({
       method: 'GET',
       url: '/api/call-recording/list?start=2025-02-01T00:00:00.000Z&end=2025-01-01T00:00:00.000Z',

@@ -130,6 +130,10 @@ describe('create and edit', () => {
     [{ pageName: '' }, 'Page name is required'],
     [{ type: 'TELEGRAM' }, 'Type must be one of'],
     [{ expirationDate: 'next tuesday' }, 'Expiration date must be an ISO date'],
+    // Year 0 passes the ISO pattern but PostgreSQL has no year 0 (was a 500).
+    [{ expirationDate: '0000-01-01' }, 'expirationDate'],
+    [{ pageName: 'Page\u0000' }, 'pageName: must not contain the NUL character'],
+    [{ conversationTypeId: 99999999999 }, 'conversationTypeId'],
     [{ conversationTypeId: 'abc' }, 'conversationTypeId'],
     [{ conversationTypeId: 999_999 }, 'no conversation type has id 999999'],
   ])('answers 400 for %j', async (overrides, text) => {
