@@ -1,10 +1,9 @@
-import { Alert, Loader } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { MessagingAccountSaveBody } from '@sales-agent/shared/schemas/messaging-account';
 import { useNavigate, useParams } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { errorMessage } from '../../../lib/api-client.ts';
+import { QueryState } from '../../../components/query-state.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { messagingAccountQuery, messagingAccountsQuery, saveMessagingAccount } from '../api/messaging-accounts.ts';
 import { MessagingAccountForm } from '../components/messaging-account-form.tsx';
@@ -36,18 +35,14 @@ export default function MessagingAccountEditPage() {
       </>
     );
   }
-  if (account.isPending) return <Loader />;
-  if (account.isError) {
-    return (
-      <Alert color="red" title="Messaging account">
-        {errorMessage(account.error)}
-      </Alert>
-    );
-  }
   return (
-    <>
-      <PageTitle>{`Edit messaging account #${account.data.id}`}</PageTitle>
-      <MessagingAccountForm key={account.data.id} account={account.data} onSubmit={submit} onCancel={backToList} />
-    </>
+    <QueryState query={account} title="Messaging account">
+      {(data) => (
+        <>
+          <PageTitle>{`Edit messaging account #${data.id}`}</PageTitle>
+          <MessagingAccountForm key={data.id} account={data} onSubmit={submit} onCancel={backToList} />
+        </>
+      )}
+    </QueryState>
   );
 }

@@ -1,9 +1,9 @@
-import { Alert, Anchor, Button, Group, Loader, Table, Text } from '@mantine/core';
+import { Anchor, Button, Group, Table, Text } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
+import { QueryState } from '../../../components/query-state.tsx';
 import { paths } from '../../../config/paths.ts';
-import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { deleteMessagingAccount, messagingAccountsQuery, type MessagingAccountView } from '../api/messaging-accounts.ts';
@@ -38,90 +38,88 @@ export default function MessagingAccountListPage() {
           Create account
         </Button>
       </Group>
-      {accounts.isPending ? (
-        <Loader />
-      ) : accounts.isError ? (
-        <Alert color="red" title="Messaging accounts">
-          {errorMessage(accounts.error)}
-        </Alert>
-      ) : accounts.data.length === 0 ? (
-        <Text c="dimmed">No messaging accounts yet. Create one to connect a page or number.</Text>
-      ) : (
-        <Table.ScrollContainer minWidth={900}>
-          <Table striped highlightOnHover aria-label="Messaging accounts">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>ID</Table.Th>
-                <Table.Th>Type</Table.Th>
-                <Table.Th>Page name</Table.Th>
-                <Table.Th>Page id</Table.Th>
-                <Table.Th>Users</Table.Th>
-                <Table.Th>Expiration</Table.Th>
-                <Table.Th>Conversation type</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {accounts.data.map((account) => (
-                <Table.Tr key={account.id}>
-                  <Table.Td>{account.id}</Table.Td>
-                  <Table.Td>{account.type}</Table.Td>
-                  <Table.Td>{account.pageName}</Table.Td>
-                  <Table.Td>{account.pageId}</Table.Td>
-                  <Table.Td>
-                    {account.user_messaging_accounts.length === 0 ? (
-                      <Text c="dimmed">—</Text>
-                    ) : (
-                      account.user_messaging_accounts.map((grant) => (
-                        <Anchor key={grant.id} component={Link} to={paths.profile(grant.user.email)} display="block" size="sm">
-                          {grant.user.email}
-                        </Anchor>
-                      ))
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Expiration value={account.expirationDate} />
-                  </Table.Td>
-                  <Table.Td>
-                    {account.conversationType ? (
-                      `#${account.conversationType.id} ${account.conversationType.title ?? ''}`.trim()
-                    ) : (
-                      <Text c="dimmed">—</Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap="xs" wrap="nowrap">
-                      <Button size="xs" variant="light" component={Link} to={paths.admin.messagingAccountEdit(account.id)}>
-                        Edit
-                      </Button>
-                      <Button size="xs" variant="light" component={Link} to={paths.admin.messagingAccountConfig(account.id)}>
-                        Config
-                      </Button>
-                      {account.conversationTypeId !== null ? (
-                        <Button
-                          size="xs"
-                          variant="light"
-                          component={Link}
-                          to={`${paths.conversationList}?conversationType=${account.conversationTypeId}`}
-                        >
-                          Conversations
-                        </Button>
-                      ) : (
-                        <Button size="xs" variant="light" disabled title="Set a conversation type to see its conversations">
-                          Conversations
-                        </Button>
-                      )}
-                      <Button size="xs" color="red" variant="light" onClick={() => onDelete(account)}>
-                        Delete
-                      </Button>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+      <QueryState query={accounts} title="Messaging accounts">
+        {(rows) =>
+          rows.length === 0 ? (
+            <Text c="dimmed">No messaging accounts yet. Create one to connect a page or number.</Text>
+          ) : (
+            <Table.ScrollContainer minWidth={900}>
+              <Table striped highlightOnHover aria-label="Messaging accounts">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>ID</Table.Th>
+                    <Table.Th>Type</Table.Th>
+                    <Table.Th>Page name</Table.Th>
+                    <Table.Th>Page id</Table.Th>
+                    <Table.Th>Users</Table.Th>
+                    <Table.Th>Expiration</Table.Th>
+                    <Table.Th>Conversation type</Table.Th>
+                    <Table.Th>Actions</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {rows.map((account) => (
+                    <Table.Tr key={account.id}>
+                      <Table.Td>{account.id}</Table.Td>
+                      <Table.Td>{account.type}</Table.Td>
+                      <Table.Td>{account.pageName}</Table.Td>
+                      <Table.Td>{account.pageId}</Table.Td>
+                      <Table.Td>
+                        {account.user_messaging_accounts.length === 0 ? (
+                          <Text c="dimmed">—</Text>
+                        ) : (
+                          account.user_messaging_accounts.map((grant) => (
+                            <Anchor key={grant.id} component={Link} to={paths.profile(grant.user.email)} display="block" size="sm">
+                              {grant.user.email}
+                            </Anchor>
+                          ))
+                        )}
+                      </Table.Td>
+                      <Table.Td>
+                        <Expiration value={account.expirationDate} />
+                      </Table.Td>
+                      <Table.Td>
+                        {account.conversationType ? (
+                          `#${account.conversationType.id} ${account.conversationType.title ?? ''}`.trim()
+                        ) : (
+                          <Text c="dimmed">—</Text>
+                        )}
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap="xs" wrap="nowrap">
+                          <Button size="xs" variant="light" component={Link} to={paths.admin.messagingAccountEdit(account.id)}>
+                            Edit
+                          </Button>
+                          <Button size="xs" variant="light" component={Link} to={paths.admin.messagingAccountConfig(account.id)}>
+                            Config
+                          </Button>
+                          {account.conversationTypeId !== null ? (
+                            <Button
+                              size="xs"
+                              variant="light"
+                              component={Link}
+                              to={`${paths.conversationList}?conversationType=${account.conversationTypeId}`}
+                            >
+                              Conversations
+                            </Button>
+                          ) : (
+                            <Button size="xs" variant="light" disabled title="Set a conversation type to see its conversations">
+                              Conversations
+                            </Button>
+                          )}
+                          <Button size="xs" color="red" variant="light" onClick={() => onDelete(account)}>
+                            Delete
+                          </Button>
+                        </Group>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )
+        }
+      </QueryState>
     </>
   );
 }
