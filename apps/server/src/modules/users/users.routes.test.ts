@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessions, users } from '../../db/schema/index.ts';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { callRecordings, sessions, users } from '../../db/schema/index.ts';
+import { newStorageKey } from '../../lib/storage.ts';
+import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail } from '../../test/factories.ts';
 
@@ -159,6 +164,22 @@ describe('profile, messaging accounts and delete', () => {
     expect(res.statusCode).toBe(200);
     expect(await findUserByEmail(t.ctx, me.email)).toBeUndefined();
     expect((await t.request({ method: 'POST', url: '/api/user/get-session', as: me.cookie })).statusCode).toBe(401);
+  });
+
+  it("removes the deleted user's recording files from storage, not only their rows", async () => {
+    const me = await buildUser(t.ctx);
+    const storage = recordingStorage(t.ctx);
+    const key = newStorageKey('wav');
+    const temp = path.join(storage.incomingDir, `${key}.part`);
+    await writeFile(temp, 'RIFF....WAVE');
+    await storage.putFile(key, temp, 'audio/wav');
+    await t.ctx.db.insert(callRecordings).values({
+      userId: me.id, storageKey: key, originalName: 'call.wav', mimeType: 'audio/wav', sizeBytes: 12, fileExtension: 'wav',
+    });
+    const res = await t.request({ method: 'DELETE', url: '/api/user/delete', as: me.cookie, payload: { email: me.email } });
+    expect(res.statusCode).toBe(200);
+    expect(await t.ctx.db.select().from(callRecordings).where(eq(callRecordings.userId, me.id))).toEqual([]);
+    expect(await storage.size(key)).toBeNull();
   });
 
   it('never deletes the last administrator', async () => {

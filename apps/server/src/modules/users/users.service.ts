@@ -1,8 +1,9 @@
 import { hash, verify } from '@node-rs/argon2';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
-import { messagingAccounts, userMessagingAccounts, users } from '../../db/schema/index.ts';
+import { callRecordings, messagingAccounts, userMessagingAccounts, users } from '../../db/schema/index.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
+import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
 
 /** argon2id with the OWASP-recommended minimum cost (19 MiB, 2 passes). */
 const ARGON2 = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -108,10 +109,13 @@ export async function listUserMessagingAccounts(ctx: AppContext, actor: Actor, e
   return rows.map(({ account, ...rest }) => ({ ...rest, messagingAccount: account }));
 }
 
-/** Deletes a user with their sessions, permissions and recordings. The last ADMIN cannot be deleted. */
+/**
+ * Deletes a user with their sessions, permissions and recordings (rows by cascade, files here, after the
+ * commit). The last ADMIN cannot be deleted.
+ */
 export async function deleteUser(ctx: AppContext, actor: Actor, email: string): Promise<void> {
   assertSelfOrAdmin(actor, email, 'delete');
-  await ctx.db.transaction(async (tx) => {
+  const storageKeys = await ctx.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(7261001)`);
     const [user] = await tx.select().from(users).where(eq(users.email, email)).limit(1);
     if (!user) throw notFound('User not found', 'USER_NOT_FOUND');
@@ -119,6 +123,13 @@ export async function deleteUser(ctx: AppContext, actor: Actor, email: string): 
       const [{ admins }] = await tx.select({ admins: count() }).from(users).where(eq(users.role, 'ADMIN'));
       if (admins <= 1) throw new AppError(409, 'LAST_ADMIN', 'The last administrator cannot be deleted.');
     }
+    const recordings = await tx.select({ key: callRecordings.storageKey }).from(callRecordings).where(eq(callRecordings.userId, user.id));
     await tx.delete(users).where(eq(users.id, user.id));
+    return recordings.map((r) => r.key);
   });
+  const storage = recordingStorage(ctx);
+  for (const key of storageKeys) {
+    // The account is gone either way; a file that cannot be removed now is logged, not a failed delete.
+    await storage.remove(key).catch((err: unknown) => ctx.log.warn({ err, key }, 'could not remove a deleted user\'s recording file'));
+  }
 }
