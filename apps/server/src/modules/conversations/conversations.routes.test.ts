@@ -1,7 +1,8 @@
+import type { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { conversations, messages, prospects } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import {
@@ -431,7 +432,12 @@ describe('GET /api/conversation/:uuid/events', () => {
     const text = await stream.read((s) => s.includes('event: conversation.changed'));
     expect(text).toContain(`data: {"uuid":"${web.uuid}"}`);
     expect(text).not.toContain(otherB.uuid);
+    // The stream's listener on the event bus is released when the browser disconnects.
+    const listeners = () => (t.ctx.events as unknown as { emitter: EventEmitter }).emitter.listenerCount('conversation.changed');
+    const open = listeners();
+    expect(open).toBeGreaterThan(0);
     stream.close();
+    await vi.waitFor(() => expect(listeners()).toBe(open - 1));
   });
 
   it('refuses a hidden conversation with 404', async () => {
