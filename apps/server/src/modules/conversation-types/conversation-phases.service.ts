@@ -2,23 +2,14 @@ import { asc, eq } from 'drizzle-orm';
 import type { conversationPhaseSaveBody } from '@sales-agent/shared/schemas/conversation-type';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { conversationPhases, conversationTypes } from '../../db/schema/index.ts';
+import { conversationPhases } from '../../db/schema/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { presentPhase } from './conversation-types.presenter.ts';
-import { typeNotFound } from './conversation-types.service.ts';
+import { assertTypeExists } from './conversation-types.service.ts';
 
 type SaveInput = z.output<typeof conversationPhaseSaveBody>;
 
 const phaseNotFound = () => notFound('Conversation phase not found', 'CONVERSATION_PHASE_NOT_FOUND');
-
-async function assertTypeExists(ctx: AppContext, typeId: number) {
-  const [type] = await ctx.db
-    .select({ id: conversationTypes.id })
-    .from(conversationTypes)
-    .where(eq(conversationTypes.id, typeId))
-    .limit(1);
-  if (!type) throw typeNotFound();
-}
 
 /** The phases of a type, by index (spec §7.3: the path id is the type's). */
 export async function listConversationPhases(ctx: AppContext, typeId: number) {

@@ -18,6 +18,16 @@ type SaveInput = z.output<typeof conversationTypeSaveBody>;
 
 export const typeNotFound = () => notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
 
+/** 404 CONVERSATION_TYPE_NOT_FOUND unless the type exists. */
+export async function assertTypeExists(ctx: AppContext, typeId: number): Promise<void> {
+  const [type] = await ctx.db
+    .select({ id: conversationTypes.id })
+    .from(conversationTypes)
+    .where(eq(conversationTypes.id, typeId))
+    .limit(1);
+  if (!type) throw typeNotFound();
+}
+
 /**
  * Lists every type, oldest first. Only an ADMIN gets prompts, config and phases; everyone else gets what
  * the start-a-conversation screen needs.

@@ -18,6 +18,7 @@ import {
   prospects,
 } from '../../db/schema/index.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
+import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
 import type { AccessibleConversation } from './conversation-access.ts';
 
@@ -203,12 +204,7 @@ function presentListRow(r: ListRow) {
 
 /** Starts a web chat of a type (spec §7.6 POST /api/conversation/new). */
 export async function createWebConversation(ctx: AppContext, conversationTypeId: number): Promise<{ uuid: string }> {
-  const [type] = await ctx.db
-    .select({ id: conversationTypes.id })
-    .from(conversationTypes)
-    .where(eq(conversationTypes.id, conversationTypeId))
-    .limit(1);
-  if (!type) throw notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
+  await assertTypeExists(ctx, conversationTypeId);
   const { uuid } = await startWebConversation(ctx, conversationTypeId);
   return { uuid };
 }
@@ -292,12 +288,7 @@ async function countPhases(ctx: AppContext, conversationTypeId: number): Promise
 }
 
 export async function changeConversationType(ctx: AppContext, conv: AccessibleConversation, conversationTypeId: number): Promise<void> {
-  const [type] = await ctx.db
-    .select({ id: conversationTypes.id })
-    .from(conversationTypes)
-    .where(eq(conversationTypes.id, conversationTypeId))
-    .limit(1);
-  if (!type) throw notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
+  await assertTypeExists(ctx, conversationTypeId);
   await ctx.db
     .update(conversations)
     .set({ conversationTypeId, updatedAt: new Date() })
