@@ -73,8 +73,12 @@ test.describe('set-password', () => {
 
   test('retries while the server answers 202, 2 s apart, and shows the support message after the 6th attempt', async ({ page }) => {
     let attempts = 0;
+    let answered = 0;
     page.on('request', (r) => {
       if (r.url().endsWith('/api/user/set-password')) attempts += 1;
+    });
+    page.on('response', (r) => {
+      if (r.url().endsWith('/api/user/set-password')) answered += 1;
     });
     // The page's clock is driven by the test, so "2 s apart" is checked exactly, whatever the machine's load.
     await page.clock.install({ time: new Date('2026-01-01T00:00:00Z') });
@@ -85,8 +89,10 @@ test.describe('set-password', () => {
     await page.getByRole('button', { name: 'Set password' }).click();
     for (let attempt = 1; attempt <= 6; attempt++) {
       await expect.poll(() => attempts).toBe(attempt);
+      // The 2 s wait starts when the 202 arrives.
+      await expect.poll(() => answered).toBe(attempt);
       if (attempt < 6) {
-        await page.waitForTimeout(300);
+        await page.waitForTimeout(200);
         await page.clock.runFor(1_900);
         await page.waitForTimeout(300);
         expect(attempts, 'no retry before 2 s have passed').toBe(attempt);
