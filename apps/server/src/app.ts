@@ -49,7 +49,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
       redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
     },
     bodyLimit: JSON_BODY_LIMIT,
-    trustProxy: true,
+    // Fastify also takes a hop count (documented under trustProxy), which its types leave out.
+    trustProxy: config.TRUST_PROXY as boolean | string,
     // Meta and Twilio sign the raw body; routes that need it read request.rawBody (set below).
     return503OnClosing: true,
   });

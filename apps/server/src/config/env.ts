@@ -62,6 +62,20 @@ const envSchema = z.object({
   /** Milliseconds the conversation list may spend counting for totalPages before answering "N+" pages. */
   CONVERSATION_LIST_COUNT_BUDGET_MS: z.coerce.number().int().positive().default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Which X-Forwarded-For hops to believe for the client address (rate limits): unset/false = none (the
+   * connection's address), a number = that many proxies in front, otherwise addresses/CIDRs, comma-separated.
+   * Believing every hop would let any client pick its own address and escape the login limit.
+   */
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v): boolean | number | string => {
+      if (!v || v === 'false' || v === '0') return false;
+      if (v === 'true') return true;
+      return /^\d+$/.test(v) ? Number(v) : v;
+    }),
   WEB_DIST_DIR: optionalString,
   /** JSON file with the pricing calculator's unit prices (docs/pricing.md); default: the bundled prices.json. */
   PRICING_FILE: optionalString,

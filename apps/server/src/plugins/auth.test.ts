@@ -153,4 +153,21 @@ describe('rate limiting', () => {
       await limited.close();
     }
   });
+
+  it('keys the limit on the connection, so a made-up X-Forwarded-For does not reset it (no TRUST_PROXY)', async () => {
+    const limited = await buildTestApp({ AUTH_RATE_LIMIT: '3' });
+    try {
+      const attempt = (i: number) =>
+        limited.request({
+          method: 'POST',
+          url: '/api/user/login',
+          headers: { 'x-forwarded-for': `203.0.113.${i}` },
+          payload: { email: 'x@example.com', password: 'whatever1' },
+        });
+      for (let i = 0; i < 3; i++) expect((await attempt(i)).statusCode).toBe(401);
+      expect((await attempt(99)).statusCode).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
 });
