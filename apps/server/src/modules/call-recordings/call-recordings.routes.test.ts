@@ -296,6 +296,17 @@ describe('transcripts', () => {
     expect(res.json().error).toContain('Audio file might be corrupted or unsupported');
   });
 
+  it('never shows the provider’s credentials error (it quotes part of the API key) to the user', async () => {
+    fake.failNext({ status: 401, message: 'Incorrect API key provided: sk-proj-****************************abcd.', type: 'invalid_request_error', code: 'invalid_api_key' });
+    const res = await t.request({ method: 'POST', url: `/api/call-recording/${id}/transcript`, as: alice.cookie });
+    expect(res.statusCode).toBe(502);
+    expect(res.json()).toEqual({
+      error: 'The transcription service refused our credentials. An administrator needs to check OPENAI_API_KEY.',
+      code: 'TRANSCRIPTION_NOT_AUTHORIZED',
+    });
+    expect(res.body).not.toContain('abcd');
+  });
+
   it('hides another user’s transcript (404), lets an ADMIN read it, and is 401 anonymous and 403 cross-site', async () => {
     for (const method of ['GET', 'POST'] as const) {
       const url = `/api/call-recording/${id}/transcript`;

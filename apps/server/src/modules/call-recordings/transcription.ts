@@ -29,7 +29,11 @@ export async function transcribeAudio(ctx: AppContext, audio: Readable, fileName
       throw new AppError(502, 'TRANSCRIPTION_UNREACHABLE', 'Could not reach the transcription service. Please try again later.');
     }
     if (err instanceof OpenAI.APIError) {
-      ctx.log.warn({ status: err.status, code: err.code }, 'transcription failed');
+      ctx.log.warn({ status: err.status, code: err.code, providerMessage: err.message }, 'transcription failed');
+      // A credentials error carries part of the API key in its text: users get a sentence, the log the details.
+      if (err.status === 401 || err.status === 403) {
+        throw new AppError(502, 'TRANSCRIPTION_NOT_AUTHORIZED', 'The transcription service refused our credentials. An administrator needs to check OPENAI_API_KEY.');
+      }
       throw new AppError(502, 'TRANSCRIPTION_FAILED', `The transcription service failed: ${err.message}`);
     }
     throw err;
