@@ -19,7 +19,7 @@ import {
 } from './conversation-store.ts';
 import { scheduleFollowUp, sendFollowUp } from './follow-up.ts';
 import { isValidPhase, isWorkingPhase } from './phases.ts';
-import { scheduleTurn } from './turn.job.ts';
+import { scheduleTurn, turnJobKey } from './turn.job.ts';
 import { followUpJobKey } from './unanswered.ts';
 
 export interface StoredMessage {
@@ -156,4 +156,13 @@ export async function setConversationPhase(ctx: AppContext, conversationId: numb
  */
 export async function resumeFollowUps(ctx: AppContext, conversationId: number): Promise<void> {
   await scheduleFollowUp(ctx, conversationId);
+}
+
+/**
+ * Cancels the conversation's waiting turn and follow-up, for a conversation that is being deleted: they
+ * would only come due later to find nothing to do.
+ */
+export async function cancelConversationJobs(ctx: AppContext, conversationId: number): Promise<void> {
+  await ctx.jobs.cancel(turnJobKey(conversationId));
+  await ctx.jobs.cancel(followUpJobKey(conversationId));
 }

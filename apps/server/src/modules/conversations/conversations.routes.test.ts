@@ -13,6 +13,7 @@ import {
   buildProspect,
   grantAccount,
 } from '../../test/conversation-factories.ts';
+import { pendingJobs } from '../../test/agent-factories.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
 
 let t: TestApp;
@@ -350,6 +351,17 @@ describe('changing a conversation', () => {
     expect(await t.ctx.db.select().from(conversations).where(eq(conversations.id, mine.id))).toHaveLength(0);
     expect((await t.request({ method: 'DELETE', url: `/api/conversation/${webChat.id}`, as: admin.cookie })).statusCode).toBe(200);
     expect((await t.request({ method: 'DELETE', url: `/api/conversation/${webChat.id}`, as: admin.cookie })).statusCode).toBe(404);
+  });
+});
+
+describe('DELETE conversation and its background work', () => {
+  it('cancels the waiting agent turn of a deleted conversation', async () => {
+    const { uuid } = (await t.request({ method: 'POST', url: '/api/conversation/new', payload: { conversationTypeId: typeA.id } })).json();
+    expect((await t.request({ method: 'POST', url: `/api/conversation/${uuid}/written-message`, payload: { message: 'Hello?' } })).statusCode).toBe(200);
+    const [conversation] = await t.ctx.db.select().from(conversations).where(eq(conversations.uuid, uuid));
+    expect(await pendingJobs(t.ctx, `turn:${conversation.id}`)).toHaveLength(1);
+    expect((await t.request({ method: 'DELETE', url: `/api/conversation/${conversation.id}`, as: admin.cookie })).statusCode).toBe(200);
+    expect(await pendingJobs(t.ctx, `turn:${conversation.id}`)).toHaveLength(0);
   });
 });
 

@@ -17,6 +17,7 @@ import {
   messagingAccounts,
   prospects,
 } from '../../db/schema/index.ts';
+import { cancelConversationJobs } from '../../agent/agent.service.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
@@ -298,6 +299,7 @@ export async function changeConversationType(ctx: AppContext, conv: AccessibleCo
 
 export async function deleteConversation(ctx: AppContext, conv: AccessibleConversation): Promise<void> {
   await ctx.db.delete(conversations).where(eq(conversations.id, conv.id));
+  await cancelConversationJobs(ctx, conv.id);
   changed(ctx, conv);
   ctx.events.emit('unanswered.changed', { conversationId: conv.id });
 }
