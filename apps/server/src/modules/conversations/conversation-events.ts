@@ -5,6 +5,32 @@ import type { AppContext } from '../../context.ts';
 export const KEEP_ALIVE_MS = 15_000;
 
 /**
+ * Open streams allowed per client address. Web chats are reachable by anyone with their uuid, so without a
+ * cap one client could hold any number of connections open; a person with many tabs stays far below it.
+ */
+export const STREAMS_PER_CLIENT = 30;
+
+/** Counts open streams per client address; `acquire` answers null when the client is at the cap. */
+export function createStreamLimiter(max = STREAMS_PER_CLIENT) {
+  const open = new Map<string, number>();
+  return {
+    acquire(client: string): (() => void) | null {
+      const count = open.get(client) ?? 0;
+      if (count >= max) return null;
+      open.set(client, count + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (open.get(client) ?? 1) - 1;
+        if (left <= 0) open.delete(client);
+        else open.set(client, left);
+      };
+    },
+  };
+}
+
+/**
  * Streams `conversation.changed` events of one conversation as Server-Sent Events. The web invalidates its
  * query on each event and keeps polling every 10 s as a fallback (events are per process: another
  * instance's changes reach the page through the poll).
@@ -15,6 +41,7 @@ export function streamConversationEvents(
   reply: FastifyReply,
   conversation: { id: number; uuid: string },
   open: Set<() => void>,
+  release: () => void,
 ): void {
   reply.hijack();
   const res = reply.raw;
@@ -40,6 +67,7 @@ export function streamConversationEvents(
     closed = true;
     clearInterval(keepAlive);
     unsubscribe();
+    release();
     open.delete(close);
     if (!res.writableEnded) res.end();
   };

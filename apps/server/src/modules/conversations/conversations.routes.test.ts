@@ -15,6 +15,7 @@ import {
 } from '../../test/conversation-factories.ts';
 import { pendingJobs } from '../../test/agent-factories.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { STREAMS_PER_CLIENT } from './conversation-events.ts';
 
 let t: TestApp;
 let admin: TestUser;
@@ -450,6 +451,23 @@ describe('GET /api/conversation/:uuid/events', () => {
     expect(open).toBeGreaterThan(0);
     stream.close();
     await vi.waitFor(() => expect(listeners()).toBe(open - 1));
+  });
+
+  it(`caps open streams per client at ${STREAMS_PER_CLIENT} with a 429, and frees a slot when one closes`, async () => {
+    const streams = [];
+    for (let i = 0; i < STREAMS_PER_CLIENT; i++) streams.push(await openStream(web.uuid));
+    expect(streams.every((s) => s.status === 200)).toBe(true);
+    const refused = await openStream(web.uuid);
+    expect(refused.status).toBe(429);
+    expect(await refused.read((text) => text.includes('}'))).toContain('TOO_MANY_STREAMS');
+    refused.close();
+    streams.pop()!.close();
+    await vi.waitFor(async () => {
+      const again = await openStream(web.uuid);
+      again.close();
+      expect(again.status).toBe(200);
+    });
+    for (const s of streams) s.close();
   });
 
   it('refuses a hidden conversation with 404', async () => {

@@ -17,9 +17,10 @@ import {
   writtenMessageBody,
 } from '@sales-agent/shared/schemas/conversation';
 import type { AppContext } from '../../context.ts';
+import { AppError } from '../../lib/errors.ts';
 import { requireUser } from '../../plugins/auth.ts';
 import { loadConversationToChange, loadConversationToView } from './conversation-access.ts';
-import { closeStreamsOnShutdown, streamConversationEvents } from './conversation-events.ts';
+import { closeStreamsOnShutdown, createStreamLimiter, streamConversationEvents } from './conversation-events.ts';
 import {
   changeConversationType,
   changePhase,
@@ -45,6 +46,7 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
   };
   const openStreams = new Set<() => void>();
   closeStreamsOnShutdown(app, openStreams);
+  const streamLimiter = createStreamLimiter();
 
   r.get(
     '/api/conversation/list',
@@ -72,7 +74,11 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
     { schema: { tags, params: conversationUuidParams, response: errors } },
     async (request, reply) => {
       const conversation = await loadConversationToView(ctx, request.actor, request.params.uuid);
-      streamConversationEvents(ctx, request, reply, conversation, openStreams);
+      const release = streamLimiter.acquire(request.ip);
+      if (!release) {
+        throw new AppError(429, 'TOO_MANY_STREAMS', 'Too many live connections from this client. Close some tabs and try again.');
+      }
+      streamConversationEvents(ctx, request, reply, conversation, openStreams, release);
     },
   );
 
