@@ -134,7 +134,9 @@ test.describe('conversations', () => {
     await expect(messages(page)).toHaveCount(before + 1);
     await expect(messages(page).last()).toContainText('Just checking in');
 
-    // Select all, delete all. (The earlier 'Messages deleted' toast must be gone first, or two would match.)
+    // Select all, delete all. The earlier 'Messages deleted' toast must be gone first, or two would match;
+    // toasts pause their 3 s timer while hovered, so move the pointer off the toast column.
+    await page.mouse.move(5, 700);
     await expect(page.getByText('Messages deleted')).toHaveCount(0);
     await page.getByRole('checkbox', { name: 'Select all' }).check();
     await page.getByRole('button', { name: /Delete selected messages/ }).click();
