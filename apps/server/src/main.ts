@@ -2,6 +2,7 @@ import { EnvError, loadConfig } from './config/env.ts';
 import { buildApp } from './app.ts';
 import { openDatabase } from './db/client.ts';
 import { seedDemoData } from './db/seed.ts';
+import { startMaintenance } from './jobs/maintenance.ts';
 import { ensureAdmin } from './modules/users/users.service.ts';
 
 /** config → database + migrations → app → listen; SIGINT/SIGTERM close everything in order. */
@@ -22,6 +23,7 @@ async function main() {
   if (config.ADMIN_EMAIL && config.ADMIN_PASSWORD) await ensureAdmin(ctx, config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
   await seedDemoData(ctx);
 
+  const stopMaintenance = startMaintenance(ctx);
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -29,6 +31,7 @@ async function main() {
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     try {
+      stopMaintenance();
       await app.close();
       await database.close();
     } finally {
