@@ -1,4 +1,4 @@
-import { Anchor, Button, Card, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Card, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -9,26 +9,21 @@ import { useSetSession } from '../../../lib/auth.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { appConfigQuery } from '../../admin/api/app-config.ts';
 import { register } from '../api/auth.ts';
-import { validateEmail, validateNewPassword } from '../components/validation.ts';
+import { NewPasswordFields, useNewPasswordForm } from '../components/new-password-fields.tsx';
 
 export default function RegisterPage() {
   const { data: registerHtml } = useQuery(appConfigQuery('registerHTML'));
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
-  const [errors, setErrors] = useState<{ email?: string; password?: string; confirmation?: string }>({});
+  const form = useNewPasswordForm();
   const [busy, setBusy] = useState(false);
   const setSession = useSetSession();
   const navigate = useNavigate();
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    const next = { email: validateEmail(email) ?? undefined, ...validateNewPassword(password, confirmation) };
-    setErrors(next);
-    if (next.email || next.password || next.confirmation) return;
+    if (!form.validate()) return;
     setBusy(true);
     try {
-      setSession(await register(email.trim(), password));
+      setSession(await register(form.email.trim(), form.password));
       toastSuccess('Registration successful');
       navigate(paths.onboarding);
     } catch (err) {
@@ -44,15 +39,7 @@ export default function RegisterPage() {
       {registerHtml ? <SafeHtml html={registerHtml} data-testid="register-html" style={{ marginBottom: 16 }} /> : null}
       <form onSubmit={submit} noValidate>
         <Stack>
-          <TextInput label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} error={errors.email} />
-          <PasswordInput label="Password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={errors.password} />
-          <PasswordInput
-            label="Confirm password"
-            autoComplete="new-password"
-            value={confirmation}
-            onChange={(e) => setConfirmation(e.currentTarget.value)}
-            error={errors.confirmation}
-          />
+          <NewPasswordFields form={form} />
           <Button type="submit" loading={busy}>
             Register
           </Button>

@@ -1,4 +1,4 @@
-import { Alert, Button, Card, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Card, Stack, Text } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { DEFAULT_SUPPORT_MESSAGE, LIMITS } from '@sales-agent/shared/limits';
 import { useState } from 'react';
@@ -9,7 +9,7 @@ import { useSetSession } from '../../../lib/auth.ts';
 import { toastError } from '../../../lib/toast.ts';
 import { appConfigQuery } from '../../admin/api/app-config.ts';
 import { setPasswordOnce } from '../api/auth.ts';
-import { validateEmail, validateNewPassword } from '../components/validation.ts';
+import { NewPasswordFields, useNewPasswordForm } from '../components/new-password-fields.tsx';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -19,10 +19,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export default function SetPasswordPage() {
   const [params] = useSearchParams();
-  const [email, setEmail] = useState(params.get('email') ?? '');
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
-  const [errors, setErrors] = useState<{ email?: string; password?: string; confirmation?: string }>({});
+  const form = useNewPasswordForm(params.get('email') ?? '');
   const [attempt, setAttempt] = useState(0);
   const [supportMessage, setSupportMessage] = useState<string | null>(null);
   const setSession = useSetSession();
@@ -31,14 +28,12 @@ export default function SetPasswordPage() {
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    const next = { email: validateEmail(email) ?? undefined, ...validateNewPassword(password, confirmation) };
-    setErrors(next);
-    if (next.email || next.password || next.confirmation) return;
+    if (!form.validate()) return;
     setSupportMessage(null);
     try {
       for (let i = 1; i <= LIMITS.setPasswordAttempts; i++) {
         setAttempt(i);
-        const result = await setPasswordOnce(email.trim(), password);
+        const result = await setPasswordOnce(form.email.trim(), form.password);
         if (result !== 'pending') {
           setSession(result);
           navigate(paths.onboarding);
@@ -60,15 +55,7 @@ export default function SetPasswordPage() {
       <PageTitle>Set password</PageTitle>
       <form onSubmit={submit} noValidate>
         <Stack>
-          <TextInput label="Email" type="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} error={errors.email} />
-          <PasswordInput label="Password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={errors.password} />
-          <PasswordInput
-            label="Confirm password"
-            autoComplete="new-password"
-            value={confirmation}
-            onChange={(e) => setConfirmation(e.currentTarget.value)}
-            error={errors.confirmation}
-          />
+          <NewPasswordFields form={form} />
           <Button type="submit" loading={attempt > 0}>
             Set password
           </Button>
