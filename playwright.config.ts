@@ -39,11 +39,13 @@ export default defineConfig({
       stderr: 'pipe',
     },
     {
-      // Same product with a loopback fake speech-to-text service (E2E_FAKE_OPENAI); used by e2e/call-recordings.spec.ts.
+      // Same product with loopback fakes of speech-to-text (E2E_FAKE_OPENAI; e2e/call-recordings.spec.ts) and of
+      // Meta's OAuth (E2E_FAKE_META_OAUTH; e2e/meta-connect.spec.ts).
       command: 'node --import tsx e2e/support/start-server.ts',
       env: {
         E2E_PORT: String(E2E_FAKE_OPENAI_PORT),
         E2E_FAKE_OPENAI: '1',
+        E2E_FAKE_META_OAUTH: '1',
         ...(process.env.WEB_DIST_DIR ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {}),
       },
       url: `http://localhost:${E2E_FAKE_OPENAI_PORT}/api/health`,

@@ -30,4 +30,12 @@ if (process.env.E2E_FAKE_OPENAI === '1') {
   Object.assign(process.env, { OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.baseUrl });
 }
 
+// E2E_FAKE_META_OAUTH=1: Facebook login and account connect go to a loopback Meta OAuth fake (dialogs
+// included), so the browser completes real round trips (meta-connect spec).
+if (process.env.E2E_FAKE_META_OAUTH === '1') {
+  const { startMetaOAuthFake } = await import('../../apps/server/src/test/fakes/meta-oauth-fake.ts');
+  const fake = await startMetaOAuthFake();
+  Object.assign(process.env, fake.env());
+}
+
 await import('../../apps/server/src/main.ts');

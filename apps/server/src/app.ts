@@ -21,8 +21,10 @@ import { appConfigRoutes } from './modules/app-config/app-config.routes.ts';
 import { callRecordingsRoutes } from './modules/call-recordings/call-recordings.routes.ts';
 import { conversationTypesRoutes } from './modules/conversation-types/conversation-types.routes.ts';
 import { conversationsRoutes } from './modules/conversations/conversations.routes.ts';
+import { channelsRoutes } from './channels/channels.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { messagingAccountsRoutes } from './modules/messaging-accounts/messaging-accounts.routes.ts';
+import { metaAuthRoutes } from './modules/meta-auth/meta-auth.routes.ts';
 import { pricingRoutes } from './modules/pricing/pricing.routes.ts';
 import { unansweredRoutes } from './modules/unanswered/unanswered.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
@@ -111,10 +113,12 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     appConfigRoutes,
     conversationTypesRoutes,
     messagingAccountsRoutes,
+    metaAuthRoutes,
     pricingRoutes,
     conversationsRoutes,
     unansweredRoutes,
     callRecordingsRoutes,
+    channelsRoutes,
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 

@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { openDatabase } from './db/client.ts';
 import { seedDemoData } from './db/seed.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
+import { scheduleTokenRefresh } from './modules/meta-auth/token-refresh.job.ts';
 import { ensureAdmin } from './modules/users/users.service.ts';
 
 /** config → database + migrations → app → listen; SIGINT/SIGTERM close everything in order. */
@@ -22,6 +23,7 @@ async function main() {
   const { app, ctx } = await buildApp({ config, database, serveWeb: true });
   if (config.ADMIN_EMAIL && config.ADMIN_PASSWORD) await ensureAdmin(ctx, config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
   await seedDemoData(ctx);
+  await scheduleTokenRefresh(ctx);
 
   const stopMaintenance = startMaintenance(ctx);
   let closing = false;

@@ -16,6 +16,7 @@ import {
   unansweredConversations,
 } from '../db/schema/index.ts';
 import type { StoredMessage } from './agent.service.ts';
+import { DELIVER_JOB, DELIVER_JOB_KEY_PREFIX } from '../channels/delivery-keys.ts';
 import type { HistoryMessage, Playbook } from './prompts.ts';
 
 /** The database or an open transaction: both run the same queries. */
@@ -176,7 +177,10 @@ export interface InsertOptions {
   lockFor?: { phase?: number; messagesCount?: number };
   /** Insert only if the newest PROSPECT / AGENT message ids are still these (a stale draft is dropped). */
   expectLastIds?: { prospect: number; agent: number };
-  /** Also queue the message in the outbox for this prospect conversation's channel. */
+  /**
+   * Also queue the message in the outbox for this prospect conversation's channel, with its delivery job
+   * (channels/deliver.job.ts) in the same statement: a committed reply always has a job that sends it.
+   */
   outboxFor?: LoadedConversation;
 }
 
@@ -221,6 +225,10 @@ export async function insertMessage(db: Executor, input: NewMessage, options: In
       select i.conversation_id, ${prospect.messagingAccountId}::int, i.id, ${prospect.accountType},
              jsonb_build_object('text', i.message, 'recipientId', ${prospect.externalId}::text, 'messageId', i.id)
       from inserted i
+      returning id
+    ), delivery as (
+      insert into jobs (name, payload, singleton_key)
+      select ${DELIVER_JOB}, jsonb_build_object('outboxId', q.id), ${DELIVER_JOB_KEY_PREFIX} || q.id from queued q
     )` : sql``}
     select id, conversation_id, role, message, date_sent from inserted`);
   const row = (result as unknown as { rows: { id: string | number; conversation_id: number; role: StoredMessage['role']; message: string; date_sent: string | Date }[] }).rows[0];

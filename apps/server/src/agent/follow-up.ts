@@ -1,9 +1,18 @@
 import { PHASE } from '@sales-agent/shared/enums';
+import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { decideWindow } from '../channels/windows.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
-import { agentSettingsOf, type AgentSettings, loadConversation, loadReplyContext, playbookOf } from './conversation-store.ts';
-import { LlmError } from './llm/provider.ts';
+import {
+  agentSettingsOf,
+  type AgentSettings,
+  type LoadedConversation,
+  loadConversation,
+  loadReplyContext,
+  playbookOf,
+} from './conversation-store.ts';
+import { type AgentErrorRecord, LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from './phases.ts';
 import { followUpRequest } from './prompts.ts';
 import { leaveWorkingPhase, sendAgentMessage, writeGuardedReply } from './send-reply.ts';
@@ -34,6 +43,21 @@ export async function scheduleFollowUp(
   }
   // One statement: a waiting follow-up job is moved to the entry's time, else one is added.
   await ctx.jobs.enqueue(FOLLOW_UP_JOB, { conversationId }, { runAt: entry.earliestReplyDateTime, singletonKey: key, replace: true });
+}
+
+/**
+ * Instagram and Messenger accept the AI's messages only within 24 hours of the prospect's last message
+ * (channels/windows.ts); a follow-up due later would only fail at the send. WhatsApp's window is handled at
+ * the send, where a configured template can still go out.
+ */
+async function closedMessagingWindow(ctx: AppContext, loaded: LoadedConversation): Promise<AgentErrorRecord | null> {
+  const type = loaded.prospect?.accountType;
+  if (type !== 'INSTAGRAM' && type !== 'FACEBOOK') return null;
+  const result = await ctx.db.execute(sql`
+    select max(date_sent) as at from messages where conversation_id = ${loaded.conversation.id} and role = 'PROSPECT'`);
+  const at = (result as unknown as { rows: { at: string | Date | null }[] }).rows[0]?.at;
+  const decision = decideWindow({ type, config: {} }, at ? new Date(at) : null, false);
+  return decision.ok ? null : decision.record;
 }
 
 export type FollowUpOutcome = 'sent' | 'not-due' | 'skipped' | 'failed';
@@ -70,6 +94,12 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         if (entry.followUpCount >= settings.maxFollowUps) return 'skipped';
         if (lastIds.prospect > lastIds.agent || lastIds.agent === 0) return 'skipped';
         if (!loaded.phases[phase].followUpPrompt?.trim()) return 'skipped';
+      }
+      const closed = await closedMessagingWindow(ctx, loaded);
+      if (closed) {
+        // Skipped, and recorded so the unanswered list says why this prospect got no nudge.
+        if (!manual) await recordAgentError(ctx, conversationId, closed);
+        return refuse(conflict(closed.message, 'OUTSIDE_MESSAGING_WINDOW'));
       }
 
       const playbook = playbookOf(loaded, settings);

@@ -41,6 +41,12 @@ const envSchema = z.object({
   INSTAGRAM_APP_ID: optionalString,
   INSTAGRAM_APP_SECRET: optionalString,
   INSTAGRAM_GRAPH_URL: url('https://graph.instagram.com'),
+  /** Instagram Login's code exchange host (POST /oauth/access_token). */
+  INSTAGRAM_API_URL: url('https://api.instagram.com'),
+  /** Facebook Login's OAuth dialog base ({base}/{version}/dialog/oauth); a loopback fake in E2E. */
+  META_DIALOG_URL: url('https://www.facebook.com'),
+  /** Instagram Login's OAuth dialog ({base}/oauth/authorize); a loopback fake in E2E. */
+  INSTAGRAM_DIALOG_URL: url('https://www.instagram.com'),
   TWILIO_API_URL: url('https://api.twilio.com'),
   AZURE_TTS_KEY: optionalString,
   AZURE_TTS_REGION: optionalString,

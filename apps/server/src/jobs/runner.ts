@@ -96,6 +96,14 @@ export class JobRunner {
     return id;
   }
 
+  /**
+   * A job was inserted by a statement of its own (e.g. together with the row it processes, see
+   * channels/inbox.ts): run due jobs now instead of at the next poll.
+   */
+  wake(): void {
+    this.wakeAt(Date.now());
+  }
+
   /** Cancels waiting jobs with this singleton key (e.g. a follow-up made obsolete by a reply). */
   async cancel(singletonKey: string): Promise<void> {
     await this.context().db.execute(

@@ -26,6 +26,11 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     AUTH_RATE_LIMIT: '1000',
     CHAT_RATE_LIMIT: '1000',
     DATA_DIR: `/tmp/sales-agent-test-${process.pid}`,
+    // Providers default to a loopback port where nothing listens: a test that sends without its fake gets a
+    // refused connection at once (a transient failure, retried later), never a request to the internet.
+    META_GRAPH_URL: 'http://127.0.0.1:9',
+    INSTAGRAM_GRAPH_URL: 'http://127.0.0.1:9',
+    TWILIO_API_URL: 'http://127.0.0.1:9',
     ...env,
   });
   const { app, ctx } = await buildApp({ config, database });

@@ -30,6 +30,8 @@ export const prospects = pgTable(
     /** Instagram/Messenger scoped id, WhatsApp/SMS phone number, … */
     externalId: text().notNull(),
     name: text(),
+    /** Created by the webhook simulator: replies are stored and shown but never sent to a real network. */
+    simulated: boolean().notNull().default(false),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

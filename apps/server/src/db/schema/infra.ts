@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import {
   bigserial,
+  boolean,
+  primaryKey,
   index,
   integer,
   jsonb,
@@ -24,11 +26,34 @@ export const webhookInbox = pgTable(
     source: text().notNull(),
     externalId: text().notNull(),
     payload: jsonb().notNull(),
+    /** Posted by an ADMIN through the webhook simulator (unsigned, same-origin session). */
+    simulated: boolean().notNull().default(false),
     receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     processedAt: timestamp({ withTimezone: true }),
     error: text(),
   },
   (t) => [unique().on(t.source, t.externalId)],
+);
+
+/**
+ * Channel message ids per messaging account, inbound and outbound (DESIGN.md §7). The primary key on
+ * (account, external id) is what makes a redelivered webhook harmless: the same Meta mid / WhatsApp wamid /
+ * Twilio MessageSid is stored once, whichever conversation is open when it comes again. Outbound ids are how
+ * the echo of our own send is recognised.
+ */
+export const channelMessages = pgTable(
+  'channel_messages',
+  {
+    messagingAccountId: integer()
+      .notNull()
+      .references(() => messagingAccounts.id, { onDelete: 'cascade' }),
+    externalId: text().notNull(),
+    direction: text({ enum: ['IN', 'OUT'] }).notNull(),
+    conversationId: integer().references(() => conversations.id, { onDelete: 'cascade' }),
+    messageId: integer(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.messagingAccountId, t.externalId] }), index().on(t.conversationId)],
 );
 
 /** Messages waiting to be sent through a channel, retried with backoff (DESIGN.md §7). */
@@ -41,8 +66,10 @@ export const outbox = pgTable(
     messageId: integer(),
     channel: text().notNull(),
     payload: jsonb().notNull(),
-    status: text({ enum: ['PENDING', 'SENT', 'FAILED'] }).notNull().default('PENDING'),
+    status: text({ enum: ['PENDING', 'SENT', 'FAILED', 'SIMULATED'] }).notNull().default('PENDING'),
     attempts: integer().notNull().default(0),
+    /** Parts of a split reply already delivered: a retry resumes after them instead of repeating them. */
+    sentParts: integer().notNull().default(0),
     nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     errorCode: text(),
     lastError: text(),

@@ -45,6 +45,8 @@ export const messagingAccounts = pgTable(
     expirationDate: timestamp({ withTimezone: true }),
     conversationTypeId: integer().references((): AnyPgColumn => conversationTypes.id, { onDelete: 'set null' }),
     config: text().notNull().default('{}'),
+    /** Who connected (or created) the account: they and ADMINs may delete it; granted users may not. */
+    createdByUserId: integer().references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index().on(t.type, t.pageId)],

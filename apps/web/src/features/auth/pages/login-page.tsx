@@ -4,6 +4,7 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import { redirectTarget } from '../../../app/guards.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
+import { FacebookLoginButton } from '../../meta/components/facebook-login-button.tsx';
 import { useSetSession } from '../../../lib/auth.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { login } from '../api/auth.ts';
@@ -48,6 +49,7 @@ export default function LoginPage() {
           <Button type="submit" loading={busy}>
             Login
           </Button>
+          <FacebookLoginButton />
           <Text size="sm">
             No account yet?{' '}
             <Anchor component={Link} to={paths.register}>

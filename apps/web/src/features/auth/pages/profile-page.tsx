@@ -9,6 +9,9 @@ import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { deleteUser } from '../api/auth.ts';
 import { deleteMessagingAccount, profileQuery, userMessagingAccountsQuery } from '../api/profile.ts';
+import { ConnectButtons } from '../../meta/components/connect-buttons.tsx';
+import { PageName } from '../../meta/components/page-name.tsx';
+import { TokenExpiry } from '../../meta/components/token-expiry.tsx';
 
 /** Spec §2.14 profile: the email, connected accounts and Delete User. */
 export default function ProfilePage() {
@@ -88,6 +91,7 @@ export default function ProfilePage() {
                   <Table.Th>Type</Table.Th>
                   <Table.Th>Page name</Table.Th>
                   <Table.Th>Page id</Table.Th>
+                  <Table.Th>Token</Table.Th>
                   <Table.Th />
                 </Table.Tr>
               </Table.Thead>
@@ -95,8 +99,13 @@ export default function ProfilePage() {
                 {accounts.data.map((a) => (
                   <Table.Tr key={a.id}>
                     <Table.Td>{a.messagingAccount.type}</Table.Td>
-                    <Table.Td>{a.messagingAccount.pageName}</Table.Td>
+                    <Table.Td>
+                      <PageName account={a.messagingAccount} />
+                    </Table.Td>
                     <Table.Td>{a.messagingAccount.pageId}</Table.Td>
+                    <Table.Td>
+                      <TokenExpiry expirationDate={a.messagingAccount.expirationDate} />
+                    </Table.Td>
                     <Table.Td>
                       <Button size="xs" color="red" variant="light" onClick={() => onDeleteAccount(a.messagingAccountId, a.messagingAccount.pageName)}>
                         Delete
@@ -108,6 +117,14 @@ export default function ProfilePage() {
             </Table>
           </Table.ScrollContainer>
         )}
+        {profile.data.email === auth.email ? (
+          <Stack gap="xs" mt="md">
+            <Text size="sm" c="dimmed">
+              Connect a new account
+            </Text>
+            <ConnectButtons />
+          </Stack>
+        ) : null}
       </Card>
       <Group>
         <Button color="red" onClick={onDeleteUser}>

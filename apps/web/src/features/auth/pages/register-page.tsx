@@ -5,6 +5,7 @@ import { Link, useNavigate } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { SafeHtml } from '../../../components/safe-html.tsx';
 import { paths } from '../../../config/paths.ts';
+import { FacebookLoginButton } from '../../meta/components/facebook-login-button.tsx';
 import { useSetSession } from '../../../lib/auth.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { appConfigQuery } from '../../admin/api/app-config.ts';
@@ -43,6 +44,7 @@ export default function RegisterPage() {
           <Button type="submit" loading={busy}>
             Register
           </Button>
+          <FacebookLoginButton />
           <Text size="sm">
             Already registered?{' '}
             <Anchor component={Link} to={paths.login}>

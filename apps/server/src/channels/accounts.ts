@@ -1,0 +1,54 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { messagingAccounts } from '../db/schema/index.ts';
+import type { ChannelAccount, ChannelEndpoints, ChannelType } from './types.ts';
+
+/** A messaging account as the channel code needs it: token opened, config parsed, its playbook. */
+export interface LiveAccount extends ChannelAccount {
+  pageName: string;
+  conversationTypeId: number | null;
+}
+
+type AccountRow = typeof messagingAccounts.$inferSelect;
+
+function toLiveAccount(ctx: AppContext, row: AccountRow): LiveAccount {
+  let config: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(row.config || '{}');
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) config = parsed as Record<string, unknown>;
+  } catch {
+    // The admin form refuses invalid JSON; an unreadable config behaves as an empty one.
+  }
+  return {
+    id: row.id,
+    type: row.type,
+    pageId: row.pageId,
+    pageName: row.pageName,
+    accessToken: ctx.secrets.open(row.accessTokenEncrypted),
+    config,
+    conversationTypeId: row.conversationTypeId,
+  };
+}
+
+/** The account a provider addressed (Meta page / IG account / phone_number_id, Twilio number, device id). */
+export async function findAccountByKey(ctx: AppContext, type: ChannelType, pageId: string): Promise<LiveAccount | null> {
+  const [row] = await ctx.db
+    .select()
+    .from(messagingAccounts)
+    .where(and(eq(messagingAccounts.type, type), eq(messagingAccounts.pageId, pageId)))
+    // Reconnecting updates the account in place; should an admin have made a second one, the newest wins.
+    .orderBy(desc(messagingAccounts.id))
+    .limit(1);
+  return row ? toLiveAccount(ctx, row) : null;
+}
+
+export async function findAccountById(ctx: AppContext, id: number): Promise<LiveAccount | null> {
+  const [row] = await ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.id, id)).limit(1);
+  return row ? toLiveAccount(ctx, row) : null;
+}
+
+export function endpointsOf(ctx: AppContext): ChannelEndpoints {
+  const { META_GRAPH_URL, META_GRAPH_VERSION, INSTAGRAM_GRAPH_URL, TWILIO_API_URL } = ctx.config;
+  // These three have defaults in config/env.ts; its url() helper's type just cannot say so.
+  return { META_GRAPH_URL: META_GRAPH_URL!, META_GRAPH_VERSION, INSTAGRAM_GRAPH_URL: INSTAGRAM_GRAPH_URL!, TWILIO_API_URL: TWILIO_API_URL! };
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { parseMetaPayload, parseSmsGatewayEvent, parseTwilioSms } from './inbound-events.ts';
+
+describe('parseMetaPayload', () => {
+  it('reads every entry and messaging item of an Instagram payload, skipping receipts and reactions', () => {
+    const events = parseMetaPayload({
+      object: 'instagram',
+      entry: [
+        {
+          id: 'IG1',
+          time: 1,
+          messaging: [
+            { sender: { id: 'u1' }, recipient: { id: 'IG1' }, timestamp: 1_700_000_000_000, message: { mid: 'm1', text: 'Hi' } },
+            { sender: { id: 'u1' }, recipient: { id: 'IG1' }, timestamp: 2, read: { mid: 'm0' } },
+            { sender: { id: 'u1' }, recipient: { id: 'IG1' }, timestamp: 3, reaction: { mid: 'm1', action: 'react', reaction: 'love' } },
+            { sender: { id: 'u1' }, recipient: { id: 'IG1' }, timestamp: 4, message: { mid: 'm9', is_deleted: true } },
+          ],
+        },
+        {
+          id: 'IG1',
+          time: 2,
+          messaging: [
+            {
+              sender: { id: 'u2' },
+              recipient: { id: 'IG1' },
+              timestamp: 5,
+              message: { mid: 'm2', attachments: [{ type: 'image', payload: { url: 'https://cdn.example/x.jpg' } }] },
+            },
+          ],
+        },
+      ],
+    });
+    expect(events).toEqual([
+      { kind: 'message', channel: 'INSTAGRAM', accountKey: 'IG1', senderId: 'u1', senderName: null, externalId: 'm1', text: 'Hi', sentAt: new Date(1_700_000_000_000) },
+      expect.objectContaining({ kind: 'message', senderId: 'u2', externalId: 'm2', text: '[image] https://cdn.example/x.jpg' }),
+    ]);
+  });
+
+  it('turns an echo into an echo event addressed to the prospect, and a postback into the prospect saying its title', () => {
+    const events = parseMetaPayload({
+      object: 'page',
+      entry: [
+        {
+          id: 'P1',
+          messaging: [
+            { sender: { id: 'P1' }, recipient: { id: 'u1' }, timestamp: 1, message: { mid: 'e1', text: 'from the inbox', is_echo: true, app_id: 263902037430900 } },
+            { sender: { id: 'u1' }, recipient: { id: 'P1' }, timestamp: 2, postback: { title: 'Book a demo', payload: 'BOOK' } },
+            { sender: { id: 'u1' }, recipient: { id: 'P1' }, timestamp: 3, delivery: { mids: ['e1'] } },
+          ],
+        },
+      ],
+    });
+    expect(events).toEqual([
+      expect.objectContaining({ kind: 'echo', channel: 'FACEBOOK', accountKey: 'P1', recipientId: 'u1', externalId: 'e1', appId: '263902037430900' }),
+      expect.objectContaining({ kind: 'message', channel: 'FACEBOOK', senderId: 'u1', text: 'Book a demo', externalId: 'postback:u1:2' }),
+    ]);
+  });
+
+  it('reads WhatsApp messages with the contact name, media as a readable line, and failed statuses', () => {
+    const events = parseMetaPayload({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: 'WABA',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550001111', phone_number_id: 'PN1' },
+                contacts: [{ profile: { name: 'Ana' }, wa_id: '34600111222' }],
+                messages: [
+                  { from: '34600111222', id: 'wamid.1', timestamp: '1700000000', type: 'text', text: { body: 'Hola' } },
+                  { from: '34600111222', id: 'wamid.2', timestamp: '1700000001', type: 'image', image: { id: 'media9', caption: 'menu' } },
+                  { from: '34600111222', id: 'wamid.3', timestamp: '1700000002', type: 'reaction', reaction: { emoji: '👍' } },
+                ],
+                statuses: [
+                  { id: 'wamid.out1', status: 'delivered' },
+                  { id: 'wamid.out2', status: 'failed', errors: [{ code: 131047, title: 'Re-engagement message' }] },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    expect(events).toEqual([
+      { kind: 'message', channel: 'WHATSAPP', accountKey: 'PN1', senderId: '34600111222', senderName: 'Ana', externalId: 'wamid.1', text: 'Hola', sentAt: new Date(1_700_000_000_000) },
+      expect.objectContaining({ externalId: 'wamid.2', text: '[image] media media9 menu', senderName: 'Ana' }),
+      expect.objectContaining({ kind: 'send-failed', externalId: 'wamid.out2', code: '131047' }),
+    ]);
+  });
+
+  it('gives nothing for unknown objects and malformed items instead of throwing', () => {
+    expect(parseMetaPayload({ object: 'user', entry: [] })).toEqual([]);
+    expect(parseMetaPayload({ object: 'page', entry: [null, 3, { messaging: [null, { message: 'x' }] }] })).toEqual([]);
+    expect(parseMetaPayload('nope')).toEqual([]);
+  });
+});
+
+describe('parseTwilioSms and parseSmsGatewayEvent', () => {
+  it('reads an SMS with its media', () => {
+    expect(
+      parseTwilioSms({ MessageSid: 'SM1', From: '+15551230000', To: '+15559870000', Body: 'Hello', NumMedia: '1', MediaUrl0: 'https://api.twilio.com/m/1', MediaContentType0: 'image/jpeg' }),
+    ).toEqual([expect.objectContaining({ channel: 'TWILIO', accountKey: '+15559870000', senderId: '+15551230000', externalId: 'SM1', text: 'Hello\n[image] https://api.twilio.com/m/1' })]);
+    expect(parseTwilioSms({ MessageSid: 'SM2', From: '+1', To: '+2', Body: '  ' })).toEqual([]);
+  });
+
+  it('reads sms:received and skips the other gateway events', () => {
+    const event = { deviceId: 'dev1', event: 'sms:received', id: 'evt1', payload: { message: 'Hi', phoneNumber: '+34600', messageId: 'msg1', receivedAt: '2026-11-24T10:00:00.000+01:00' } };
+    expect(parseSmsGatewayEvent(event)).toEqual([
+      { kind: 'message', channel: 'SMS_GATEWAY', accountKey: 'dev1', senderId: '+34600', senderName: null, externalId: 'msg1', text: 'Hi', sentAt: new Date('2026-11-24T09:00:00.000Z') },
+    ]);
+    expect(parseSmsGatewayEvent({ ...event, event: 'sms:delivered' })).toEqual([]);
+  });
+});

@@ -1,0 +1,290 @@
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { messagingAccounts, userMessagingAccounts } from '../../db/schema/index.ts';
+import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { buildAdmin, buildUser, findUserByEmail, type TestUser } from '../../test/factories.ts';
+import { graphError, MetaOAuthFake } from '../../test/fakes/meta-oauth-fake.ts';
+import { STATE_COOKIE } from './oauth-state.ts';
+
+let fake: MetaOAuthFake;
+let t: TestApp;
+let bare: TestApp;
+const logged: string[] = [];
+
+beforeAll(async () => {
+  fake = new MetaOAuthFake();
+  await fake.start();
+  t = await buildTestApp(fake.env());
+  // Every warning and error the app logs, to prove the reason is there and no token ever is.
+  for (const level of ['warn', 'error'] as const) {
+    const original = t.ctx.log[level].bind(t.ctx.log);
+    t.ctx.log[level] = ((...args: unknown[]) => {
+      logged.push(inspect(args, { depth: 6 }));
+      return (original as (...a: unknown[]) => void)(...args);
+    }) as never;
+  }
+  bare = await buildTestApp();
+});
+afterAll(async () => {
+  await t.close();
+  await bare.close();
+  await fake.close();
+});
+
+const nonceCookie = (res: { headers: Record<string, unknown> }) => {
+  const cookies = ([] as string[]).concat(res.headers['set-cookie'] as string | string[]);
+  return cookies.find((c) => c.startsWith(`${STATE_COOKIE}=`))!.split(';')[0];
+};
+
+/** Starts a flow like the browser does: connect-url, then the dialog's answer (state back plus a code). */
+async function startFlow(type: string, user?: TestUser) {
+  const res = await t.request({ method: 'GET', url: `/api/meta-api/connect-url?type=${type}`, as: user?.cookie });
+  expect(res.statusCode).toBe(200);
+  const url = new URL(res.json().url);
+  const cookie = [user?.cookie, nonceCookie(res)].filter(Boolean).join('; ');
+  return { url, state: url.searchParams.get('state')!, cookie };
+}
+
+async function connect(type: string, user: TestUser) {
+  const flow = await startFlow(type, user);
+  const code = fake.issueCode(type === 'INSTAGRAM' ? 'instagram' : 'facebook');
+  return t.request({ method: 'POST', url: `/api/meta-api/connect-meta-page?type=${type}`, headers: { cookie: flow.cookie }, payload: { code, state: flow.state } });
+}
+
+describe('GET /api/meta-api/config', () => {
+  it('gives the browser the client ids and dialog URLs at run time', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/meta-api/config' });
+    expect(res.json()).toEqual({
+      metaAppId: fake.appId,
+      instagramAppId: fake.instagramAppId,
+      facebookDialogUrl: `${fake.baseUrl}/v21.0/dialog/oauth`,
+      instagramDialogUrl: `${fake.baseUrl}/oauth/authorize`,
+    });
+    const none = await bare.request({ method: 'GET', url: '/api/meta-api/config' });
+    expect(none.json().metaAppId).toBeNull();
+  });
+});
+
+describe('GET /api/meta-api/connect-url', () => {
+  it('builds each dialog with its scopes, redirect and a signed state', async () => {
+    const user = await buildUser(t.ctx);
+    const ig = await startFlow('INSTAGRAM', user);
+    expect(ig.url.origin + ig.url.pathname).toBe(`${fake.baseUrl}/oauth/authorize`);
+    expect(ig.url.searchParams.get('client_id')).toBe(fake.instagramAppId);
+    expect(ig.url.searchParams.get('scope')).toContain('instagram_business_manage_messages');
+    expect(ig.url.searchParams.get('redirect_uri')).toBe('http://localhost:3000/user/connect-meta-page?type=INSTAGRAM');
+    const wa = await startFlow('WHATSAPP', user);
+    expect(wa.url.pathname).toBe('/v21.0/dialog/oauth');
+    expect(wa.url.searchParams.get('scope')).toContain('whatsapp_business_messaging');
+    expect(wa.url.searchParams.get('response_type')).toBe('code');
+    const login = await startFlow('LOGIN');
+    expect(login.url.searchParams.get('response_type')).toBe('token');
+    expect(login.url.searchParams.get('redirect_uri')).toBe('http://localhost:3000/user/meta-login-register-redirect');
+  });
+
+  it('needs a session to connect (401), a known type (400) and a configured app (503)', async () => {
+    expect((await t.request({ method: 'GET', url: '/api/meta-api/connect-url?type=FACEBOOK' })).statusCode).toBe(401);
+    const bad = await t.request({ method: 'GET', url: '/api/meta-api/connect-url?type=TWILIO' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().code).toBe('VALIDATION_ERROR');
+    const off = await bare.request({ method: 'GET', url: '/api/meta-api/connect-url?type=LOGIN' });
+    expect(off.statusCode).toBe(503);
+    expect(off.json()).toMatchObject({ code: 'META_NOT_CONFIGURED' });
+  });
+});
+
+describe('POST /api/meta-api/meta-login-register-redirect', () => {
+  it('registers a new person as NORMAL from a token of this app and logs them in', async () => {
+    const flow = await startFlow('LOGIN');
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/meta-api/meta-login-register-redirect',
+      headers: { cookie: flow.cookie },
+      payload: { code: fake.issueUserToken(), state: flow.state },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ email: fake.user.email, role: 'NORMAL' });
+    const session = String(res.headers['set-cookie']).match(/sa_session=[^;]+/)![0];
+    expect((await t.request({ method: 'POST', url: '/api/user/get-session', as: session })).json().email).toBe(fake.user.email);
+    expect((await findUserByEmail(t.ctx, fake.user.email)).passwordHash).toBeNull();
+  });
+
+  it('logs an existing person in without creating another account', async () => {
+    const admin = await buildAdmin(t.ctx);
+    fake.user = { ...fake.user, email: admin.email.toUpperCase() };
+    const flow = await startFlow('LOGIN');
+    const res = await t.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', headers: { cookie: flow.cookie }, payload: { code: fake.issueUserToken(), state: flow.state } });
+    expect(res.json()).toEqual({ email: admin.email, role: 'ADMIN' });
+  });
+
+  it('refuses a token issued to another app (debug_token app id check)', async () => {
+    const flow = await startFlow('LOGIN');
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/meta-api/meta-login-register-redirect',
+      headers: { cookie: flow.cookie },
+      payload: { code: fake.issueUserToken({ appId: 'someone-elses-app' }), state: flow.state },
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().error).toBe('This Facebook login was not issued for this app. Please try again.');
+  });
+
+  it('refuses an invalid token, a missing code, a forged or reused state', async () => {
+    let flow = await startFlow('LOGIN');
+    const revoked = fake.issueUserToken({ valid: false });
+    const invalid = await t.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', headers: { cookie: flow.cookie }, payload: { code: revoked, state: flow.state } });
+    expect(invalid.statusCode).toBe(401);
+
+    const missing = await t.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', payload: { state: flow.state } });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error).toContain('Code not found');
+
+    flow = await startFlow('LOGIN');
+    const forged = await t.request({
+      method: 'POST',
+      url: '/api/meta-api/meta-login-register-redirect',
+      headers: { cookie: flow.cookie },
+      payload: { code: fake.issueUserToken(), state: `${flow.state.split('.')[0]}.AAAA` },
+    });
+    expect(forged.statusCode).toBe(400);
+    expect(forged.json().code).toBe('INVALID_OAUTH_STATE');
+    const noCookie = await t.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', payload: { code: fake.issueUserToken(), state: flow.state } });
+    expect(noCookie.json().code).toBe('INVALID_OAUTH_STATE');
+  });
+});
+
+describe('POST /api/meta-api/connect-meta-page', () => {
+  it('connects Instagram through Instagram Login: long-lived token sealed, subscribed, granted, named', async () => {
+    const user = await buildUser(t.ctx);
+    const res = await connect('INSTAGRAM', user);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ pageName: fake.instagram.username });
+    const [account] = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.pageId, fake.instagram.userId));
+    expect(account).toMatchObject({ type: 'INSTAGRAM', pageName: 'fake_bakery', createdByUserId: user.id, config: '{"login":"instagram"}' });
+    expect(account.accessTokenEncrypted).toMatch(/^v1\./);
+    expect(t.ctx.secrets.open(account.accessTokenEncrypted)).toMatch(/^IGQ/);
+    expect(account.expirationDate!.getTime()).toBeGreaterThan(Date.now() + 59 * 86_400_000);
+    expect(fake.subscribed).toContain(fake.instagram.userId);
+    const exchange = fake.requests.find((r) => r.path === '/oauth/access_token' && r.method === 'POST')!;
+    expect(exchange.form).toMatchObject({ grant_type: 'authorization_code', redirect_uri: 'http://localhost:3000/user/connect-meta-page?type=INSTAGRAM' });
+
+    const listed = await t.request({ method: 'GET', url: `/api/user/${user.email}/messaging-accounts`, as: user.cookie });
+    expect(listed.json().messagingAccounts).toEqual([expect.objectContaining({ messagingAccountId: account.id })]);
+    expect(listed.body).not.toContain('IGQ');
+  });
+
+  it('connects every granted Facebook Page with its Page token and updates on reconnect', async () => {
+    const user = await buildUser(t.ctx);
+    expect((await connect('FACEBOOK', user)).json()).toEqual({ pageName: 'Fake Bakery Page' });
+    fake.pages = [{ id: '200001', name: 'Fake Bakery (renamed)' }];
+    expect((await connect('FACEBOOK', user)).json()).toEqual({ pageName: 'Fake Bakery (renamed)' });
+    const rows = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.pageId, '200001'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ type: 'FACEBOOK', pageName: 'Fake Bakery (renamed)', expirationDate: null });
+    expect(fake.subscribed).toContain('200001');
+    expect(fake.requests.some((r) => r.query.grant_type === 'fb_exchange_token')).toBe(true);
+  });
+
+  it('connects the WhatsApp numbers of the granted Business account', async () => {
+    const user = await buildUser(t.ctx);
+    expect((await connect('WHATSAPP', user)).json()).toEqual({ pageName: 'Fake Bakery WhatsApp' });
+    const [account] = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.pageId, '400001'));
+    expect(account).toMatchObject({ type: 'WHATSAPP', config: '{"wabaId":"300001"}' });
+    const [grant] = await t.ctx.db.select().from(userMessagingAccounts).where(eq(userMessagingAccounts.messagingAccountId, account.id));
+    expect(grant.userId).toBe(user.id);
+    expect(fake.subscribed).toContain('300001');
+  });
+
+  it("answers 'Error connecting {type} account' on a Graph error, logging the reason and no token", async () => {
+    const user = await buildUser(t.ctx);
+    fake.failNext('/v21.0/me/accounts', 400, graphError('(#200) Permissions error', 200));
+    const res = await connect('FACEBOOK', user);
+    expect(res.statusCode).toBe(502);
+    expect(res.json()).toEqual({ error: 'Error connecting FACEBOOK account', code: 'META_CONNECT_FAILED' });
+    expect(logged.some((line) => line.includes('Permissions error'))).toBe(true);
+    expect(logged.some((line) => /EAA[0-9a-f]{8}|IGQ[0-9a-f]{8}/.test(line))).toBe(false);
+
+    const flow = await startFlow('INSTAGRAM', user);
+    const badCode = await t.request({ method: 'POST', url: '/api/meta-api/connect-meta-page?type=INSTAGRAM', headers: { cookie: flow.cookie }, payload: { code: 'not-a-code', state: flow.state } });
+    expect(badCode.json().error).toBe('Error connecting INSTAGRAM account');
+  });
+
+  it('refuses anonymous (401), a missing code (400), a state of another user or type (400), and uses a state once', async () => {
+    const user = await buildUser(t.ctx);
+    const other = await buildUser(t.ctx);
+    expect((await t.request({ method: 'POST', url: '/api/meta-api/connect-meta-page', payload: { code: 'x' } })).statusCode).toBe(401);
+    const flow = await startFlow('FACEBOOK', user);
+    const noCode = await t.request({ method: 'POST', url: '/api/meta-api/connect-meta-page?type=FACEBOOK', headers: { cookie: flow.cookie }, payload: { state: flow.state } });
+    expect(noCode.statusCode).toBe(400);
+    expect(noCode.json().error).toContain('Code not found');
+
+    const otherCookie = `${other.cookie}; ${flow.cookie.split('; ')[1]}`;
+    const stolen = await t.request({ method: 'POST', url: '/api/meta-api/connect-meta-page?type=FACEBOOK', headers: { cookie: otherCookie }, payload: { code: fake.issueCode(), state: flow.state } });
+    expect(stolen.json().code).toBe('INVALID_OAUTH_STATE');
+    const wrongType = await t.request({ method: 'POST', url: '/api/meta-api/connect-meta-page?type=WHATSAPP', headers: { cookie: flow.cookie }, payload: { code: fake.issueCode(), state: flow.state } });
+    expect(wrongType.json().code).toBe('INVALID_OAUTH_STATE');
+
+    const ok = await t.request({ method: 'POST', url: '/api/meta-api/connect-meta-page?type=FACEBOOK', headers: { cookie: flow.cookie }, payload: { code: fake.issueCode(), state: flow.state } });
+    expect(ok.statusCode).toBe(200);
+    // The answer clears the nonce cookie; the browser no longer holds it, so the same state cannot finish again.
+    expect(String(ok.headers['set-cookie'])).toContain(`${STATE_COOKIE}=;`);
+  });
+});
+
+describe('Instagram through Facebook Login (no Instagram app configured)', () => {
+  it('connects the Instagram account linked to a granted Page, with the Page token', async () => {
+    const metaOnly = await buildTestApp({ ...fake.env(), INSTAGRAM_APP_ID: '', INSTAGRAM_APP_SECRET: '' });
+    try {
+      const user = await buildUser(metaOnly.ctx);
+      const start = await metaOnly.request({ method: 'GET', url: '/api/meta-api/connect-url?type=INSTAGRAM', as: user.cookie });
+      const url = new URL(start.json().url);
+      expect(url.pathname).toBe('/v21.0/dialog/oauth');
+      expect(url.searchParams.get('client_id')).toBe(fake.appId);
+      expect(url.searchParams.get('scope')).toContain('instagram_manage_messages');
+      fake.pages = [{ id: '200077', name: 'Linked Page', instagram: { id: '17841400000000077', username: 'linked_ig' } }, { id: '200078', name: 'No Instagram' }];
+      const res = await metaOnly.request({
+        method: 'POST',
+        url: '/api/meta-api/connect-meta-page?type=INSTAGRAM',
+        headers: { cookie: `${user.cookie}; ${nonceCookie(start)}` },
+        payload: { code: fake.issueCode(), state: url.searchParams.get('state') },
+      });
+      expect(res.json()).toEqual({ pageName: 'linked_ig' });
+      const rows = await metaOnly.ctx.db.select().from(messagingAccounts);
+      expect(rows).toEqual([expect.objectContaining({ type: 'INSTAGRAM', pageId: '17841400000000077', config: '{"login":"facebook"}', createdByUserId: user.id })]);
+      expect(fake.subscribed).toContain('200077');
+    } finally {
+      await metaOnly.close();
+    }
+  });
+});
+
+describe('GET /api/meta-api/page-name', () => {
+  it("looks a name up with the account's stored token, for the owner or an ADMIN only", async () => {
+    const owner = await buildUser(t.ctx);
+    const stranger = await buildUser(t.ctx);
+    const admin = await buildAdmin(t.ctx);
+    fake.pages = [{ id: '200009', name: 'Named Page' }];
+    await connect('FACEBOOK', owner);
+    const url = '/api/meta-api/page-name?pageId=200009&type=FACEBOOK&accessToken=ignored';
+    const res = await t.request({ method: 'GET', url, as: owner.cookie });
+    expect(res.json()).toEqual({ name: 'Named Page' });
+    expect((await t.request({ method: 'GET', url, as: admin.cookie })).json()).toEqual({ name: 'Named Page' });
+    expect((await t.request({ method: 'GET', url, as: stranger.cookie })).statusCode).toBe(403);
+    expect((await t.request({ method: 'GET', url })).statusCode).toBe(401);
+    expect((await t.request({ method: 'GET', url: '/api/meta-api/page-name?pageId=nope&type=FACEBOOK', as: owner.cookie })).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: '/api/meta-api/page-name?type=FACEBOOK', as: owner.cookie })).statusCode).toBe(400);
+
+    const [account] = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.pageId, '200009'));
+    fake.names.set('prospect-77', 'Pat Prospect');
+    const prospect = await t.request({ method: 'GET', url: `/api/meta-api/page-name?pageId=prospect-77&type=FACEBOOK&messagingAccountId=${account.id}`, as: owner.cookie });
+    expect(prospect.json()).toEqual({ name: 'Pat Prospect' });
+  });
+
+  it('answers the cached name without calling Meta again', async () => {
+    const admin = await buildAdmin(t.ctx);
+    const before = fake.requests.filter((r) => r.path === '/v21.0/200009').length;
+    await t.request({ method: 'GET', url: '/api/meta-api/page-name?pageId=200009&type=FACEBOOK', as: admin.cookie });
+    expect(fake.requests.filter((r) => r.path === '/v21.0/200009').length).toBe(before);
+  });
+});

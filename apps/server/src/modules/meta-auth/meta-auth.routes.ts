@@ -1,0 +1,112 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { errorBody } from '@sales-agent/shared/schemas/common';
+import { session } from '@sales-agent/shared/schemas/user';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { requireUser, setSessionCookie } from '../../plugins/auth.ts';
+import { createSession } from '../users/session.service.ts';
+import { buildAuthorizeUrl, connectAccounts, loginWithFacebookToken, lookupPageName, publicMetaConfig } from './meta-auth.service.ts';
+import { issueState, STATE_COOKIE, STATE_TTL_MS, verifyState, type OAuthPurpose } from './oauth-state.ts';
+
+const tags = ['meta-api'];
+const connectType = z.enum(['INSTAGRAM', 'FACEBOOK', 'WHATSAPP']);
+/** A missing or empty code is the spec's 'Code not found' (§8.3). */
+const codeField = z.string({ error: 'Code not found' }).trim().min(1, 'Code not found').max(4096);
+const stateField = z.string().max(2048).optional();
+
+export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const secret = ctx.config.APP_SECRET;
+  const authLimit = { rateLimit: { max: ctx.config.AUTH_RATE_LIMIT, timeWindow: '1 minute' } };
+  const cookieOptions = { path: '/api/meta-api', httpOnly: true, sameSite: 'lax' as const, secure: ctx.config.PUBLIC_URL.startsWith('https://') };
+  const clearStateCookie = (reply: FastifyReply) => reply.clearCookie(STATE_COOKIE, { path: '/api/meta-api' });
+
+  r.get(
+    '/api/meta-api/config',
+    {
+      schema: {
+        tags,
+        response: {
+          200: z.object({ metaAppId: z.string().nullable(), instagramAppId: z.string().nullable(), facebookDialogUrl: z.string(), instagramDialogUrl: z.string() }),
+        },
+      },
+    },
+    async () => publicMetaConfig(ctx),
+  );
+
+  r.get(
+    '/api/meta-api/connect-url',
+    {
+      schema: {
+        tags,
+        querystring: z.object({ type: z.enum(['LOGIN', 'INSTAGRAM', 'FACEBOOK', 'WHATSAPP']) }),
+        response: { 200: z.object({ url: z.string() }), 401: errorBody, 503: errorBody },
+      },
+    },
+    async (request, reply) => {
+      const purpose: OAuthPurpose = request.query.type;
+      // Connecting needs a signed-in user (the account is granted to them); login is for visitors.
+      const userId = purpose === 'LOGIN' ? null : requireUser(request).id;
+      const { state, nonce } = issueState(secret, purpose, userId);
+      const url = buildAuthorizeUrl(ctx, purpose, state);
+      reply.setCookie(STATE_COOKIE, nonce, { ...cookieOptions, maxAge: Math.floor(STATE_TTL_MS / 1000) });
+      return { url };
+    },
+  );
+
+  r.post(
+    '/api/meta-api/meta-login-register-redirect',
+    {
+      config: authLimit,
+      schema: { tags, body: z.object({ code: codeField, state: stateField }), response: { 200: session, 400: errorBody, 401: errorBody } },
+    },
+    async (request, reply) => {
+      verifyState(secret, request.body.state, { purpose: 'LOGIN', userId: null, nonce: request.cookies[STATE_COOKIE] });
+      clearStateCookie(reply);
+      const actor = await loginWithFacebookToken(ctx, request.body.code);
+      setSessionCookie(reply, ctx, await createSession(ctx, actor.id));
+      return { email: actor.email, role: actor.role };
+    },
+  );
+
+  r.post(
+    '/api/meta-api/connect-meta-page',
+    {
+      schema: {
+        tags,
+        querystring: z.object({ type: connectType.default('INSTAGRAM') }),
+        body: z.object({ code: codeField, state: stateField }),
+        response: { 200: z.object({ pageName: z.string() }), 400: errorBody, 401: errorBody, 502: errorBody },
+      },
+    },
+    async (request, reply) => {
+      const actor = requireUser(request);
+      const type = request.query.type;
+      verifyState(secret, request.body.state, { purpose: type, userId: actor.id, nonce: request.cookies[STATE_COOKIE] });
+      clearStateCookie(reply);
+      return connectAccounts(ctx, actor, type, request.body.code);
+    },
+  );
+
+  r.get(
+    '/api/meta-api/page-name',
+    {
+      schema: {
+        tags,
+        querystring: z.object({
+          pageId: z.string().trim().min(1, 'pageId is required').max(128),
+          type: z.enum(['INSTAGRAM', 'FACEBOOK']),
+          /** Accepted for the spec's call shape and ignored: the stored token of the account is used. */
+          accessToken: z.string().optional(),
+          messagingAccountId: z.coerce.number().int().positive().optional(),
+        }),
+        response: { 200: z.object({ name: z.string() }), 401: errorBody, 403: errorBody, 404: errorBody },
+      },
+    },
+    async (request) => {
+      const { pageId, type, messagingAccountId } = request.query;
+      return lookupPageName(ctx, requireUser(request), { pageId, type, messagingAccountId });
+    },
+  );
+}

@@ -1,0 +1,124 @@
+import { createHmac } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import twilio from 'twilio';
+import type { AppContext } from '../context.ts';
+import { conversations, jobs, messages, messagingAccounts, outbox, prospects } from '../db/schema/index.ts';
+import type { TestApp } from './build-test-app.ts';
+import type { ChannelType } from '../channels/types.ts';
+
+/** Test helpers of the channel tests: accounts, signed provider requests, and reading what happened. */
+
+export const META_APP_SECRET = 'meta-app-secret';
+export const META_VERIFY_TOKEN = 'verify-me-please';
+export const META_APP_ID = '111222333';
+export const PUBLIC_URL = 'http://localhost:3000';
+
+let sequence = 0;
+
+export async function buildChannelAccount(
+  ctx: AppContext,
+  seed: { type: ChannelType; pageId?: string; token?: string; config?: Record<string, unknown>; conversationTypeId?: number | null },
+) {
+  sequence += 1;
+  const [account] = await ctx.db
+    .insert(messagingAccounts)
+    .values({
+      type: seed.type,
+      pageId: seed.pageId ?? `${seed.type.toLowerCase()}-${sequence}`,
+      pageName: `${seed.type} account ${sequence}`,
+      accessTokenEncrypted: ctx.secrets.seal(seed.token ?? `token-${sequence}`),
+      config: JSON.stringify(seed.config ?? {}),
+      conversationTypeId: seed.conversationTypeId ?? null,
+    })
+    .returning();
+  return account;
+}
+
+/** A Meta messaging item (Instagram / Messenger) from a prospect to the account. */
+export function metaMessagePayload(object: 'instagram' | 'page', pageId: string, senderId: string, mid: string, text: string, timestamp = Date.now()) {
+  return {
+    object,
+    entry: [{ id: pageId, time: timestamp, messaging: [{ sender: { id: senderId }, recipient: { id: pageId }, timestamp, message: { mid, text } }] }],
+  };
+}
+
+export function whatsAppPayload(phoneNumberId: string, from: string, wamid: string, text: string, name = 'Ana') {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: 'WABA-1',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
+              contacts: [{ profile: { name }, wa_id: from }],
+              messages: [{ from, id: wamid, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } }],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** Posts a Meta webhook signed as Meta does (over the exact bytes sent). */
+export function postMeta(t: TestApp, payload: unknown, secret = META_APP_SECRET) {
+  const body = JSON.stringify(payload);
+  const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  return t.request({ method: 'POST', url: '/api/meta-api/webhook', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, payload: body });
+}
+
+/** Posts Twilio's inbound SMS form, signed with the Auth Token over PUBLIC_URL + path + sorted params. */
+export function postTwilioSms(t: TestApp, authToken: string, params: Record<string, string>, signatureFor = authToken) {
+  const url = `${PUBLIC_URL}/api/twilio/sms`;
+  const signature = twilio.getExpectedTwilioSignature(signatureFor, url, params);
+  return t.request({
+    method: 'POST',
+    url: '/api/twilio/sms',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+    payload: new URLSearchParams(params).toString(),
+  });
+}
+
+export function smsGatewayEvent(deviceId: string, phoneNumber: string, id: string, message: string) {
+  return { deviceId, event: 'sms:received', id, webhookId: 'wh-1', payload: { message, phoneNumber, simNumber: 1, messageId: id, receivedAt: new Date().toISOString() } };
+}
+
+/** Posts an SMS Gateway event signed with hex HMAC-SHA256(key, body + X-Timestamp). */
+export function postSmsGateway(t: TestApp, signingKey: string, event: unknown, timestamp = Math.floor(Date.now() / 1000)) {
+  const body = JSON.stringify(event);
+  const signature = createHmac('sha256', signingKey).update(body + String(timestamp)).digest('hex');
+  return t.request({
+    method: 'POST',
+    url: '/api/sms-gateway/webhook',
+    headers: { 'content-type': 'application/json', 'x-timestamp': String(timestamp), 'x-signature': signature },
+    payload: body,
+  });
+}
+
+/** The conversation of a prospect (account, external id), with its messages oldest first. */
+export async function conversationOfProspect(ctx: AppContext, accountId: number, externalId: string) {
+  const [prospect] = await ctx.db.select().from(prospects).where(sql`${prospects.messagingAccountId} = ${accountId} and ${prospects.externalId} = ${externalId}`);
+  if (!prospect) return null;
+  const [conversation] = await ctx.db.select().from(conversations).where(eq(conversations.prospectId, prospect.id)).orderBy(sql`${conversations.id} desc`).limit(1);
+  const stored = await ctx.db
+    .select({ role: messages.role, message: messages.message, writtenByHuman: messages.writtenByHuman })
+    .from(messages)
+    .where(eq(messages.conversationId, conversation.id))
+    .orderBy(messages.id);
+  const sends = await ctx.db.select().from(outbox).where(eq(outbox.conversationId, conversation.id)).orderBy(outbox.id);
+  return { prospect, conversation, messages: stored, outbox: sends };
+}
+
+export async function countRows(ctx: AppContext, table: 'webhook_inbox' | 'messages' | 'prospects' | 'conversations') {
+  const result = await ctx.db.execute(sql.raw(`select count(*)::int as n from ${table}`));
+  return Number((result as unknown as { rows: { n: number }[] }).rows[0].n);
+}
+
+/** Makes every waiting job due now (a retry's backoff has "passed"). */
+export async function makeJobsDue(ctx: AppContext) {
+  await ctx.db.update(jobs).set({ runAt: new Date(Date.now() - 1000) }).where(eq(jobs.status, 'pending'));
+}

@@ -1,0 +1,41 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { Session } from '@sales-agent/shared/schemas/user';
+import { api } from '../../../lib/api-client.ts';
+
+export type ConnectType = 'INSTAGRAM' | 'FACEBOOK' | 'WHATSAPP';
+export const CONNECT_TYPES: ConnectType[] = ['INSTAGRAM', 'FACEBOOK', 'WHATSAPP'];
+
+/** Client ids and dialog URLs, read from the server at run time so one build serves any deployment. */
+export interface MetaPublicConfig {
+  metaAppId: string | null;
+  instagramAppId: string | null;
+  facebookDialogUrl: string;
+  instagramDialogUrl: string;
+}
+
+export const metaConfigQuery = () =>
+  queryOptions({ queryKey: ['meta-config'], queryFn: () => api.get<MetaPublicConfig>('/api/meta-api/config'), staleTime: Infinity });
+
+/**
+ * Sends the browser to Meta's OAuth dialog. The server builds the URL with the signed state (and sets the
+ * matching nonce cookie), so the return trip can only be finished by this browser and session.
+ */
+export async function startMetaOAuth(type: ConnectType | 'LOGIN'): Promise<void> {
+  const { url } = await api.get<{ url: string }>('/api/meta-api/connect-url', { type });
+  window.location.assign(url);
+}
+
+export const connectMetaPage = (type: ConnectType, code: string, state: string | null) =>
+  api.post<{ pageName: string }>('/api/meta-api/connect-meta-page', { code, ...(state ? { state } : {}) }, { type });
+
+export const metaLoginRegister = (code: string, state: string | null) =>
+  api.post<Session>('/api/meta-api/meta-login-register-redirect', { code, ...(state ? { state } : {}) });
+
+/** The live name of a connected Page / Instagram account (spec §7.4); the server uses the stored token. */
+export const pageNameQuery = (pageId: string, type: 'INSTAGRAM' | 'FACEBOOK') =>
+  queryOptions({
+    queryKey: ['meta-page-name', type, pageId],
+    queryFn: async () => (await api.get<{ name: string }>('/api/meta-api/page-name', { pageId, type })).name,
+    staleTime: 60 * 60_000,
+    retry: false,
+  });

@@ -1,0 +1,34 @@
+import { Button, Group } from '@mantine/core';
+import { useState } from 'react';
+import { toastError } from '../../../lib/toast.ts';
+import { type ConnectType, startMetaOAuth } from '../api/meta.ts';
+
+const LABELS: Record<ConnectType, string> = {
+  INSTAGRAM: 'Connect Instagram',
+  FACEBOOK: 'Connect Facebook Page',
+  WHATSAPP: 'Connect WhatsApp',
+};
+const COLORS: Record<ConnectType, string> = { INSTAGRAM: 'grape', FACEBOOK: 'blue', WHATSAPP: 'green' };
+
+/** The three connect buttons of the profile and the consent page; each opens its OAuth dialog. */
+export function ConnectButtons() {
+  const [busy, setBusy] = useState<ConnectType | null>(null);
+  const start = async (type: ConnectType) => {
+    setBusy(type);
+    try {
+      await startMetaOAuth(type);
+    } catch (err) {
+      toastError(err);
+      setBusy(null);
+    }
+  };
+  return (
+    <Group>
+      {(Object.keys(LABELS) as ConnectType[]).map((type) => (
+        <Button key={type} color={COLORS[type]} variant="light" loading={busy === type} disabled={busy !== null && busy !== type} onClick={() => start(type)}>
+          {LABELS[type]}
+        </Button>
+      ))}
+    </Group>
+  );
+}
