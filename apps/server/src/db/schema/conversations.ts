@@ -74,6 +74,27 @@ export const conversations = pgTable(
     costUsd: doublePrecision().notNull().default(0),
     /** Twilio call SID, GHL contact id … of the channel that started it, when any. */
     externalRef: text(),
+    // Phone calls (docs/voice.md). All null on chats.
+    /** Twilio's CallSid of the call this conversation is (unique: an inbound webhook delivered twice). */
+    callSid: text(),
+    /** ringing, in-progress, completed, busy, no-answer, failed, canceled or voicemail (Twilio's words). */
+    callStatus: text(),
+    callDirection: text({ enum: ['outbound', 'inbound'] }),
+    /** Realtime bridge (true) or the classic Gather → agent turn → TTS pipeline (false). */
+    useRealtimeApi: boolean(),
+    /** The CRM contact the call was placed for (POST /api/admin/call contactId); the CRM code reads it. */
+    crmContactId: text(),
+    /** Twilio's answering-machine verdict: human, machine_start, machine_end_beep, fax, unknown. */
+    answeredBy: text(),
+    /** Billed call length in seconds (Twilio's CallDuration). */
+    callDuration: integer(),
+    /** Characters sent to text-to-speech on this call (priced per million). */
+    ttsCharacters: integer().notNull().default(0),
+    /**
+     * Telephony and speech part of costUsd (Twilio minutes, recording, detection, speech recognition, TTS);
+     * costUsd stays the conversation's total, so LLM tokens are costUsd - callCostUsd.
+     */
+    callCostUsd: doublePrecision().notNull().default(0),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -120,6 +141,9 @@ export const conversations = pgTable(
       .on(t.createdAt.desc(), t.id.desc(), t.phase, t.conversationTypeId, t.rating, t.recordingDuration, t.messagingAccountId)
       .where(sql`${t.recordingUrl} is not null`),
     index().on(t.prospectId),
+    uniqueIndex('conversations_call_sid_unique')
+      .on(t.callSid)
+      .where(sql`${t.callSid} is not null`),
   ],
 );
 
