@@ -3,3 +3,4 @@ export * from './playbooks.ts';
 export * from './conversations.ts';
 export * from './recordings.ts';
 export * from './infra.ts';
+export * from './platform.ts';
