@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONVERSATION_ORDERS, MESSAGE_ROLES } from '../enums.ts';
+import { ACCOUNT_TYPES, CONVERSATION_ORDERS, MESSAGE_ROLES } from '../enums.ts';
 import { LIMITS } from '../limits.ts';
 import { idParam, INT4_MAX } from './common.ts';
 
@@ -59,7 +59,13 @@ export const conversationListItem = z.object({
   lastMessageDate: z.string().nullable(),
   prospectId: z.number().nullable(),
   Prospect: z
-    .object({ uuid: z.string(), messagingAccount: z.object({ id: z.number(), pageName: z.string() }) })
+    .object({
+      uuid: z.string(),
+      /** The name the channel gives the prospect (WhatsApp profile name, Instagram username …); null when none. */
+      name: z.string().nullable(),
+      /** `type` is the channel (issue #8): INSTAGRAM, FACEBOOK (Messenger), WHATSAPP, TWILIO, SMS_GATEWAY. */
+      messagingAccount: z.object({ id: z.number(), pageName: z.string(), type: z.enum(ACCOUNT_TYPES) }),
+    })
     .nullable(),
 });
 export type ConversationListItem = z.infer<typeof conversationListItem>;
@@ -126,6 +132,18 @@ export const conversationDetail = z.object({
 export type ConversationDetail = z.infer<typeof conversationDetail>;
 
 export const conversationIdParams = z.object({ id: idParam });
+
+/**
+ * GET /api/admin/conversation/by-prospect (beyond the spec): the latest conversation of the prospect that
+ * `externalId` (Instagram/Messenger scoped id, WhatsApp wa_id, phone number) is on a messaging account. The
+ * webhook simulator uses it to link to the conversation its message started.
+ */
+export const prospectConversationQuery = z.object({
+  messagingAccountId: idParam,
+  externalId: z.string().trim().min(1, 'externalId is required').max(200, 'externalId is too long'),
+});
+export const prospectConversation = z.object({ id: z.number(), uuid: z.string() });
+export type ProspectConversation = z.infer<typeof prospectConversation>;
 export const conversationMessageParams = z.object({
   id: idParam,
   messageId: z.coerce.number().int().positive(),

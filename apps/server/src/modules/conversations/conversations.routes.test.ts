@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { conversations, messages, prospects } from '../../db/schema/index.ts';
+import { conversations, messages, messagingAccounts, prospects } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import {
   at,
@@ -112,7 +112,7 @@ describe('GET /api/conversation/list', () => {
       messagesCount: 3,
       lastMessageDate: at(50).toISOString(),
       prospectId: prospectA.id,
-      Prospect: { uuid: prospectA.uuid, messagingAccount: { id: accountA.id, pageName: 'Alpha page' } },
+      Prospect: { uuid: prospectA.uuid, name: null, messagingAccount: { id: accountA.id, pageName: 'Alpha page', type: 'INSTAGRAM' } },
     });
     const webRow = res.json().conversations.find((c: { uuid: string }) => c.uuid === web.uuid);
     expect(webRow.Prospect).toBeNull();
@@ -519,11 +519,16 @@ describe('agent-backed calls (offline demo agent)', () => {
   });
 
   it('follow-up writes a nudge on a granted conversation', async () => {
+    // prospectA is on Instagram: the nudge may go out only within 24 h of the prospect's last message.
+    const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000);
     const conv = await buildConversation(t.ctx, {
       conversationTypeId: typeA.id,
       prospectId: prospectA.id,
       phase: 1,
-      messages: [msg('PROSPECT', 'Tell me more', 5), msg('AGENT', 'Sure, widgets are great', 6)],
+      messages: [
+        { role: 'PROSPECT', message: 'Tell me more', dateSent: minutesAgo(10) },
+        { role: 'AGENT', message: 'Sure, widgets are great', dateSent: minutesAgo(9) },
+      ],
     });
     const res = await t.request({ method: 'POST', url: `/api/conversation/${conv.uuid}/follow-up`, as: normal.cookie });
     expect(res.statusCode, res.body).toBe(200);
@@ -604,5 +609,89 @@ describe("a NORMAL user's list goes through conversations.messagingAccountId", (
     expect(uuidsOf(await list('', both.cookie))).toEqual([c2.uuid, c1.uuid]);
     expect(uuidsOf(await list(`?uuid=${d1.uuid}`))).toEqual([]);
     expect(uuidsOf(await list('', onlyC.cookie))).toEqual([c2.uuid, c1.uuid]);
+  });
+});
+
+describe('the channel and the prospect name (issue #8)', () => {
+  let whatsapp: typeof messagingAccounts.$inferSelect;
+  let named: Awaited<ReturnType<typeof buildProspect>>;
+  let older: Awaited<ReturnType<typeof buildConversation>>;
+  let latest: Awaited<ReturnType<typeof buildConversation>>;
+
+  beforeAll(async () => {
+    [whatsapp] = await t.ctx.db
+      .insert(messagingAccounts)
+      .values({ type: 'WHATSAPP', accessTokenEncrypted: t.ctx.secrets.seal('wa-token'), pageId: '106540352242922', pageName: 'WA line' })
+      .returning();
+    await grantAccount(t.ctx, normal.id, whatsapp.id);
+    named = await buildProspect(t.ctx, whatsapp.id);
+    await t.ctx.db.update(prospects).set({ externalId: '16505551234', name: 'Ada Lovelace' }).where(eq(prospects.id, named.id));
+    older = await buildConversation(t.ctx, { prospectId: named.id, phase: 3, createdAt: at(3000), messages: [msg('PROSPECT', 'first', 3001)] });
+    latest = await buildConversation(t.ctx, { prospectId: named.id, createdAt: at(3010), messages: [msg('PROSPECT', 'again', 3011)] });
+  });
+
+  it("lists each conversation's channel and the prospect's name; web chats have no Prospect", async () => {
+    const rows = (await list('')).json().conversations as { uuid: string; Prospect: unknown }[];
+    expect(rows.find((c) => c.uuid === latest.uuid)?.Prospect).toEqual({
+      uuid: named.uuid,
+      name: 'Ada Lovelace',
+      messagingAccount: { id: whatsapp.id, pageName: 'WA line', type: 'WHATSAPP' },
+    });
+    expect(rows.find((c) => c.uuid === ownA1.uuid)?.Prospect).toMatchObject({ name: null, messagingAccount: { type: 'INSTAGRAM' } });
+    expect(rows.find((c) => c.uuid === web.uuid)?.Prospect).toBeNull();
+    // A granted NORMAL user sees the same fields.
+    const mine = (await list(`?prospectUuid=${named.uuid}`, normal.cookie)).json().conversations;
+    expect(mine.map((c: { Prospect: { name: string } }) => c.Prospect.name)).toEqual(['Ada Lovelace', 'Ada Lovelace']);
+  });
+
+  it('gives the detail the same name and channel', async () => {
+    const res = await t.request({ method: 'GET', url: `/api/conversation/${latest.uuid}`, as: normal.cookie });
+    expect(res.json().Prospect).toEqual({
+      uuid: named.uuid,
+      name: 'Ada Lovelace',
+      messagingAccount: { id: whatsapp.id, pageName: 'WA line', type: 'WHATSAPP' },
+    });
+  });
+
+  describe('GET /api/admin/conversation/by-prospect', () => {
+    const find = (query: string, as?: string) => t.request({ method: 'GET', url: `/api/admin/conversation/by-prospect${query}`, as });
+
+    it("answers the prospect's latest conversation to an ADMIN", async () => {
+      const res = await find(`?messagingAccountId=${whatsapp.id}&externalId=16505551234`, admin.cookie);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ id: latest.id, uuid: latest.uuid });
+      expect(older.id).toBeLessThan(latest.id);
+    });
+
+    it('answers 404 while the prospect has no conversation, or on another account', async () => {
+      for (const query of [
+        `?messagingAccountId=${whatsapp.id}&externalId=19995550000`,
+        `?messagingAccountId=${accountA.id}&externalId=16505551234`,
+        '?messagingAccountId=2147483647&externalId=16505551234',
+      ]) {
+        const res = await find(query, admin.cookie);
+        expect(res.statusCode).toBe(404);
+        expect(res.json()).toEqual({ error: 'This prospect has no conversation yet.', code: 'CONVERSATION_NOT_FOUND' });
+      }
+    });
+
+    it('answers 400 naming the missing or bad field', async () => {
+      const missing = await find(`?messagingAccountId=${whatsapp.id}`, admin.cookie);
+      expect(missing.statusCode).toBe(400);
+      expect(missing.json().error).toContain('externalId');
+      const bad = await find('?messagingAccountId=abc&externalId=1', admin.cookie);
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error).toContain('messagingAccountId');
+      const blank = await find(`?messagingAccountId=${whatsapp.id}&externalId=%20%20`, admin.cookie);
+      expect(blank.statusCode).toBe(400);
+    });
+
+    it('answers 401 anonymous and 403 to a NORMAL user, even one granted the account', async () => {
+      const query = `?messagingAccountId=${whatsapp.id}&externalId=16505551234`;
+      expect((await find(query)).statusCode).toBe(401);
+      const res = await find(query, normal.cookie);
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe('FORBIDDEN');
+    });
   });
 });

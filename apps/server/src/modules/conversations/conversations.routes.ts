@@ -13,6 +13,8 @@ import {
   editMessageBody,
   newConversationBody,
   patchConversationBody,
+  prospectConversation,
+  prospectConversationQuery,
   uuidResponse,
   writtenMessageBody,
 } from '@sales-agent/shared/schemas/conversation';
@@ -28,6 +30,7 @@ import {
   deleteConversation,
   deleteMessages,
   editMessage,
+  findProspectConversation,
   getConversationDetail,
   listConversations,
   requestFollowUp,
@@ -143,6 +146,13 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
       await writeMessage(ctx, request.actor, conversation, request.body.message);
       return { message: 'Message sent' };
     },
+  );
+
+  // ADMIN only (plugins/auth.ts guards /api/admin/**): the webhook simulator's link to what it started.
+  r.get(
+    '/api/admin/conversation/by-prospect',
+    { schema: { tags, querystring: prospectConversationQuery, response: { 200: prospectConversation, ...errors } } },
+    async (request) => findProspectConversation(ctx, request.query.messagingAccountId, request.query.externalId),
   );
 
   r.post(

@@ -1,5 +1,5 @@
-import { and, asc, count, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
-import { PHASE } from '@sales-agent/shared/enums';
+import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { type AccountType, PHASE } from '@sales-agent/shared/enums';
 import type { ConversationListQuery } from '@sales-agent/shared/schemas/conversation';
 import {
   receiveProspectMessage,
@@ -122,8 +122,10 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
         lastMessageDate: page.lastMessageDate,
         prospectId: page.prospectId,
         prospectUuid: prospects.uuid,
+        prospectName: prospects.name,
         accountId: messagingAccounts.id,
         pageName: messagingAccounts.pageName,
+        accountType: messagingAccounts.type,
       })
       .from(page)
       .leftJoin(conversationTypes, eq(conversationTypes.id, page.conversationTypeId))
@@ -179,8 +181,10 @@ type ListRow = {
   lastMessageDate: Date | null;
   prospectId: number | null;
   prospectUuid: string | null;
+  prospectName: string | null;
   accountId: number | null;
   pageName: string | null;
+  accountType: AccountType | null;
 };
 
 function presentListRow(r: ListRow) {
@@ -197,10 +201,30 @@ function presentListRow(r: ListRow) {
     lastMessageDate: r.lastMessageDate?.toISOString() ?? null,
     prospectId: r.prospectId,
     Prospect:
-      r.prospectUuid === null || r.accountId === null
+      r.prospectUuid === null || r.accountId === null || r.accountType === null
         ? null
-        : { uuid: r.prospectUuid, messagingAccount: { id: r.accountId, pageName: r.pageName ?? '' } },
+        : {
+            uuid: r.prospectUuid,
+            name: r.prospectName,
+            messagingAccount: { id: r.accountId, pageName: r.pageName ?? '', type: r.accountType },
+          },
   };
+}
+
+/**
+ * The latest conversation of the prospect `externalId` on a messaging account (ADMIN; the webhook simulator
+ * links to it). 404 until the inbound job has stored the prospect's first message.
+ */
+export async function findProspectConversation(ctx: AppContext, messagingAccountId: number, externalId: string) {
+  const [row] = await ctx.db
+    .select({ id: conversations.id, uuid: conversations.uuid })
+    .from(prospects)
+    .innerJoin(conversations, eq(conversations.prospectId, prospects.id))
+    .where(and(eq(prospects.messagingAccountId, messagingAccountId), eq(prospects.externalId, externalId)))
+    .orderBy(desc(conversations.id))
+    .limit(1);
+  if (!row) throw notFound('This prospect has no conversation yet.', 'CONVERSATION_NOT_FOUND');
+  return row;
 }
 
 /** Starts a web chat of a type (spec §7.6 POST /api/conversation/new). */
