@@ -47,6 +47,11 @@ export const messagingAccounts = pgTable(
     config: text().notNull().default('{}'),
     /** Who connected (or created) the account: they and ADMINs may delete it; granted users may not. */
     createdByUserId: integer().references(() => users.id, { onDelete: 'set null' }),
+    /**
+     * When Meta last rejected the token (code 190: revoked, password changed, expired). Set by the token
+     * refresh job or a sender, cleared when a new token is stored; screens show "reconnect needed" while set.
+     */
+    tokenRejectedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index().on(t.type, t.pageId)],

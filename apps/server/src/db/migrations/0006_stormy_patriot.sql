@@ -1,0 +1,1 @@
+ALTER TABLE "messaging_accounts" ADD COLUMN "token_rejected_at" timestamp with time zone;
