@@ -1,8 +1,9 @@
-import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { LIMITS } from '@sales-agent/shared/limits';
 import type { ConversationDetail, ConversationListResponse } from '@sales-agent/shared/schemas/conversation';
 import { useEffect } from 'react';
 import { api } from '../../../lib/api-client.ts';
+import { toastError, toastSuccess } from '../../../lib/toast.ts';
 
 /** What the start screen and the type select need of a conversation type (GET /api/conversation-type/listt). */
 export interface ConversationTypeOption {
@@ -67,3 +68,22 @@ export const deleteMessages = (id: number, messageIds: number[]) =>
 export const editMessage = (id: number, messageId: number, message: string) =>
   api.patch<{ message: string }>(`/api/conversation/${id}/message/${messageId}`, { message });
 export const requestFollowUp = (uuid: string) => api.post<{ message: string }>(`/api/conversation/${uuid}/follow-up`);
+
+/** Spec §8.2: the notice after a rebuild. */
+export const REBUILD_SUCCESS = 'Message history rebuilt successfully';
+
+/**
+ * Rebuild history (spec §2.13, §7.6; ADMIN, prospect conversations): reads the thread back from the channel
+ * and replaces the stored messages. Channels without a history API answer 409 with a sentence, shown as is.
+ */
+export function useRebuildHistory(uuid: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (conversationId: number) => api.post<{ messages: number }>(`/api/admin/conversation/${conversationId}/messages/rebuild`),
+    onSuccess: async () => {
+      toastSuccess(REBUILD_SUCCESS);
+      await client.invalidateQueries({ queryKey: ['conversation', uuid] });
+    },
+    onError: (err) => toastError(err),
+  });
+}

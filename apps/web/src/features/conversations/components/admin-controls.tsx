@@ -6,7 +6,7 @@ import { truncate } from '@sales-agent/shared/truncate';
 import { conversationTypeOptionsQuery } from '../api/conversations.ts';
 import { phaseOptions } from './phase-options.ts';
 
-/** Spec §6 admin controls: phase, type, delete conversation, select all / delete messages, follow-up. */
+/** Spec §6 admin controls: phase, type, delete conversation, select all / delete messages, follow-up, rebuild history. */
 export function AdminControls(props: {
   conversation: ConversationDetail;
   selectedCount: number;
@@ -16,6 +16,9 @@ export function AdminControls(props: {
   onSelectAll(all: boolean): void;
   onDeleteMessages(): void;
   onFollowUp(): void;
+  /** Rebuild history (spec §6): given only to an ADMIN on a prospect conversation. */
+  onRebuild?(): void;
+  rebuilding?: boolean;
 }) {
   const c = props.conversation;
   const types = useQuery(conversationTypeOptionsQuery());
@@ -48,6 +51,11 @@ export function AdminControls(props: {
         <Button variant="light" onClick={props.onFollowUp}>
           Follow-up
         </Button>
+        {props.onRebuild && (
+          <Button variant="light" color="grape" onClick={props.onRebuild} loading={props.rebuilding}>
+            Rebuild history
+          </Button>
+        )}
         <Button color="red" variant="light" onClick={props.onDeleteConversation}>
           Delete conversation
         </Button>

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { phaseLabel } from '@sales-agent/shared/enums';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
+import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
@@ -19,6 +20,7 @@ import {
   updateConversationType,
   updatePhase,
   useConversationEvents,
+  useRebuildHistory,
 } from '../api/conversations.ts';
 import { AdminControls } from '../components/admin-controls.tsx';
 import { ChatMessages } from '../components/chat-messages.tsx';
@@ -35,6 +37,7 @@ export default function ConversationDetailPage() {
   const client = useQueryClient();
   const navigate = useNavigate();
   const auth = useAuth();
+  const rebuild = useRebuildHistory(uuid);
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const bottom = useRef<HTMLDivElement>(null);
   const lastId = query.data?.messages.at(-1)?.id;
@@ -107,12 +110,33 @@ export default function ConversationDetailPage() {
     await run(() => requestFollowUp(uuid));
   };
 
+  const onRebuild = async () => {
+    const confirmed = await confirmAction(
+      'Rebuild the message history from the channel? The stored messages of this conversation are replaced by the channel’s copy.',
+      { title: 'Rebuild history', confirmLabel: 'Confirm' },
+    );
+    if (confirmed) rebuild.mutate(c.id);
+  };
+
   const working = isAgentWorking(c);
   const typeTitle = c.ConversationType?.title ?? (c.conversationTypeId ? `Type ${c.conversationTypeId}` : 'No type');
 
   return (
     <Stack maw={900} mx="auto">
       <PageTitle>Conversation</PageTitle>
+      {c.Prospect && (
+        <Text data-testid="prospect" size="sm">
+          Prospect:{' '}
+          {c.Prospect.name && (
+            <Text span fw={600} data-testid="prospect-name">
+              {c.Prospect.name}
+            </Text>
+          )}{' '}
+          <Text span c="dimmed" ff="monospace" size="xs">
+            {c.Prospect.uuid}
+          </Text>
+        </Text>
+      )}
       <Group gap="xs">
         <Badge variant="light">{typeTitle}</Badge>
         <Badge variant="outline" data-testid="phase-badge">
@@ -123,9 +147,10 @@ export default function ConversationDetailPage() {
             Demo agent (offline)
           </Badge>
         )}
+        <ChannelBadge type={c.Prospect?.messagingAccount.type} size="md" />
         {c.Prospect && (
-          <Badge color="grape" variant="light">
-            {c.Prospect.messagingAccount.type} · {c.Prospect.messagingAccount.pageName}
+          <Badge color="grape" variant="light" title="The messaging account the prospect wrote to">
+            {c.Prospect.messagingAccount.pageName}
           </Badge>
         )}
         {c.aiPaused && (
@@ -144,6 +169,9 @@ export default function ConversationDetailPage() {
           onSelectAll={(all) => setSelected(all ? new Set(c.messages.map((m) => m.id)) : new Set())}
           onDeleteMessages={onDeleteMessages}
           onFollowUp={onFollowUp}
+          // Spec §6: the rebuild button only for ADMIN, and only where there is a prospect.
+          onRebuild={auth.isAdmin && c.Prospect ? onRebuild : undefined}
+          rebuilding={rebuild.isPending}
         />
       )}
       <Card withBorder>

@@ -2,6 +2,7 @@ import { Alert, Anchor, Group, Loader, Pagination, Select, Stack, Table, Text } 
 import { LIMITS, TRUNCATE } from '@sales-agent/shared/limits';
 import { truncate } from '@sales-agent/shared/truncate';
 import { Link, useSearchParams } from 'react-router';
+import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
@@ -47,7 +48,7 @@ export default function ConversationListPage() {
         <Alert color="red">{errorMessage(list.error)}</Alert>
       ) : (
         <>
-          <Table.ScrollContainer minWidth={1100}>
+          <Table.ScrollContainer minWidth={1200}>
             <Table striped highlightOnHover aria-label="Conversations">
               <Table.Thead>
                 <Table.Tr>
@@ -61,6 +62,7 @@ export default function ConversationListPage() {
                   <Table.Th>Last Message Date</Table.Th>
                   <Table.Th>Prospect UUID</Table.Th>
                   <Table.Th>Messaging Account</Table.Th>
+                  <Table.Th>Channel</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -88,10 +90,20 @@ export default function ConversationListPage() {
                     </Table.Td>
                     <Table.Td>{c.messagesCount}</Table.Td>
                     <Table.Td>{c.lastMessageDate ? new Date(c.lastMessageDate).toLocaleString() : '—'}</Table.Td>
-                    <Table.Td ff="monospace" fz="sm">
-                      {c.Prospect?.uuid ?? '—'}
+                    <Table.Td>
+                      {c.Prospect?.name && (
+                        <Text size="sm" fw={600} data-testid="prospect-name">
+                          {c.Prospect.name}
+                        </Text>
+                      )}
+                      <Text ff="monospace" fz="sm">
+                        {c.Prospect?.uuid ?? '—'}
+                      </Text>
                     </Table.Td>
                     <Table.Td>{c.Prospect?.messagingAccount.pageName ?? 'Web chat'}</Table.Td>
+                    <Table.Td>
+                      <ChannelBadge type={c.Prospect?.messagingAccount.type} />
+                    </Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
