@@ -1,10 +1,17 @@
-// TEMP placeholder of the lead (helper A replaces this file).
-import { ChannelSendError, type ChannelSender, type ChannelType } from '../types.ts';
-export function senderFor(_type: ChannelType): ChannelSender {
-  return {
-    limit: { unit: 'chars', max: 1000 },
-    async send() {
-      throw new ChannelSendError({ message: 'placeholder', type: 'network', code: null, status: null, method: null, url: null, response: null, details: null }, true);
-    },
-  };
+import type { ChannelSender, ChannelType } from '../types.ts';
+import { instagramSender, messengerSender, whatsAppSender } from './meta.ts';
+import { smsGatewaySender } from './sms-gateway.ts';
+import { twilioSender } from './twilio.ts';
+
+const SENDERS: Record<ChannelType, ChannelSender> = {
+  INSTAGRAM: instagramSender,
+  FACEBOOK: messengerSender,
+  WHATSAPP: whatsAppSender,
+  TWILIO: twilioSender,
+  SMS_GATEWAY: smsGatewaySender,
+};
+
+/** The sender of a channel type (docs/channels.md, "Outbound"). */
+export function senderFor(type: ChannelType): ChannelSender {
+  return SENDERS[type];
 }

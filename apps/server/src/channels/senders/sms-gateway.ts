@@ -1,0 +1,66 @@
+import Client, { type HttpClient } from 'android-sms-gateway';
+import { configError, httpError, networkError, secretsOf, SEND_TIMEOUT_MS } from './errors.ts';
+import type { ChannelSender } from '../types.ts';
+
+/** The gateway's cloud server; a private server's `baseUrl` goes in the account config. */
+const DEFAULT_BASE_URL = 'https://api.sms-gate.app/3rdparty/v1';
+
+/** An HTTP error answer, carried through the client to the sender so it can classify it. */
+class GatewayHttpError extends Error {
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(`HTTP ${status}`);
+  }
+}
+
+/** The HttpClient the `android-sms-gateway` client asks for, on fetch with a timeout. */
+const fetchHttpClient: HttpClient = {
+  get: (url, headers) => request('GET', url, undefined, headers),
+  post: (url, body, headers) => request('POST', url, body, headers),
+  put: (url, body, headers) => request('PUT', url, body, headers),
+  patch: (url, body, headers) => request('PATCH', url, body, headers),
+  delete: (url, headers) => request('DELETE', url, undefined, headers),
+};
+
+async function request<T>(method: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const res = await fetch(url, {
+    method,
+    headers: { accept: 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new GatewayHttpError(method, url, res.status, text);
+  return (text ? JSON.parse(text) : {}) as T;
+}
+
+/**
+ * SMS Gateway for Android through its official client: `POST {baseUrl}/message` with Basic login:password
+ * (the account's accessToken) and `{message, phoneNumbers:[to]}` → 202 `{id, state}`. baseUrl comes from the
+ * account config (default: the gateway's cloud server).
+ */
+export const smsGatewaySender: ChannelSender = {
+  limit: { unit: 'chars', max: 1600 },
+  async send(_endpoints, account, part) {
+    const separator = account.accessToken.indexOf(':');
+    if (separator <= 0) {
+      throw configError('The SMS gateway account needs its access token as login:password.', 'SMS_GATEWAY_CREDENTIALS_INVALID');
+    }
+    const baseUrl = (typeof account.config.baseUrl === 'string' && account.config.baseUrl.trim() ? account.config.baseUrl.trim() : DEFAULT_BASE_URL).replace(/\/+$/, '');
+    const client = new Client(account.accessToken.slice(0, separator), account.accessToken.slice(separator + 1), fetchHttpClient, baseUrl);
+    const call = { method: 'POST', url: `${baseUrl}/message`, secrets: secretsOf(account.accessToken) };
+    try {
+      const state = await client.send({ message: part.text, phoneNumbers: [part.recipientId] });
+      if (!state?.id) throw configError('The SMS gateway accepted the message but answered no id.', 'NO_MESSAGE_ID');
+      return { externalId: state.id };
+    } catch (err) {
+      if (err instanceof GatewayHttpError) throw httpError({ ...call, method: err.method, url: err.url }, err.status, err.body, 'sms-gateway');
+      if (err instanceof Error && err.name === 'ChannelSendError') throw err;
+      throw networkError(call, err);
+    }
+  },
+};

@@ -1,0 +1,32 @@
+import { configError, networkError, twilioError } from './errors.ts';
+import { twilioClient } from './twilio-client.ts';
+import type { ChannelSender } from '../types.ts';
+
+/**
+ * Twilio SMS through the official SDK (Messages create: form To, From, Body; Basic AccountSid:AuthToken),
+ * pointed at TWILIO_API_URL. From = the account's number (pageId); the AccountSid is in the account config.
+ */
+export const twilioSender: ChannelSender = {
+  limit: { unit: 'chars', max: 1600 },
+  async send(endpoints, account, part) {
+    const accountSid = typeof account.config.accountSid === 'string' ? account.config.accountSid.trim() : '';
+    if (!accountSid) {
+      throw configError('This Twilio account has no accountSid in its config: set {"accountSid":"AC…"} on the messaging account.', 'TWILIO_ACCOUNT_SID_MISSING');
+    }
+    const call = {
+      method: 'POST',
+      url: `${endpoints.TWILIO_API_URL.replace(/\/+$/, '')}/2010-04-01/Accounts/${accountSid}/Messages.json`,
+      secrets: [account.accessToken, Buffer.from(`${accountSid}:${account.accessToken}`).toString('base64')],
+    };
+    const client = twilioClient(endpoints.TWILIO_API_URL, accountSid, account.accessToken);
+    try {
+      const message = await client.messages.create({ to: part.recipientId, from: account.pageId, body: part.text });
+      return { externalId: message.sid };
+    } catch (err) {
+      // The SDK's RestException carries Twilio's error body; anything else never got an answer.
+      const rest = err as { status?: unknown; code?: unknown; moreInfo?: unknown };
+      if (typeof rest.status === 'number' && rest.status >= 400) throw twilioError(call, rest as Parameters<typeof twilioError>[1]);
+      throw networkError(call, err);
+    }
+  },
+};
