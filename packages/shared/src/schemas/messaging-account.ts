@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_TYPES } from '../enums.ts';
-import { INT4_MAX, isStorableInstant } from './common.ts';
+import { idParam, INT4_MAX, isStorableInstant } from './common.ts';
 import { email } from './user.ts';
 
 /** Access tokens of Meta, Twilio and gateways are far below this; it only stops absurd bodies. */
@@ -52,6 +52,8 @@ export const messagingAccountView = z.object({
   accessTokenSet: z.boolean(),
   /** The last characters of the token, masked (e.g. '••••a1b2'); null when it cannot be read. */
   accessTokenHint: z.string().nullable(),
+  /** Meta rejected the token (code 190) or it has expired: the owner must connect the account again. */
+  reconnectNeeded: z.boolean(),
 });
 export type MessagingAccountView = z.infer<typeof messagingAccountView>;
 
@@ -79,3 +81,28 @@ export const permissionView = z.object({
   messagingAccount: z.object({ pageName: z.string() }),
 });
 export type PermissionView = z.infer<typeof permissionView>;
+
+/**
+ * One account on a user's profile (GET /api/user/{email}/messaging-accounts, spec §7.1): the grant and the
+ * account's public fields, never its token.
+ */
+export const userMessagingAccountView = z.object({
+  /** The grant's id (user_messaging_accounts). */
+  id: z.number(),
+  messagingAccountId: z.number(),
+  /** The profile's user connected (or, as ADMIN, created) this account: they may delete it; others only remove their grant. */
+  isOwner: z.boolean(),
+  messagingAccount: z.object({
+    id: z.number(),
+    type: z.enum(ACCOUNT_TYPES),
+    pageId: z.string(),
+    pageName: z.string(),
+    expirationDate: z.string().nullable(),
+    conversationTypeId: z.number().nullable(),
+    reconnectNeeded: z.boolean(),
+  }),
+});
+export type UserMessagingAccountView = z.infer<typeof userMessagingAccountView>;
+
+/** Path parameter of DELETE /api/user/messaging-accounts/{messagingAccountId}. */
+export const messagingAccountIdParams = z.object({ messagingAccountId: idParam });

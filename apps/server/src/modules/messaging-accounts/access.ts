@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
-import { userMessagingAccounts } from '../../db/schema/index.ts';
+import { messagingAccounts, userMessagingAccounts } from '../../db/schema/index.ts';
 
 /**
  * Which messaging accounts an actor may work with (DESIGN.md §5): an ADMIN all of them, a NORMAL user
@@ -35,4 +35,26 @@ export async function canAccessAccount(ctx: AppContext, actor: Actor, accountId:
  */
 export function readAccessToken(ctx: AppContext, account: { accessTokenEncrypted: string }): string {
   return ctx.secrets.open(account.accessTokenEncrypted);
+}
+
+/**
+ * True when `actor` may delete the account (issue 13 item 3): an ADMIN, or the user who connected or
+ * created it. A user who was only granted it may remove their own grant, not the account that other
+ * granted users' conversations live on.
+ */
+export function canDeleteAccount(actor: Actor, account: { createdByUserId: number | null }): boolean {
+  return actor.role === 'ADMIN' || (account.createdByUserId !== null && account.createdByUserId === actor.id);
+}
+
+/** The account must be connected again: Meta rejected its token, or the token's expiry has passed. */
+export function reconnectNeeded(account: { tokenRejectedAt: Date | null; expirationDate: Date | null }, now = Date.now()): boolean {
+  return account.tokenRejectedAt !== null || (account.expirationDate !== null && account.expirationDate.getTime() <= now);
+}
+
+/**
+ * Records that Meta rejected an account's token (error code 190). Screens then show "reconnect needed"
+ * until a new token is stored (connect again, or an ADMIN saves one). For the refresh job and senders.
+ */
+export async function flagTokenRejected(ctx: AppContext, accountId: number, at = new Date()): Promise<void> {
+  await ctx.db.update(messagingAccounts).set({ tokenRejectedAt: at }).where(eq(messagingAccounts.id, accountId));
 }

@@ -1,7 +1,7 @@
 import type { MessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import type { AppContext } from '../../context.ts';
 import { maskSecret } from '../../lib/crypto.ts';
-import { readAccessToken } from './access.ts';
+import { readAccessToken, reconnectNeeded } from './access.ts';
 
 export interface MessagingAccountRow {
   id: number;
@@ -12,6 +12,7 @@ export interface MessagingAccountRow {
   expirationDate: Date | null;
   conversationTypeId: number | null;
   config: string;
+  tokenRejectedAt: Date | null;
 }
 
 /**
@@ -36,6 +37,7 @@ export function presentMessagingAccount(
     user_messaging_accounts: grants.map((g) => ({ id: g.id, user: { email: g.email } })),
     accessTokenSet: true,
     accessTokenHint: tokenHint(ctx, row.accessTokenEncrypted),
+    reconnectNeeded: reconnectNeeded(row),
   };
 }
 

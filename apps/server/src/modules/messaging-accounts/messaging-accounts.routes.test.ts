@@ -10,7 +10,7 @@ import {
 } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
-import { canAccessAccount, grantedAccountIds, readAccessToken } from './access.ts';
+import { canAccessAccount, flagTokenRejected, grantedAccountIds, readAccessToken } from './access.ts';
 
 let t: TestApp;
 let admin: TestUser;
@@ -67,7 +67,8 @@ describe('create and edit', () => {
     expect(row.accessTokenEncrypted).not.toContain(accessToken);
     expect(row.accessTokenEncrypted).toMatch(/^v1\./);
     expect(readAccessToken(t.ctx, row)).toBe(accessToken);
-    expect(row).toMatchObject({ type: 'FACEBOOK', pageId: '1789', pageName: 'Acme Page', conversationTypeId: typeId, config: '{}' });
+    // The creating ADMIN owns it (may delete it like a user who connected one).
+    expect(row).toMatchObject({ type: 'FACEBOOK', pageId: '1789', pageName: 'Acme Page', conversationTypeId: typeId, config: '{}', createdByUserId: admin.id });
     expect(row.expirationDate?.toISOString()).toBe('2030-12-31T00:00:00.000Z');
   });
 
@@ -88,7 +89,29 @@ describe('create and edit', () => {
       user_messaging_accounts: [],
       accessTokenSet: true,
       accessTokenHint: '••••zz9Q',
+      reconnectNeeded: false,
     });
+  });
+
+  it('flags reconnectNeeded when Meta rejected the token or it has expired; a new token clears the rejection', async () => {
+    const rejected = await createAccount({ expirationDate: '2031-01-01' });
+    await flagTokenRejected(t.ctx, rejected.id);
+    const expired = await createAccount({ expirationDate: '2020-01-01' });
+    const view = async (id: number) => (await t.request({ method: 'GET', url: `/api/admin/messaging-accounts/${id}`, as: admin.cookie })).json();
+    expect((await view(rejected.id)).reconnectNeeded).toBe(true);
+    expect((await view(expired.id)).reconnectNeeded).toBe(true);
+    const list = (await t.request({ method: 'GET', url: '/api/admin/messaging-accounts/list', as: admin.cookie })).json();
+    expect(list.find((a: { id: number }) => a.id === rejected.id).reconnectNeeded).toBe(true);
+
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/admin/messaging-accounts/create-edit',
+      as: admin.cookie,
+      payload: { id: rejected.id, type: 'INSTAGRAM', accessToken: newToken(), pageId: 'p', pageName: 'Smile Studio' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await storedRow(rejected.id)).tokenRejectedAt).toBeNull();
+    expect((await view(rejected.id)).reconnectNeeded).toBe(false);
   });
 
   it('edits the fields and keeps the token when none is sent; replaces it when one is', async () => {
@@ -280,6 +303,46 @@ async function conversationOn(accountId: number) {
 const exists = async (conversationId: number) =>
   (await t.ctx.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, conversationId))).length === 1;
 
+describe('DELETE /api/user/messaging-accounts/:messagingAccountId', () => {
+  it("removes only the signed-in user's grant: the account, its conversations and other grants stay", async () => {
+    const owner = await buildUser(t.ctx);
+    const { id } = await createAccount();
+    await t.ctx.db.update(messagingAccounts).set({ createdByUserId: owner.id }).where(eq(messagingAccounts.id, id));
+    await t.ctx.db.insert(userMessagingAccounts).values([
+      { userId: owner.id, messagingAccountId: id },
+      { userId: normal.id, messagingAccountId: id },
+    ]);
+    const conversation = await conversationOn(id);
+
+    const res = await t.request({ method: 'DELETE', url: `/api/user/messaging-accounts/${id}`, as: normal.cookie });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ message: 'Account removed from your accounts' });
+    const grants = await t.ctx.db.select().from(userMessagingAccounts).where(eq(userMessagingAccounts.messagingAccountId, id));
+    expect(grants.map((g) => g.userId)).toEqual([owner.id]);
+    expect(await storedRow(id)).toBeDefined();
+    expect(await exists(conversation.id)).toBe(true);
+    expect(await canAccessAccount(t.ctx, { id: normal.id, email: normal.email, role: 'NORMAL' }, id)).toBe(false);
+
+    // Removed already: nothing left to remove.
+    const again = await t.request({ method: 'DELETE', url: `/api/user/messaging-accounts/${id}`, as: normal.cookie });
+    expect(again.statusCode).toBe(404);
+    expect(again.json()).toEqual({ code: 'PERMISSION_NOT_FOUND', error: 'This account is not among your accounts.' });
+  });
+
+  it('is 401 anonymous, 404 for an account not granted or unknown, 400 for a bad id', async () => {
+    const { id } = await createAccount();
+    await t.ctx.db.insert(userMessagingAccounts).values({ userId: normal.id, messagingAccountId: id });
+    expect((await t.request({ method: 'DELETE', url: `/api/user/messaging-accounts/${id}` })).statusCode).toBe(401);
+    const stranger = await buildUser(t.ctx);
+    expect((await t.request({ method: 'DELETE', url: `/api/user/messaging-accounts/${id}`, as: stranger.cookie })).statusCode).toBe(404);
+    expect((await t.request({ method: 'DELETE', url: '/api/user/messaging-accounts/999999', as: normal.cookie })).statusCode).toBe(404);
+    const bad = await t.request({ method: 'DELETE', url: '/api/user/messaging-accounts/abc', as: normal.cookie });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().code).toBe('VALIDATION_ERROR');
+    expect(await t.ctx.db.select().from(userMessagingAccounts).where(eq(userMessagingAccounts.messagingAccountId, id))).toHaveLength(1);
+  });
+});
+
 describe('DELETE /api/messaging-accounts/:id', () => {
   it('as ADMIN deletes the account, its grants and its conversations, leaving other accounts alone', async () => {
     const doomed = await createAccount();
@@ -306,21 +369,47 @@ describe('DELETE /api/messaging-accounts/:id', () => {
     expect(type.messagingAccountId).toBeNull();
   });
 
-  it('lets a NORMAL user delete an account granted to them, and refuses one that is not', async () => {
-    const granted = await createAccount();
-    const foreign = await createAccount();
-    await t.ctx.db.insert(userMessagingAccounts).values({ userId: normal.id, messagingAccountId: granted.id });
-    const conversation = await conversationOn(foreign.id);
+  it('lets the user who connected an account delete it; a user only granted it gets 403 and nothing changes', async () => {
+    const owner = await buildUser(t.ctx);
+    const { id } = await createAccount();
+    await t.ctx.db.update(messagingAccounts).set({ createdByUserId: owner.id }).where(eq(messagingAccounts.id, id));
+    await t.ctx.db.insert(userMessagingAccounts).values([
+      { userId: owner.id, messagingAccountId: id },
+      { userId: normal.id, messagingAccountId: id },
+    ]);
+    const conversation = await conversationOn(id);
 
+    const refused = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${id}`, as: normal.cookie });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({
+      code: 'NOT_ACCOUNT_OWNER',
+      error: 'Only the person who connected this account or an administrator can delete it. You can remove it from your accounts instead.',
+    });
+    expect(await storedRow(id)).toBeDefined();
+    expect(await exists(conversation.id)).toBe(true);
+    expect(await t.ctx.db.select().from(userMessagingAccounts).where(eq(userMessagingAccounts.messagingAccountId, id))).toHaveLength(2);
+
+    const ok = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${id}`, as: owner.cookie });
+    expect(ok.statusCode).toBe(200);
+    expect(await storedRow(id)).toBeUndefined();
+    expect(await exists(conversation.id)).toBe(false);
+  });
+
+  it('refuses a NORMAL user an account neither connected by nor granted to them (403 FORBIDDEN)', async () => {
+    const foreign = await createAccount();
+    const conversation = await conversationOn(foreign.id);
     const refused = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${foreign.id}`, as: normal.cookie });
     expect(refused.statusCode).toBe(403);
     expect(refused.json().code).toBe('FORBIDDEN');
     expect(await storedRow(foreign.id)).toBeDefined();
     expect(await exists(conversation.id)).toBe(true);
+  });
 
-    const ok = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${granted.id}`, as: normal.cookie });
-    expect(ok.statusCode).toBe(200);
-    expect(await storedRow(granted.id)).toBeUndefined();
+  it('lets an ADMIN delete an account another ADMIN created', async () => {
+    const other = await buildAdmin(t.ctx);
+    const { id } = await createAccount();
+    expect((await storedRow(id)).createdByUserId).toBe(admin.id);
+    expect((await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${id}`, as: other.cookie })).statusCode).toBe(200);
   });
 
   it('is 401 anonymous, 404 for an unknown id, 400 for a bad id', async () => {

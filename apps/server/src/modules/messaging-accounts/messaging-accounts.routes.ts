@@ -4,6 +4,7 @@ import { errorBody, idParams, messageBody } from '@sales-agent/shared/schemas/co
 import {
   messagingAccountSaveBody,
   messagingAccountSaved,
+  messagingAccountIdParams,
   messagingAccountView,
 } from '@sales-agent/shared/schemas/messaging-account';
 import { z } from 'zod';
@@ -13,14 +14,16 @@ import {
   deleteMessagingAccount,
   getMessagingAccount,
   listMessagingAccounts,
+  removeOwnGrant,
   saveMessagingAccount,
   saveMessagingAccountConfig,
 } from './messaging-accounts.service.ts';
 import { userMessagingAccountsRoutes } from './user-messaging-accounts.routes.ts';
 
 /**
- * Spec §7.4 messaging accounts (ADMIN, enforced for /api/admin/** by plugins/auth.ts) and spec §7.1
- * DELETE /api/messaging-accounts/{id} (ADMIN or a user granted the account). Response schemas list the
+ * Spec §7.4 messaging accounts (ADMIN, enforced for /api/admin/** by plugins/auth.ts), spec §7.1
+ * DELETE /api/messaging-accounts/{id} (ADMIN or the user who connected the account) and
+ * DELETE /api/user/messaging-accounts/{messagingAccountId} (a user removes their own grant). Response schemas list the
  * fields explicitly, so a token can never be serialised by accident.
  */
 export async function messagingAccountsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
@@ -44,16 +47,43 @@ export async function messagingAccountsRoutes(app: FastifyInstance, { ctx }: { c
     { schema: { tags, body: messagingAccountSaveBody, response: { 200: messagingAccountSaved, 400: errorBody, 404: errorBody } } },
     async (request) => ({
       message: 'Account created or updated successfully',
-      messagingAccount: await saveMessagingAccount(ctx, request.body),
+      messagingAccount: await saveMessagingAccount(ctx, requireUser(request), request.body),
     }),
   );
 
   r.delete(
     '/api/messaging-accounts/:id',
-    { schema: { tags, params: idParams, response: { 200: messageBody, 401: errorBody, 403: errorBody, 404: errorBody } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a messaging account and all its conversations',
+        description:
+          'For an ADMIN or the user who connected (or created) the account. A user who was only granted it gets 403 NOT_ACCOUNT_OWNER and can remove their grant with DELETE /api/user/messaging-accounts/{messagingAccountId}.',
+        params: idParams,
+        response: { 200: messageBody, 401: errorBody, 403: errorBody, 404: errorBody },
+      },
+    },
     async (request) => {
       await deleteMessagingAccount(ctx, requireUser(request), request.params.id);
       return { message: 'Account deleted successfully' };
+    },
+  );
+
+  r.delete(
+    '/api/user/messaging-accounts/:messagingAccountId',
+    {
+      schema: {
+        tags,
+        summary: "Remove an account from the signed-in user's accounts",
+        description:
+          "Deletes the signed-in user's own grant of the account. The account, its conversations and other users' grants stay. 404 when the user holds no grant of it.",
+        params: messagingAccountIdParams,
+        response: { 200: messageBody, 401: errorBody, 404: errorBody },
+      },
+    },
+    async (request) => {
+      await removeOwnGrant(ctx, requireUser(request), request.params.messagingAccountId);
+      return { message: 'Account removed from your accounts' };
     },
   );
 

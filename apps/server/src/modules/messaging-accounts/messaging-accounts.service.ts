@@ -1,4 +1,4 @@
-import { asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import { ACCOUNT_CONFIG_MAX, type messagingAccountSaveBody } from '@sales-agent/shared/schemas/messaging-account';
 import type { Actor, AppContext } from '../../context.ts';
@@ -10,8 +10,8 @@ import {
   userMessagingAccounts,
   users,
 } from '../../db/schema/index.ts';
-import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
-import { canAccessAccount } from './access.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../lib/errors.ts';
+import { canAccessAccount, canDeleteAccount } from './access.ts';
 import { presentMessagingAccount } from './messaging-accounts.presenter.ts';
 
 export type SaveMessagingAccountInput = z.output<typeof messagingAccountSaveBody>;
@@ -56,7 +56,7 @@ async function loadAccounts(ctx: AppContext, id?: number) {
  * Creates (no id) or edits an account. The access token is sealed before it is stored; on edit an empty
  * token keeps the stored one, so the form never needs to know it.
  */
-export async function saveMessagingAccount(ctx: AppContext, input: SaveMessagingAccountInput): Promise<{ id: number }> {
+export async function saveMessagingAccount(ctx: AppContext, actor: Actor, input: SaveMessagingAccountInput): Promise<{ id: number }> {
   if (input.conversationTypeId) {
     const [type] = await ctx.db
       .select({ id: conversationTypes.id })
@@ -72,7 +72,8 @@ export async function saveMessagingAccount(ctx: AppContext, input: SaveMessaging
     ...(input.expirationDate === undefined ? {} : { expirationDate: input.expirationDate ? new Date(input.expirationDate) : null }),
     ...(input.conversationTypeId === undefined ? {} : { conversationTypeId: input.conversationTypeId }),
   };
-  const token = input.accessToken ? { accessTokenEncrypted: ctx.secrets.seal(input.accessToken) } : {};
+  // A new token ends a "reconnect needed" state: the rejection was about the old one.
+  const token = input.accessToken ? { accessTokenEncrypted: ctx.secrets.seal(input.accessToken), tokenRejectedAt: null } : {};
 
   if (input.id !== undefined) {
     const [updated] = await ctx.db
@@ -86,7 +87,8 @@ export async function saveMessagingAccount(ctx: AppContext, input: SaveMessaging
   if (!token.accessTokenEncrypted) throw badRequest('accessToken: Access token is required', 'VALIDATION_ERROR');
   const [created] = await ctx.db
     .insert(messagingAccounts)
-    .values({ ...fields, accessTokenEncrypted: token.accessTokenEncrypted })
+    // The ADMIN who creates an account owns it like a user who connects one (may delete it).
+    .values({ ...fields, accessTokenEncrypted: token.accessTokenEncrypted, createdByUserId: actor.id })
     .returning({ id: messagingAccounts.id });
   return created;
 }
@@ -114,12 +116,27 @@ export async function saveMessagingAccountConfig(ctx: AppContext, id: number, te
 
 /**
  * Deletes an account and, through the database's cascades (prospects → conversations → messages), every
- * conversation held on it. Allowed to an ADMIN and to a NORMAL user granted the account (spec §2.14).
+ * conversation held on it. Allowed to an ADMIN and to the user who connected it (issue 13 item 3): the
+ * account's conversations are shared by every user granted it, so a user who was only granted it may
+ * remove their own grant (removeOwnGrant) but not the account.
  */
 export async function deleteMessagingAccount(ctx: AppContext, actor: Actor, id: number): Promise<void> {
-  const [account] = await ctx.db.select({ id: messagingAccounts.id }).from(messagingAccounts).where(eq(messagingAccounts.id, id)).limit(1);
+  const [account] = await ctx.db
+    .select({ id: messagingAccounts.id, createdByUserId: messagingAccounts.createdByUserId })
+    .from(messagingAccounts)
+    .where(eq(messagingAccounts.id, id))
+    .limit(1);
   if (!account) throw accountNotFound();
-  if (!(await canAccessAccount(ctx, actor, id))) throw forbidden('You do not have access to this messaging account.');
+  if (!canDeleteAccount(actor, account)) {
+    if (await canAccessAccount(ctx, actor, id)) {
+      throw new AppError(
+        403,
+        'NOT_ACCOUNT_OWNER',
+        'Only the person who connected this account or an administrator can delete it. You can remove it from your accounts instead.',
+      );
+    }
+    throw forbidden('You do not have access to this messaging account.');
+  }
   const gone = await ctx.db
     .select({ id: conversations.id, uuid: conversations.uuid })
     .from(conversations)
@@ -128,4 +145,16 @@ export async function deleteMessagingAccount(ctx: AppContext, actor: Actor, id: 
   await ctx.db.delete(messagingAccounts).where(eq(messagingAccounts.id, id));
   // Open conversation screens learn that their conversation is gone.
   for (const conversation of gone) ctx.events.emit('conversation.changed', { conversationId: conversation.id, uuid: conversation.uuid });
+}
+
+/**
+ * Removes the actor's own grant of an account (DELETE /api/user/messaging-accounts/{messagingAccountId}):
+ * the account, its conversations and the other users' grants stay. 404 when the actor holds no grant.
+ */
+export async function removeOwnGrant(ctx: AppContext, actor: Actor, messagingAccountId: number): Promise<void> {
+  const [deleted] = await ctx.db
+    .delete(userMessagingAccounts)
+    .where(and(eq(userMessagingAccounts.userId, actor.id), eq(userMessagingAccounts.messagingAccountId, messagingAccountId)))
+    .returning({ id: userMessagingAccounts.id });
+  if (!deleted) throw notFound('This account is not among your accounts.', 'PERMISSION_NOT_FOUND');
 }

@@ -16,6 +16,9 @@ export class GraphOAuthError extends Error {
   }
 }
 
+/** Meta's "token invalid or expired" (revoked, password changed, expired): only a new connect helps. */
+export const TOKEN_REJECTED = 190;
+
 export interface ShortToken {
   accessToken: string;
   expiresIn: number | null;

@@ -181,9 +181,46 @@ describe('POST /api/meta-api/connect-meta-page', () => {
     expect((await connect('FACEBOOK', user)).json()).toEqual({ pageName: 'Fake Bakery (renamed)' });
     const rows = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.pageId, '200001'));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ type: 'FACEBOOK', pageName: 'Fake Bakery (renamed)', expirationDate: null });
+    expect(rows[0]).toMatchObject({ type: 'FACEBOOK', pageName: 'Fake Bakery (renamed)', expirationDate: null, createdByUserId: user.id });
     expect(fake.subscribed).toContain('200001');
     expect(fake.requests.some((r) => r.query.grant_type === 'fb_exchange_token')).toBe(true);
+  });
+
+  it('a reconnect clears "reconnect needed"; a colleague reconnecting is granted the account but does not own it', async () => {
+    const owner = await buildUser(t.ctx);
+    const colleague = await buildUser(t.ctx);
+    fake.pages = [{ id: '200051', name: 'Shared Page' }];
+    await connect('FACEBOOK', owner);
+    const [before] = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.pageId, '200051'));
+    await t.ctx.db.update(messagingAccounts).set({ tokenRejectedAt: new Date() }).where(eq(messagingAccounts.id, before.id));
+
+    expect((await connect('FACEBOOK', colleague)).statusCode).toBe(200);
+    const [after] = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.pageId, '200051'));
+    expect(after).toMatchObject({ id: before.id, tokenRejectedAt: null, createdByUserId: owner.id });
+    const listed = (await t.request({ method: 'GET', url: `/api/user/${colleague.email}/messaging-accounts`, as: colleague.cookie })).json();
+    expect(listed.messagingAccounts).toEqual([expect.objectContaining({ messagingAccountId: before.id, isOwner: false })]);
+    expect(listed.messagingAccounts[0].messagingAccount.reconnectNeeded).toBe(false);
+    const denied = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${before.id}`, as: colleague.cookie });
+    expect(denied.statusCode).toBe(403);
+  });
+
+  it("answers 'Error connecting {type} account' when nothing usable was granted", async () => {
+    fake.pages = [{ id: '200061', name: 'No Instagram here' }];
+    const metaOnly = await buildTestApp({ ...fake.env(), INSTAGRAM_APP_ID: '', INSTAGRAM_APP_SECRET: '' });
+    try {
+      const u = await buildUser(metaOnly.ctx);
+      const start = await metaOnly.request({ method: 'GET', url: '/api/meta-api/connect-url?type=INSTAGRAM', as: u.cookie });
+      const res = await metaOnly.request({
+        method: 'POST',
+        url: '/api/meta-api/connect-meta-page?type=INSTAGRAM',
+        headers: { cookie: `${u.cookie}; ${nonceCookie(start)}` },
+        payload: { code: fake.issueCode(), state: new URL(start.json().url).searchParams.get('state') },
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toEqual({ error: 'Error connecting INSTAGRAM account', code: 'META_NOTHING_GRANTED' });
+    } finally {
+      await metaOnly.close();
+    }
   });
 
   it('connects the WhatsApp numbers of the granted Business account', async () => {
@@ -279,6 +316,20 @@ describe('GET /api/meta-api/page-name', () => {
     fake.names.set('prospect-77', 'Pat Prospect');
     const prospect = await t.request({ method: 'GET', url: `/api/meta-api/page-name?pageId=prospect-77&type=FACEBOOK&messagingAccountId=${account.id}`, as: owner.cookie });
     expect(prospect.json()).toEqual({ name: 'Pat Prospect' });
+  });
+
+  it('flags the account "reconnect needed" when Meta rejects its token (190) and answers the stored name', async () => {
+    const owner = await buildUser(t.ctx);
+    fake.pages = [{ id: '200071', name: 'Revoked Page' }];
+    await connect('FACEBOOK', owner);
+    const [account] = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.pageId, '200071'));
+    fake.revoke(t.ctx.secrets.open(account.accessTokenEncrypted));
+    const res = await t.request({ method: 'GET', url: '/api/meta-api/page-name?pageId=200071&type=FACEBOOK', as: owner.cookie });
+    expect(res.json()).toEqual({ name: 'Revoked Page' });
+    const [flagged] = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.id, account.id));
+    expect(flagged.tokenRejectedAt).not.toBeNull();
+    const listed = (await t.request({ method: 'GET', url: `/api/user/${owner.email}/messaging-accounts`, as: owner.cookie })).json();
+    expect(listed.messagingAccounts[0].messagingAccount.reconnectNeeded).toBe(true);
   });
 
   it('answers the cached name without calling Meta again', async () => {

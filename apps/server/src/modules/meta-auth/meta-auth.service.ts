@@ -1,9 +1,9 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { messagingAccounts, userMessagingAccounts, users } from '../../db/schema/index.ts';
 import { AppError, badRequest, forbidden, notFound, unauthorized, unavailable } from '../../lib/errors.ts';
-import { canAccessAccount, readAccessToken } from '../messaging-accounts/access.ts';
-import { GraphOAuthError, graphOAuthClient } from './graph-oauth.client.ts';
+import { canAccessAccount, flagTokenRejected, readAccessToken } from '../messaging-accounts/access.ts';
+import { GraphOAuthError, graphOAuthClient, TOKEN_REJECTED } from './graph-oauth.client.ts';
 import type { OAuthPurpose } from './oauth-state.ts';
 
 export type ConnectType = 'INSTAGRAM' | 'FACEBOOK' | 'WHATSAPP';
@@ -200,6 +200,8 @@ export async function connectAccounts(ctx: AppContext, actor: Actor, type: Conne
     throw new AppError(422, 'META_NOTHING_GRANTED', `Error connecting ${type} account`);
   }
   await ctx.db.transaction(async (tx) => {
+    // (type, pageId) is looked up then inserted: two connects of the same account at once must not both insert.
+    await tx.execute(sql`select pg_advisory_xact_lock(7261009)`);
     for (const account of found) {
       const sealed = ctx.secrets.seal(account.accessToken);
       const [existing] = await tx
@@ -213,7 +215,7 @@ export async function connectAccounts(ctx: AppContext, actor: Actor, type: Conne
         const config = JSON.stringify({ ...parseObject(existing.config), ...account.config });
         await tx
           .update(messagingAccounts)
-          .set({ accessTokenEncrypted: sealed, pageName: account.pageName, expirationDate: account.expirationDate, config })
+          .set({ accessTokenEncrypted: sealed, pageName: account.pageName, expirationDate: account.expirationDate, config, tokenRejectedAt: null })
           .where(eq(messagingAccounts.id, existing.id));
         id = existing.id;
       } else {
@@ -280,6 +282,8 @@ export async function lookupPageName(
   } catch (err) {
     if (!(err instanceof GraphOAuthError)) throw err;
     ctx.log.warn({ accountId: account.id, metaCode: err.code, reason: err.message }, 'page name lookup failed');
+    // Meta rejected the stored token (190): the profile and the accounts list then ask for a reconnect.
+    if (err.code === TOKEN_REJECTED && input.pageId === account.pageId) await flagTokenRejected(ctx, account.id);
     // The stored name is a fair answer when Meta cannot be asked; it is not cached, so the next view retries.
     return { name: account.pageName };
   }

@@ -29,7 +29,7 @@ async function account(type: 'INSTAGRAM' | 'WHATSAPP', token: string, expiresInD
 const reload = async (id: number) => (await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.id, id)))[0];
 
 describe('refreshExpiringTokens', () => {
-  it('refreshes tokens near expiry, leaves later ones, and flags a rejected token (190) as expired', async () => {
+  it('refreshes tokens near expiry, leaves later ones, and flags a rejected token (190) for reconnecting', async () => {
     const nearIg = await account('INSTAGRAM', fake.issueInstagramToken(3 * 86_400), 3, '{"login":"instagram"}');
     const nearWa = await account('WHATSAPP', fake.issueUserToken(), 5);
     const later = await account('INSTAGRAM', fake.issueInstagramToken(), 40, '{"login":"instagram"}');
@@ -47,8 +47,10 @@ describe('refreshExpiringTokens', () => {
     expect((await reload(nearWa.id)).expirationDate!.getTime()).toBeGreaterThan(Date.now() + 59 * DAY);
     expect(fake.requests.some((r) => r.query.grant_type === 'fb_exchange_token')).toBe(true);
     expect((await reload(later.id)).accessTokenEncrypted).toBe(later.accessTokenEncrypted);
-    // Rejected: expired as of now, which the profile shows as "reconnect needed"; not tried again tomorrow.
-    expect((await reload(revoked.id)).expirationDate!.getTime()).toBe(now.getTime());
+    // Rejected: flagged, which the profile and the accounts list show as "reconnect needed"; not tried again.
+    const flagged = await reload(revoked.id);
+    expect(flagged.tokenRejectedAt!.getTime()).toBe(now.getTime());
+    expect(flagged.expirationDate!.getTime()).toBe(revoked.expirationDate!.getTime());
     expect(await refreshExpiringTokens(t.ctx, new Date(now.getTime() + 1))).toEqual({ refreshed: 0, rejected: 0 });
   });
 

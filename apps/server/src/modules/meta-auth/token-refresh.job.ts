@@ -1,24 +1,21 @@
-import { and, eq, gt, inArray, isNotNull, lt } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { messagingAccounts } from '../../db/schema/index.ts';
 import type { JobDefinition } from '../../jobs/runner.ts';
-import { readAccessToken } from '../messaging-accounts/access.ts';
-import { GraphOAuthError, graphOAuthClient } from './graph-oauth.client.ts';
+import { flagTokenRejected, readAccessToken } from '../messaging-accounts/access.ts';
+import { GraphOAuthError, graphOAuthClient, TOKEN_REJECTED } from './graph-oauth.client.ts';
 
 /** Long-lived tokens last ~60 days; refreshing those within 10 days of expiry leaves several daily retries. */
 export const REFRESH_WITHIN_DAYS = 10;
 const DAY_MS = 86_400_000;
 export const TOKEN_REFRESH_JOB = 'meta-token-refresh';
 
-/** Meta's "token invalid or expired": no refresh can save it, the owner must connect again. */
-const TOKEN_REJECTED = 190;
-
 /**
  * Refreshes the long-lived tokens that expire soon: Instagram Login tokens with `refresh_access_token`,
  * Facebook Login tokens by exchanging them again (`fb_exchange_token`), storing the new token sealed with
- * its new expiry. A token Meta rejects (190) gets expirationDate = now, which every screen shows as
- * "reconnect needed"; other failures are left for the next day's run.
+ * its new expiry. A token Meta rejects (190) is flagged (tokenRejectedAt), which every screen shows as
+ * "reconnect needed", and is not tried again; other failures are left for the next day's run.
  */
 export async function refreshExpiringTokens(ctx: AppContext, now = new Date()): Promise<{ refreshed: number; rejected: number }> {
   const due = await ctx.db
@@ -28,6 +25,7 @@ export async function refreshExpiringTokens(ctx: AppContext, now = new Date()): 
       and(
         inArray(messagingAccounts.type, ['INSTAGRAM', 'FACEBOOK', 'WHATSAPP']),
         isNotNull(messagingAccounts.expirationDate),
+        isNull(messagingAccounts.tokenRejectedAt),
         gt(messagingAccounts.expirationDate, now),
         lt(messagingAccounts.expirationDate, new Date(now.getTime() + REFRESH_WITHIN_DAYS * DAY_MS)),
       ),
@@ -52,7 +50,7 @@ export async function refreshExpiringTokens(ctx: AppContext, now = new Date()): 
       if (!(err instanceof GraphOAuthError)) throw err;
       ctx.log.warn({ accountId: account.id, type: account.type, metaCode: err.code, reason: err.message }, 'token refresh failed');
       if (err.code === TOKEN_REJECTED) {
-        await ctx.db.update(messagingAccounts).set({ expirationDate: now }).where(eq(messagingAccounts.id, account.id));
+        await flagTokenRejected(ctx, account.id, now);
         rejected += 1;
       }
     }

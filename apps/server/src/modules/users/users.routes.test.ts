@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { callRecordings, sessions, users } from '../../db/schema/index.ts';
+import { callRecordings, messagingAccounts, sessions, userMessagingAccounts, users } from '../../db/schema/index.ts';
 import { newStorageKey } from '../../lib/storage.ts';
 import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
@@ -149,11 +149,48 @@ describe('profile, messaging accounts and delete', () => {
     expect((await t.request({ method: 'GET', url: '/api/user/not-an-email', as: admin.cookie })).statusCode).toBe(400);
   });
 
-  it('lists the messaging accounts granted to the user', async () => {
+  it('lists the messaging accounts granted to the user, saying which they connected and which need a reconnect', async () => {
     const me = await buildUser(t.ctx);
-    const res = await t.request({ method: 'GET', url: `/api/user/${me.email}/messaging-accounts`, as: me.cookie });
+    const other = await buildUser(t.ctx);
+    const admin = await buildAdmin(t.ctx);
+    const url = `/api/user/${me.email}/messaging-accounts`;
+    expect((await t.request({ method: 'GET', url, as: me.cookie })).json()).toEqual({ messagingAccounts: [] });
+
+    const token = 'EAAG-profile-secret-token';
+    const [mine, shared] = await t.ctx.db
+      .insert(messagingAccounts)
+      .values([
+        { type: 'INSTAGRAM', pageId: '17841', pageName: 'my_shop', accessTokenEncrypted: t.ctx.secrets.seal(token), createdByUserId: me.id, expirationDate: new Date('2031-01-01T00:00:00Z') },
+        { type: 'FACEBOOK', pageId: '2001', pageName: 'Team Page', accessTokenEncrypted: t.ctx.secrets.seal(token), createdByUserId: other.id, tokenRejectedAt: new Date() },
+      ])
+      .returning();
+    await t.ctx.db.insert(userMessagingAccounts).values([
+      { userId: me.id, messagingAccountId: mine.id },
+      { userId: me.id, messagingAccountId: shared.id },
+    ]);
+    const res = await t.request({ method: 'GET', url, as: me.cookie });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ messagingAccounts: [] });
+    expect(res.body).not.toContain(token);
+    expect(res.body).not.toContain('accessToken');
+    expect(res.json().messagingAccounts).toEqual([
+      {
+        id: expect.any(Number),
+        messagingAccountId: mine.id,
+        isOwner: true,
+        messagingAccount: { id: mine.id, type: 'INSTAGRAM', pageId: '17841', pageName: 'my_shop', expirationDate: '2031-01-01T00:00:00.000Z', conversationTypeId: null, reconnectNeeded: false },
+      },
+      {
+        id: expect.any(Number),
+        messagingAccountId: shared.id,
+        isOwner: false,
+        messagingAccount: { id: shared.id, type: 'FACEBOOK', pageId: '2001', pageName: 'Team Page', expirationDate: null, conversationTypeId: null, reconnectNeeded: true },
+      },
+    ]);
+    // An ADMIN reads anyone's; another NORMAL user may not (403), an unknown user is 404, anonymous 401.
+    expect((await t.request({ method: 'GET', url, as: admin.cookie })).json().messagingAccounts).toHaveLength(2);
+    expect((await t.request({ method: 'GET', url, as: other.cookie })).statusCode).toBe(403);
+    expect((await t.request({ method: 'GET', url: '/api/user/nobody@example.com/messaging-accounts', as: admin.cookie })).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url })).statusCode).toBe(401);
   });
 
   it('deletes the own account, ending its sessions', async () => {

@@ -9,6 +9,7 @@ import {
   session,
   setPasswordBody,
 } from '@sales-agent/shared/schemas/user';
+import { userMessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { clearSessionCookie, requireUser, SESSION_COOKIE, setSessionCookie } from '../../plugins/auth.ts';
@@ -91,7 +92,17 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     return getProfile(ctx, requireUser(request), request.params.email);
   });
 
-  r.get('/api/user/:email/messaging-accounts', { schema: { tags, params: emailParams } }, async (request) => {
-    return { messagingAccounts: await listUserMessagingAccounts(ctx, requireUser(request), request.params.email) };
-  });
+  r.get(
+    '/api/user/:email/messaging-accounts',
+    {
+      schema: {
+        tags,
+        params: emailParams,
+        response: { 200: z.object({ messagingAccounts: z.array(userMessagingAccountView) }), 401: errorBody, 403: errorBody, 404: errorBody },
+      },
+    },
+    async (request) => {
+      return { messagingAccounts: await listUserMessagingAccounts(ctx, requireUser(request), request.params.email) };
+    },
+  );
 }

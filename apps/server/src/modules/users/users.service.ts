@@ -3,7 +3,9 @@ import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { callRecordings, messagingAccounts, userMessagingAccounts, users } from '../../db/schema/index.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
+import type { UserMessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
+import { reconnectNeeded } from '../messaging-accounts/access.ts';
 
 /** argon2id with the OWASP-recommended minimum cost (19 MiB, 2 passes). */
 const ARGON2 = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -87,12 +89,17 @@ export async function getProfile(ctx: AppContext, actor: Actor, email: string) {
   return user;
 }
 
-export async function listUserMessagingAccounts(ctx: AppContext, actor: Actor, email: string) {
+/**
+ * The accounts granted to a profile's user (spec §7.1), each with whether that user connected it (and so
+ * may delete it) and whether it must be connected again. Fields are picked one by one: no token.
+ */
+export async function listUserMessagingAccounts(ctx: AppContext, actor: Actor, email: string): Promise<UserMessagingAccountView[]> {
   const user = await getProfile(ctx, actor, email);
   const rows = await ctx.db
     .select({
       id: userMessagingAccounts.id,
       messagingAccountId: userMessagingAccounts.messagingAccountId,
+      createdByUserId: messagingAccounts.createdByUserId,
       account: {
         id: messagingAccounts.id,
         type: messagingAccounts.type,
@@ -100,13 +107,22 @@ export async function listUserMessagingAccounts(ctx: AppContext, actor: Actor, e
         pageName: messagingAccounts.pageName,
         expirationDate: messagingAccounts.expirationDate,
         conversationTypeId: messagingAccounts.conversationTypeId,
+        tokenRejectedAt: messagingAccounts.tokenRejectedAt,
       },
     })
     .from(userMessagingAccounts)
     .innerJoin(messagingAccounts, eq(messagingAccounts.id, userMessagingAccounts.messagingAccountId))
     .where(eq(userMessagingAccounts.userId, user.id))
     .orderBy(userMessagingAccounts.id);
-  return rows.map(({ account, ...rest }) => ({ ...rest, messagingAccount: account }));
+  return rows.map(({ account: { tokenRejectedAt, expirationDate, ...account }, createdByUserId, ...rest }) => ({
+    ...rest,
+    isOwner: createdByUserId === user.id,
+    messagingAccount: {
+      ...account,
+      expirationDate: expirationDate ? expirationDate.toISOString() : null,
+      reconnectNeeded: reconnectNeeded({ tokenRejectedAt, expirationDate }),
+    },
+  }));
 }
 
 /**
