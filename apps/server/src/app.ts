@@ -16,11 +16,14 @@ import { jobDefinitions } from './jobs/index.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { createSecretBox } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
-import { EventBus } from './lib/events.ts';
+import { createEventBus } from './lib/events.ts';
+import { createLimits, rateLimitStore } from './lib/limits.ts';
+import { loggerOptions } from './plugins/logging.ts';
 import { appConfigRoutes } from './modules/app-config/app-config.routes.ts';
 import { callRecordingsRoutes } from './modules/call-recordings/call-recordings.routes.ts';
 import { conversationTypesRoutes } from './modules/conversation-types/conversation-types.routes.ts';
 import { conversationsRoutes } from './modules/conversations/conversations.routes.ts';
+import { crmRoutes } from './modules/crm/crm.routes.ts';
 import { channelsRoutes } from './channels/channels.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { messagingAccountsRoutes } from './modules/messaging-accounts/messaging-accounts.routes.ts';
@@ -28,6 +31,7 @@ import { metaAuthRoutes } from './modules/meta-auth/meta-auth.routes.ts';
 import { pricingRoutes } from './modules/pricing/pricing.routes.ts';
 import { unansweredRoutes } from './modules/unanswered/unanswered.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
+import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
 import { registerNulGuard } from './plugins/nul-guard.ts';
@@ -46,10 +50,7 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
   const { config, database } = options;
   const app = Fastify({
-    logger: {
-      level: config.LOG_LEVEL,
-      redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
-    },
+    logger: loggerOptions(config),
     bodyLimit: JSON_BODY_LIMIT,
     // Fastify also takes a hop count (documented under trustProxy), which its types leave out.
     trustProxy: config.TRUST_PROXY as boolean | string,
@@ -66,7 +67,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     db: database.db,
     log: app.log,
     secrets: createSecretBox(config.APP_SECRET),
-    events: new EventBus(),
+    events: createEventBus(database, app.log),
+    limits: createLimits(database, app.log),
     jobs,
   };
   jobs.bind(ctx);
@@ -92,6 +94,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   await app.register(cookie, { secret: config.APP_SECRET });
   await app.register(rateLimit, {
     global: false,
+    // Counters in PostgreSQL when there is one, so every instance counts the same requests.
+    store: rateLimitStore(ctx.limits),
     // The builder's return value is thrown, so an AppError reaches the one error handler.
     errorResponseBuilder: (_req, context) =>
       new AppError(429, 'RATE_LIMITED', `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`) as never,
@@ -119,12 +123,16 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     unansweredRoutes,
     callRecordingsRoutes,
     channelsRoutes,
+    mediaStreamRoutes,
+    crmRoutes,
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 
   registerNotFound(app, options.serveWeb ? registerWebApp(app, config) : false);
   app.addHook('onClose', async () => {
     await jobs.stop();
+    await ctx.events.close();
+    await ctx.limits.close();
   });
   return { app, ctx };
 }

@@ -3,6 +3,7 @@ import type { AppConfig } from './config/env.ts';
 import type { Database, Db } from './db/client.ts';
 import type { SecretBox } from './lib/crypto.ts';
 import type { EventBus } from './lib/events.ts';
+import type { Limits } from './lib/limits.ts';
 import type { JobRunner } from './jobs/runner.ts';
 
 /**
@@ -16,6 +17,8 @@ export interface AppContext {
   log: FastifyBaseLogger;
   secrets: SecretBox;
   events: EventBus;
+  /** Rate-limit counters and caps, shared by every instance on PostgreSQL (lib/limits.ts). */
+  limits: Limits;
   jobs: JobRunner;
 }
 

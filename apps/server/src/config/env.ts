@@ -65,6 +65,18 @@ const envSchema = z.object({
   AUTH_RATE_LIMIT: z.coerce.number().int().positive().default(20),
   /** New web-chat conversations and messages per minute per anonymous client (LLM cost guard). */
   CHAT_RATE_LIMIT: z.coerce.number().int().positive().default(30),
+  /** Messages written into one conversation per hour, by anyone (a chat cannot take unbounded messages). */
+  CHAT_CONVERSATION_LIMIT: z.coerce.number().int().positive().default(120),
+  /** Bytes of one upload request, all files together (UPLOAD_MAX_BYTES is per file). */
+  UPLOAD_REQUEST_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024 * 1024),
+  /** Bytes one user may upload per day. */
+  UPLOAD_DAILY_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024 * 1024),
+  /** Bytes of recordings one user may keep stored. */
+  UPLOAD_QUOTA_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024 * 1024),
+  /** Free space the storage disk keeps: below it uploads are refused (507) and /api/health/ready fails. */
+  STORAGE_MIN_FREE_BYTES: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
+  /** Bearer token of GET /api/metrics; unset = no metrics endpoint (404). */
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   /** Milliseconds the conversation list may spend counting for totalPages before answering "N+" pages. */
   CONVERSATION_LIST_COUNT_BUDGET_MS: z.coerce.number().int().positive().default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -17,6 +17,8 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export interface Database {
   db: Db;
   driver: 'pglite' | 'pg';
+  /** The PostgreSQL URL (pg driver): live events LISTEN on a dedicated connection of their own. */
+  url?: string;
   /** Runs the drizzle-kit migrations; both drivers apply the same files. */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -41,6 +43,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     return {
       db,
       driver: 'pg',
+      url: options.url,
       migrate: () => migratePg(db as never, { migrationsFolder }),
       close: () => pool.end(),
     };

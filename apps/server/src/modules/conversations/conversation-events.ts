@@ -1,39 +1,40 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { SESSION_COOKIE } from '../../plugins/auth.ts';
 
 /** A comment line every 15 s keeps proxies from closing an idle stream. */
 export const KEEP_ALIVE_MS = 15_000;
 
 /**
- * Open streams allowed per client address. Web chats are reachable by anyone with their uuid, so without a
+ * Open streams allowed per signed-in session, and per web chat for anonymous visitors (who have no session:
+ * their chat's uuid is what identifies them). Web chats are reachable by anyone with their uuid, so without a
  * cap one client could hold any number of connections open; a person with many tabs stays far below it.
  */
 export const STREAMS_PER_CLIENT = 30;
+/**
+ * A backstop per client address, ten times higher: many people behind one office NAT each have their own
+ * session cap, while one address opening chat after chat still meets a bound.
+ */
+export const STREAMS_PER_ADDRESS = 300;
 
-/** Counts open streams per client address; `acquire` answers null when the client is at the cap. */
-export function createStreamLimiter(max = STREAMS_PER_CLIENT) {
-  const open = new Map<string, number>();
-  return {
-    acquire(client: string): (() => void) | null {
-      const count = open.get(client) ?? 0;
-      if (count >= max) return null;
-      open.set(client, count + 1);
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        const left = (open.get(client) ?? 1) - 1;
-        if (left <= 0) open.delete(client);
-        else open.set(client, left);
-      };
-    },
-  };
+/**
+ * Takes a live-stream slot for this request's session (or visitor) and address; null when either is at its
+ * cap. The counts are shared by every instance on PostgreSQL (lib/limits.ts).
+ */
+export async function acquireStreamSlot(ctx: AppContext, request: FastifyRequest, uuid: string): Promise<(() => void) | null> {
+  const token = request.cookies[SESSION_COOKIE];
+  const identity = request.actor && token ? `session:${createHash('sha256').update(token).digest('hex').slice(0, 32)}` : `chat:${uuid}`;
+  return ctx.limits.acquire([
+    { key: identity, max: STREAMS_PER_CLIENT },
+    { key: `address:${request.ip}`, max: STREAMS_PER_ADDRESS },
+  ]);
 }
 
 /**
  * Streams `conversation.changed` events of one conversation as Server-Sent Events. The web invalidates its
- * query on each event and keeps polling every 10 s as a fallback (events are per process: another
- * instance's changes reach the page through the poll).
+ * query on each event and keeps polling every 10 s as a fallback. With PostgreSQL the event bus carries other
+ * instances' changes too (LISTEN/NOTIFY, lib/events.ts).
  */
 export function streamConversationEvents(
   ctx: AppContext,

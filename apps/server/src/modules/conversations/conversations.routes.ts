@@ -22,7 +22,8 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { requireUser } from '../../plugins/auth.ts';
 import { loadConversationToChange, loadConversationToView } from './conversation-access.ts';
-import { closeStreamsOnShutdown, createStreamLimiter, streamConversationEvents } from './conversation-events.ts';
+import { acquireStreamSlot, closeStreamsOnShutdown, streamConversationEvents } from './conversation-events.ts';
+import { chatRateLimit, countConversationMessage } from '../../plugins/abuse-limits.ts';
 import {
   changeConversationType,
   changePhase,
@@ -43,13 +44,10 @@ const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody 
 /** Spec §7.6 conversation calls (rebuild lives with the agent) and the live event stream. */
 export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  // Anonymous visitors drive LLM cost: new chats and their messages are limited per client.
-  const chatLimit = {
-    rateLimit: { max: ctx.config.CHAT_RATE_LIMIT, timeWindow: '1 minute', allowList: (request: { actor: unknown }) => Boolean(request.actor) },
-  };
+  // Chats drive LLM cost: new chats and messages are limited per user (or address when anonymous).
+  const chatLimit = chatRateLimit(ctx);
   const openStreams = new Set<() => void>();
   closeStreamsOnShutdown(app, openStreams);
-  const streamLimiter = createStreamLimiter();
 
   r.get(
     '/api/conversation/list',
@@ -60,7 +58,7 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
   r.post(
     '/api/conversation/new',
     {
-      config: { rateLimit: { max: ctx.config.CHAT_RATE_LIMIT, timeWindow: '1 minute' } },
+      config: chatLimit,
       schema: { tags, body: newConversationBody, response: { 201: uuidResponse, ...errors } },
     },
     async (request, reply) => reply.status(201).send(await createWebConversation(ctx, request.body.conversationTypeId)),
@@ -77,7 +75,7 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
     { schema: { tags, params: conversationUuidParams, response: errors } },
     async (request, reply) => {
       const conversation = await loadConversationToView(ctx, request.actor, request.params.uuid);
-      const release = streamLimiter.acquire(request.ip);
+      const release = await acquireStreamSlot(ctx, request, conversation.uuid);
       if (!release) {
         throw new AppError(429, 'TOO_MANY_STREAMS', 'Too many live connections from this client. Close some tabs and try again.');
       }
@@ -143,6 +141,7 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
     },
     async (request) => {
       const conversation = await loadConversationToView(ctx, request.actor, request.params.uuid);
+      await countConversationMessage(ctx, conversation.uuid);
       await writeMessage(ctx, request.actor, conversation, request.body.message);
       return { message: 'Message sent' };
     },
