@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { conversations } from '../db/schema/index.ts';
 import { askLlm, bookDeferred, type DeferredUsage } from './ask-llm.ts';
 import { withConversationLock } from './conversation-lock.ts';
+import { reportConversationOutcome } from './conversation-outcome.ts';
 import {
   agentSettingsOf,
   type AgentSettings,
@@ -151,6 +152,7 @@ async function endConversation(ctx: AppContext, loaded: LoadedConversation, play
     // The conversation has ended either way; an unrated conversation is shown without a rating.
     ctx.log.warn({ conversationId: id, error: err.record }, 'rating the ended conversation failed');
   }
+  await reportConversationOutcome(ctx, loaded.conversation, 'ended');
 }
 
 async function needsHuman(ctx: AppContext, loaded: LoadedConversation, phase: number, code: string, message: string) {
@@ -165,6 +167,7 @@ async function needsHuman(ctx: AppContext, loaded: LoadedConversation, phase: nu
     response: null,
     details: null,
   });
+  await reportConversationOutcome(ctx, loaded.conversation, 'needsHuman');
 }
 
 /**
@@ -181,4 +184,5 @@ async function replyWithError(ctx: AppContext, loaded: LoadedConversation, phase
   await leaveWorkingPhase(ctx, loaded, phase, PHASE.ERRORED);
   await recordAgentError(ctx, loaded.conversation.id, error);
   ctx.log.warn({ conversationId: loaded.conversation.id, error }, 'agent turn failed; conversation set to -1');
+  await reportConversationOutcome(ctx, loaded.conversation, 'errored');
 }

@@ -54,6 +54,9 @@ const envSchema = z.object({
   OPENAI_REALTIME_URL: optionalString.transform((v) => v ?? 'wss://api.openai.com/v1/realtime'),
   REALTIME_MODEL: z.string().default('gpt-realtime'),
   GHL_API_URL: url('https://services.leadconnectorhq.com'),
+  /** GoHighLevel Private Integration token and location of types whose config is the bare "GHL" (docs/crm.md). */
+  GHL_API_KEY: optionalString,
+  GHL_LOCATION_ID: optionalString,
   STORAGE_DIR: optionalString,
   S3_BUCKET: optionalString,
   S3_ENDPOINT: url(),

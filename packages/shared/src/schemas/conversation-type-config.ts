@@ -1,6 +1,14 @@
 import { z } from 'zod';
 
 /**
+ * How a conversation started from a CRM contact ended (docs/crm.md write-back): `ended` phase N reached,
+ * `needsHuman` phase -2, `errored` phase -1, `unfinished` the call hung up while still in a working phase,
+ * `notReached` the call was never answered (busy, no-answer, failed, canceled).
+ */
+export const CRM_OUTCOMES = ['ended', 'needsHuman', 'errored', 'unfinished', 'notReached'] as const;
+export type CrmOutcome = (typeof CRM_OUTCOMES)[number];
+
+/**
  * The known fields of a conversation type's `config` JSON (DESIGN.md §6). Unknown fields are kept (the
  * config is the admin's scratch space too); known fields must have the right shape or the server answers
  * 400 naming the field. The bare value "GHL" (spec §3) marks a CRM-linked type, as does `{ "crm": "GHL" }`.
@@ -26,6 +34,23 @@ export const conversationTypeConfigObject = z.looseObject({
     })
     .optional(),
   crm: z.literal('GHL').optional(),
+  /** GoHighLevel sub-account (location) id; with the bare "GHL" config, GHL_LOCATION_ID is used instead. */
+  locationId: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+  /**
+   * GoHighLevel Private Integration token. A secret: the server stores it encrypted and answers it masked
+   * (`••••` + last 4 characters); sending the masked value back keeps the stored token (docs/crm.md).
+   */
+  apiKey: z.string().trim().min(1, 'must not be empty').max(2000).optional(),
+  /** Write-back (docs/crm.md): the GoHighLevel stage an opportunity moves to when a call from it ends so. */
+  stageOnOutcome: z
+    .strictObject(
+      Object.fromEntries(CRM_OUTCOMES.map((o) => [o, z.string().trim().min(1, 'must be a stage id').max(200).optional()])) as Record<
+        CrmOutcome,
+        z.ZodOptional<z.ZodString>
+      >,
+      { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown outcome; use ${CRM_OUTCOMES.join(', ')}` : undefined) },
+    )
+    .optional(),
 });
 
 export const conversationTypeConfig = z.union([z.literal('GHL'), conversationTypeConfigObject]);

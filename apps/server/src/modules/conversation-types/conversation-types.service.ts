@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { conversationPhases, conversationTypes, messagingAccounts } from '../../db/schema/index.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
+import { maskConfigSecrets, sealConfigSecrets } from '../crm/crm-config.ts';
 import {
   presentAdminType,
   presentPublicType,
@@ -41,7 +42,9 @@ export async function listConversationTypes(ctx: AppContext, options: { admin: b
         .from(conversationPhases)
         .where(inArray(conversationPhases.conversationTypeId, types.map((t) => t.id)))
     : [];
-  return types.map((type) => presentAdminType(type, phases.filter((p) => p.conversationTypeId === type.id)));
+  return types.map((type) =>
+    presentAdminType(withMaskedConfig(ctx, type), phases.filter((p) => p.conversationTypeId === type.id)),
+  );
 }
 
 async function findType(ctx: AppContext, id: number) {
@@ -57,7 +60,21 @@ export async function getConversationType(ctx: AppContext, id: number) {
   const [account] = type.messagingAccountId
     ? await ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.id, type.messagingAccountId)).limit(1)
     : [];
-  return { ...presentAdminType(type, phases), messagingAccount: presentTypeAccount(account ?? null) };
+  return { ...presentAdminType(withMaskedConfig(ctx, type), phases), messagingAccount: presentTypeAccount(account ?? null) };
+}
+
+/** Every answer shows the config with its CRM apiKey masked (docs/crm.md); the stored text keeps it sealed. */
+function withMaskedConfig<T extends { config: string }>(ctx: AppContext, type: T): T {
+  return { ...type, config: maskConfigSecrets(ctx, type.config) };
+}
+
+/** The config text to store: validated, then its CRM apiKey sealed (or the stored one kept for its mask). */
+async function configToStore(ctx: AppContext, id: number | null | undefined, text: string): Promise<string> {
+  validateConversationTypeConfig(text);
+  const [previous] = id
+    ? await ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, id)).limit(1)
+    : [];
+  return sealConfigSecrets(ctx, text, previous?.config);
 }
 
 /**
@@ -93,7 +110,7 @@ async function assertAccountExists(ctx: AppContext, id: number | null | undefine
 /** Creates a type (no id) or edits one (id); the config is kept on edit unless given. */
 export async function saveConversationType(ctx: AppContext, input: SaveInput): Promise<{ id: number }> {
   await assertAccountExists(ctx, input.messagingAccountId);
-  if (input.config !== undefined) validateConversationTypeConfig(input.config);
+  const config = input.config === undefined ? undefined : await configToStore(ctx, input.id, input.config);
   const fields = {
     title: input.title,
     rolePrompt: input.rolePrompt,
@@ -102,7 +119,7 @@ export async function saveConversationType(ctx: AppContext, input: SaveInput): P
     errorPrompt: input.errorPrompt,
     initialMessage: input.initialMessage,
     messagingAccountId: input.messagingAccountId ?? null,
-    ...(input.config !== undefined ? { config: input.config } : {}),
+    ...(config !== undefined ? { config } : {}),
   };
   if (input.id) {
     const [updated] = await ctx.db
@@ -128,10 +145,10 @@ export async function deleteConversationType(ctx: AppContext, id: number): Promi
 
 /** Stores the config text exactly as written (formatting and unknown fields kept) once it validates. */
 export async function saveConversationTypeConfig(ctx: AppContext, id: number, text: string): Promise<void> {
-  validateConversationTypeConfig(text);
+  const config = await configToStore(ctx, id, text);
   const updated = await ctx.db
     .update(conversationTypes)
-    .set({ config: text })
+    .set({ config })
     .where(eq(conversationTypes.id, id))
     .returning({ id: conversationTypes.id });
   if (!updated.length) throw typeNotFound();

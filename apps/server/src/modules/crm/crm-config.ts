@@ -1,0 +1,100 @@
+import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
+import type { AppContext } from '../../context.ts';
+import { maskSecret } from '../../lib/crypto.ts';
+import { badRequest } from '../../lib/errors.ts';
+
+/**
+ * The GoHighLevel `apiKey` of a conversation type's config is a secret (docs/crm.md). The config is stored
+ * as the admin's own text (formatting and unknown fields kept), so the key is replaced *inside that text*:
+ * by `sealed:<AES-GCM box>` when stored, and by a mask (`••••` + last 4) in every answer. Saving the masked
+ * value back keeps the stored key, so the config editor round-trips without ever holding the key.
+ */
+const SEALED_PREFIX = 'sealed:';
+const MASK_PREFIX = '••••';
+
+/** The top-level `apiKey` string of a config text, when it has one. */
+function topLevelApiKey(text: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const key = (value as Record<string, unknown>).apiKey;
+      return typeof key === 'string' ? key : undefined;
+    }
+  } catch {
+    // Not JSON: nothing to seal or mask (the validator has already refused it on save).
+  }
+  return undefined;
+}
+
+/**
+ * Replaces the JSON string literal(s) of `"apiKey": "<current>"` with `next`, keeping the rest of the text
+ * byte for byte. Falls back to re-serialising when the literal cannot be found (exotic escapes in the key name).
+ */
+function replaceApiKey(text: string, current: string, next: string): string {
+  let found = false;
+  const replaced = text.replace(/("apiKey"\s*:\s*)"((?:[^"\\]|\\.)*)"/g, (match, head: string, literal: string) => {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(`"${literal}"`);
+    } catch {
+      return match;
+    }
+    if (decoded !== current) return match;
+    found = true;
+    return `${head}${JSON.stringify(next)}`;
+  });
+  if (found) return replaced;
+  const value = JSON.parse(text) as Record<string, unknown>;
+  return JSON.stringify({ ...value, apiKey: next }, null, 2);
+}
+
+/** Opens a stored key; null when it cannot be read (sealed under another APP_SECRET). Plain legacy text passes. */
+export function openApiKey(ctx: AppContext, stored: string): string | null {
+  if (!stored.startsWith(SEALED_PREFIX)) return stored;
+  try {
+    return ctx.secrets.open(stored.slice(SEALED_PREFIX.length));
+  } catch {
+    return null;
+  }
+}
+
+function maskOf(ctx: AppContext, stored: string): string {
+  const plain = openApiKey(ctx, stored);
+  return plain === null ? MASK_PREFIX : maskSecret(plain);
+}
+
+/** The config text as every answer shows it: the apiKey masked. */
+export function maskConfigSecrets(ctx: AppContext, text: string): string {
+  const stored = topLevelApiKey(text);
+  return stored === undefined ? text : replaceApiKey(text, stored, maskOf(ctx, stored));
+}
+
+/**
+ * The config text to store, given the (already validated) submitted text and the text stored before: a new
+ * apiKey is sealed; the masked value of the stored key keeps it; any other masked-looking value is refused,
+ * since it cannot be a real key and would silently lose the stored one.
+ */
+export function sealConfigSecrets(ctx: AppContext, submitted: string, previous: string | null | undefined): string {
+  const key = topLevelApiKey(submitted);
+  if (key === undefined) return submitted;
+  if (key.startsWith(MASK_PREFIX)) {
+    const stored = previous ? topLevelApiKey(previous) : undefined;
+    if (stored !== undefined && maskOf(ctx, stored) === key) return replaceApiKey(submitted, key, stored);
+    throw badRequest(
+      'Invalid configuration: apiKey: this masked value does not match the stored key; paste the full GoHighLevel token.',
+      'INVALID_CONFIG',
+    );
+  }
+  return replaceApiKey(submitted, key, SEALED_PREFIX + ctx.secrets.seal(key.trim()));
+}
+
+/** The CRM settings of a stored config text, with the apiKey still sealed. */
+export function readCrmSettings(text: string | null | undefined) {
+  const config = readConversationTypeConfig(text);
+  return {
+    linked: config.crm === 'GHL',
+    locationId: config.locationId,
+    sealedApiKey: topLevelApiKey(text ?? ''),
+    stageOnOutcome: config.stageOnOutcome ?? {},
+  };
+}
