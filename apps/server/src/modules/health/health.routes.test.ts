@@ -1,0 +1,58 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+
+describe('GET /api/health and /api/health/ready', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ STORAGE_MIN_FREE_BYTES: '0' });
+  });
+  afterAll(() => t.close());
+
+  it('answers ready when the database takes a write and the storage has room', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/health/ready' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ready', checks: { database: 'ok', storage: 'ok' } });
+  });
+
+  it('fails readiness (503) but not liveness when the database refuses writes', async () => {
+    // An injected database failure: every write to the probe's table is refused, as on a read-only or full
+    // database, while reads still work.
+    await t.ctx.db.execute(sql`
+      create function refuse_writes() returns trigger language plpgsql as $$
+      begin raise exception 'could not extend file: No space left on device'; end $$`);
+    await t.ctx.db.execute(sql`create trigger refuse_writes before insert or update on rate_counters for each row execute function refuse_writes()`);
+    try {
+      const ready = await t.request({ method: 'GET', url: '/api/health/ready' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json()).toEqual({
+        error: 'Not ready: the database cannot take a write.',
+        code: 'NOT_READY',
+        checks: { database: 'failing', storage: 'ok' },
+      });
+      const live = await t.request({ method: 'GET', url: '/api/health' });
+      expect(live.statusCode).toBe(200);
+    } finally {
+      await t.ctx.db.execute(sql`drop trigger refuse_writes on rate_counters`);
+      await t.ctx.db.execute(sql`drop function refuse_writes()`);
+    }
+    expect((await t.request({ method: 'GET', url: '/api/health/ready' })).statusCode).toBe(200);
+  });
+});
+
+describe('readiness with a storage below its minimum free space', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // More free space than any test machine has: the storage counts as full.
+    t = await buildTestApp({ STORAGE_MIN_FREE_BYTES: String(2 ** 52) });
+  });
+  afterAll(() => t.close());
+
+  it('fails readiness with the free and minimum space; liveness stays ok', async () => {
+    const ready = await t.request({ method: 'GET', url: '/api/health/ready' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toMatchObject({ code: 'NOT_READY', checks: { database: 'ok', storage: 'failing' } });
+    expect(ready.json().error).toMatch(/^Not ready: the storage has \d+ MiB free, below the minimum of \d+ MiB\.$/);
+    expect((await t.request({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+  });
+});
