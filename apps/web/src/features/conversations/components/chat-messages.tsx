@@ -24,7 +24,9 @@ export function ChatMessages(props: ChatMessagesProps) {
     if (props.hasProspect) return role === 'AGENT' ? 'Us (agent)' : 'Prospect';
     return role === 'AGENT' ? 'Sales agent' : 'You';
   };
-  const showInitial = props.initialMessage && props.messages[0]?.message !== props.initialMessage;
+  // A web chat opens with the type's initial message even before it is stored. A prospect's conversation
+  // (channel, call) has only what was really sent, so nothing is added there.
+  const showInitial = !props.hasProspect && props.initialMessage && props.messages[0]?.message !== props.initialMessage;
 
   return (
     <Stack gap="sm" aria-label="Messages" role="log">
