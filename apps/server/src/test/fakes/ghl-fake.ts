@@ -51,7 +51,7 @@ export interface GhlFake {
   notes: Map<string, string[]>;
   requests: GhlFakeRequest[];
   /** The next `times` requests answer this status with GoHighLevel's body (and rate-limit headers for 429). */
-  failNext(status: number, times?: number, options?: { retryAfterIntervalMs?: number }): void;
+  failNext(status: number, times?: number, options?: { retryAfterIntervalMs?: number; path?: string }): void;
   /** Environment for a server whose bare "GHL" types use this fake. */
   env(): Record<string, string>;
   close(): Promise<void>;
@@ -124,7 +124,7 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
   const { pipelines, opportunities } = seed(options.seedCount ?? 25);
   const notes = new Map<string, string[]>();
   const requests: GhlFakeRequest[] = [];
-  const failures: { status: number; retryAfterIntervalMs?: number }[] = [];
+  const failures: { status: number; retryAfterIntervalMs?: number; path?: string }[] = [];
   let windowStart = Date.now();
   let windowCount = 0;
 
@@ -167,7 +167,8 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
       windowCount = 0;
     }
     windowCount += 1;
-    const injected = failures.shift();
+    const failureIndex = failures.findIndex((f) => !f.path || f.path === url.pathname);
+    const injected = failureIndex < 0 ? undefined : failures.splice(failureIndex, 1)[0];
     if (injected) {
       if (injected.status === 429) {
         return error(res, 429, 'Too many requests', rateHeaders(0, injected.retryAfterIntervalMs ?? intervalMs));
@@ -266,7 +267,7 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
     notes,
     requests,
     failNext(status, times = 1, failOptions = {}) {
-      for (let i = 0; i < times; i += 1) failures.push({ status, retryAfterIntervalMs: failOptions.retryAfterIntervalMs });
+      for (let i = 0; i < times; i += 1) failures.push({ status, ...failOptions });
     },
     env: () => ({ GHL_API_URL: baseUrl, GHL_API_KEY: apiKey, GHL_LOCATION_ID: locationId }),
     close: () =>
