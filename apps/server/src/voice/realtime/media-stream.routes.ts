@@ -1,0 +1,36 @@
+import websocket from '@fastify/websocket';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { MediaStreamBridge } from './bridge.ts';
+
+export const MEDIA_STREAM_PATH = '/api/voice/media-stream';
+
+/**
+ * The WebSocket Twilio's `<Connect><Stream url="wss://…/api/voice/media-stream">` opens (docs/voice.md
+ * "Realtime"). The upgrade is accepted; its X-Twilio-Signature is checked when `start` names the conversation
+ * (and so the account whose Auth Token signed it), before anything is opened or stored.
+ */
+export async function mediaStreamRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  // Twilio's frames are a few hundred bytes; anything near this is not Twilio.
+  await app.register(websocket, { options: { maxPayload: 64 * 1024, perMessageDeflate: false } });
+  const bridges = new Set<MediaStreamBridge>();
+
+  app.get(MEDIA_STREAM_PATH, { websocket: true, schema: { hide: true } }, (socket, request) => {
+    const signature = request.headers['x-twilio-signature'];
+    const bridge = new MediaStreamBridge(
+      ctx,
+      socket,
+      { signature: typeof signature === 'string' ? signature : undefined, url: request.url },
+      // Kept until its last writes have settled, so closing the server can wait for them.
+      (closed) => void closed.drained().then(() => bridges.delete(closed)),
+    );
+    bridges.add(bridge);
+  });
+
+  // On shutdown, calls end cleanly and their last transcript and usage writes land before the database closes.
+  app.addHook('preClose', async () => {
+    const open = [...bridges];
+    for (const bridge of open) bridge.shutdown();
+    await Promise.all(open.map((b) => b.drained()));
+  });
+}

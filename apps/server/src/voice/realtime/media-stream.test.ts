@@ -1,0 +1,327 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { twilioClient } from '../../channels/senders/twilio-client.ts';
+import { conversations, conversationTypes, llmUsage, messages } from '../../db/schema/index.ts';
+import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { buildChannelAccount } from '../../test/channel-factories.ts';
+import { buildConversation, buildConversationType, buildProspect } from '../../test/conversation-factories.ts';
+import { type OpenAiRealtimeFake, startOpenAiRealtimeFake } from '../../test/fakes/openai-realtime-fake.ts';
+import { startTwilioFake, type TwilioFake } from '../../test/fakes/twilio-fake.ts';
+import { TwilioMediaClient } from '../../test/twilio-media-client.ts';
+import { MEDIA_STREAM_PATH } from './media-stream.routes.ts';
+import { INPUT_TRANSCRIPTION_MODEL } from './session.ts';
+
+const ACCOUNT_SID = `AC${'1'.repeat(32)}`;
+const AUTH_TOKEN = 'twilio-auth-token-123';
+const NUMBER = '+15550001111';
+const TRANSFER_TO = '+15550009999';
+// Twilio signs the URL of the TwiML (PUBLIC_URL based), whatever address the server listens on.
+const SIGNED_URL = `ws://localhost:3000${MEDIA_STREAM_PATH}`;
+
+let t: TestApp;
+let realtime: OpenAiRealtimeFake;
+let twilioApi: TwilioFake;
+let wsUrl: string;
+let typeId: number;
+let accountId: number;
+const clients: TwilioMediaClient[] = [];
+
+beforeAll(async () => {
+  realtime = await startOpenAiRealtimeFake();
+  twilioApi = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
+  t = await buildTestApp({ ...realtime.env(), TWILIO_API_URL: twilioApi.url });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  wsUrl = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${MEDIA_STREAM_PATH}`;
+  const type = await buildConversationType(t.ctx, { phases: 2, initialMessage: 'Hi, this is Sam from Widgets.' });
+  await t.ctx.db
+    .update(conversationTypes)
+    .set({ config: JSON.stringify({ voice: { realtimeVoice: 'cedar', transferNumber: TRANSFER_TO } }) })
+    .where(eq(conversationTypes.id, type.id));
+  typeId = type.id;
+  const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: NUMBER, token: AUTH_TOKEN, config: { accountSid: ACCOUNT_SID }, conversationTypeId: type.id });
+  accountId = account.id;
+});
+
+afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+});
+
+afterAll(async () => {
+  await t?.close();
+  await realtime?.close();
+  await twilioApi?.close();
+});
+
+/** A placed call (in the Twilio fake) and its prospect conversation, as the call-placing code leaves them. */
+async function placedCall() {
+  const call = await twilioClient(twilioApi.url, ACCOUNT_SID, AUTH_TOKEN).calls.create({ to: '+15557654321', from: NUMBER, url: 'http://localhost:3000/api/twilio/voice' });
+  const prospect = await buildProspect(t.ctx, accountId);
+  const conversation = await buildConversation(t.ctx, { conversationTypeId: typeId, prospectId: prospect.id });
+  await t.ctx.db.update(conversations).set({ callSid: call.sid, useRealtimeApi: true }).where(eq(conversations.id, conversation.id));
+  return { callSid: call.sid, conversation, twilioCall: () => twilioApi.calls.find((c) => c.sid === call.sid)! };
+}
+
+async function connect(authToken: string | null = AUTH_TOKEN, signedUrl = SIGNED_URL) {
+  const client = await TwilioMediaClient.connect(wsUrl, { signedUrl, authToken });
+  clients.push(client);
+  return client;
+}
+
+/** A call whose stream has started and whose realtime session has been configured. */
+async function liveCall() {
+  const call = await placedCall();
+  const sessionsBefore = realtime.sessions.length;
+  const client = await connect();
+  client.connected();
+  client.start({ accountSid: ACCOUNT_SID, callSid: call.callSid, customParameters: { conversationUuid: call.conversation.uuid } });
+  const session = await realtime.session(sessionsBefore + 1);
+  await session.waitFor('response.create');
+  return { ...call, client, session };
+}
+
+const storedMessages = (conversationId: number) =>
+  t.ctx.db.select({ role: messages.role, message: messages.message }).from(messages).where(eq(messages.conversationId, conversationId)).orderBy(messages.dateSent, messages.id);
+
+describe('media stream bridge', () => {
+  it('opens the realtime session only after start, with the GA session settings and the opening line', async () => {
+    const call = await placedCall();
+    const before = realtime.sessions.length;
+    const client = await connect();
+    client.connected();
+    client.media(randomBytes(160)); // before start: nowhere to go
+    await client.roundTrip();
+    expect(realtime.sessions.length).toBe(before);
+
+    client.start({ accountSid: ACCOUNT_SID, callSid: call.callSid, customParameters: { conversationUuid: call.conversation.uuid } });
+    const session = await realtime.session(before + 1);
+    expect(session.model).toBe('gpt-realtime');
+    const update = (await session.waitFor('session.update')).session as Record<string, any>;
+    expect(update.type).toBe('realtime');
+    expect(update.output_modalities).toEqual(['audio']);
+    expect(update.audio.input).toEqual({ format: { type: 'audio/pcmu' }, turn_detection: { type: 'server_vad' }, transcription: { model: INPUT_TRANSCRIPTION_MODEL } });
+    expect(update.audio.output).toEqual({ format: { type: 'audio/pcmu' }, voice: 'cedar' });
+    expect(update.instructions).toContain('You sell test widgets.');
+    expect(update.instructions).toMatch(/Phase 0 goal/);
+    expect(update.instructions).toMatch(/Move on after phase 0/);
+    expect(update.tools.map((tool: { name: string }) => tool.name)).toEqual(['advance_phase', 'end_call', 'transfer_call']);
+    const opening = await session.waitFor('response.create');
+    expect((opening.response as { instructions: string }).instructions).toContain('"Hi, this is Sam from Widgets."');
+    // The session is configured before any caller audio reaches it.
+    expect(session.events.map((e) => e.type).slice(0, 2)).toEqual(['session.update', 'response.create']);
+  });
+
+  it('relays audio byte for byte in both directions, with a mark after each piece', async () => {
+    const { client, session } = await liveCall();
+    const frames = Array.from({ length: 25 }, () => randomBytes(160));
+    for (const frame of frames) client.media(frame);
+    await session.waitForAppends(frames.length);
+    const appended = Buffer.concat(session.of('input_audio_buffer.append').map((e) => Buffer.from(e.audio as string, 'base64')));
+    expect(appended.equals(Buffer.concat(frames))).toBe(true);
+
+    // Deltas of odd sizes, one far above a 60 ms piece: cut into pieces, the bytes are unchanged.
+    const deltas = [randomBytes(160), randomBytes(4001), randomBytes(7), randomBytes(480)];
+    session.responseCreated('resp_1');
+    for (const delta of deltas) session.audioDelta('resp_1', 'item_a', delta);
+    const total = Buffer.concat(deltas);
+    await client.until((c) => c.audio().length === total.length);
+    expect(client.audio().equals(total)).toBe(true);
+    const media = client.of('media');
+    expect(Math.max(...media.map((m) => Buffer.from(m.media!.payload, 'base64').length))).toBeLessThanOrEqual(480);
+    // Every media message is followed by its mark, all with Twilio's stream sid.
+    const kinds = client.received.map((m) => m.event);
+    expect(kinds.filter((k) => k === 'mark').length).toBe(media.length);
+    kinds.forEach((kind, i) => expect(kind).toBe(i % 2 === 0 ? 'media' : 'mark'));
+    expect(new Set(client.received.map((m) => m.streamSid))).toEqual(new Set([client.streamSid]));
+  });
+
+  it('barge-in: clears Twilio and truncates the item at the audio the marks say was played', async () => {
+    const { client, session } = await liveCall();
+    session.responseCreated('resp_1');
+    // 3 pieces of 60 ms each.
+    session.audioDelta('resp_1', 'item_a', randomBytes(480 * 3));
+    await client.until((c) => c.of('mark').length === 3);
+    const marks = client.of('mark').map((m) => m.mark!.name);
+    client.mark(marks[0]);
+    client.mark(marks[1]);
+    await client.roundTrip();
+
+    session.speechStarted('item_caller', 1000);
+    const truncate = await session.waitFor('conversation.item.truncate');
+    expect(truncate).toMatchObject({ item_id: 'item_a', content_index: 0, audio_end_ms: 120 });
+    await client.until((c) => c.of('clear').length === 1);
+    expect(client.received.at(-1)).toEqual({ event: 'clear', streamSid: client.streamSid });
+
+    // Late audio of the cut item is dropped; the next item plays.
+    const played = client.of('media').length;
+    session.audioDelta('resp_1', 'item_a', randomBytes(160));
+    session.audioDelta('resp_2', 'item_b', randomBytes(160));
+    await client.until((c) => c.of('media').length === played + 1);
+    await client.roundTrip();
+    expect(client.of('media').length).toBe(played + 1);
+    // Twilio echoes the cleared mark: it is not taken as played, and a second barge-in truncates item_b at 0.
+    client.mark(marks[2]);
+    await client.roundTrip();
+    session.speechStarted('item_caller_2');
+    const second = await session.waitFor('conversation.item.truncate', 2);
+    expect(second).toMatchObject({ item_id: 'item_b', audio_end_ms: 0 });
+  });
+
+  it('stores the transcripts as PROSPECT and AGENT messages and tells the detail page', async () => {
+    const { session, conversation } = await liveCall();
+    const changes: number[] = [];
+    const stored = new Promise<void>((resolve) => {
+      const off = t.ctx.events.on('conversation.changed', (e) => {
+        if (e.conversationId !== conversation.id) return;
+        changes.push(e.conversationId);
+        if (changes.length === 2) {
+          off();
+          resolve();
+        }
+      });
+    });
+    session.responseCreated('resp_1');
+    session.audioDelta('resp_1', 'item_agent', randomBytes(160));
+    session.outputTranscript('resp_1', 'item_agent', 'Hi, this is Sam from Widgets.');
+    session.speechStarted('item_caller');
+    session.inputTranscript('item_caller', 'Hello, who is this?');
+    await stored;
+    expect(await storedMessages(conversation.id)).toEqual([
+      { role: 'AGENT', message: 'Hi, this is Sam from Widgets.' },
+      { role: 'PROSPECT', message: 'Hello, who is this?' },
+    ]);
+    const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, conversation.id));
+    expect(row.messagesCount).toBe(2);
+  });
+
+  it('books the tokens of each response on the conversation', async () => {
+    const { session, conversation } = await liveCall();
+    session.responseCreated('resp_1');
+    session.responseDone('resp_1', {
+      total_tokens: 1500,
+      input_tokens: 500,
+      output_tokens: 1000,
+      input_token_details: { text_tokens: 100, audio_tokens: 400, cached_tokens: 0 },
+      output_token_details: { text_tokens: 200, audio_tokens: 800 },
+    });
+    await vi.waitFor(async () => {
+      const [usage] = await t.ctx.db.select().from(llmUsage).where(eq(llmUsage.conversationId, conversation.id));
+      expect(usage).toMatchObject({ purpose: 'realtime', model: 'gpt-realtime', promptTokens: 500, completionTokens: 1000 });
+    });
+    const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, conversation.id));
+    // 100 text in × $4 + 400 audio in × $32 + 200 text out × $16 + 800 audio out × $64 per million.
+    expect(row.costUsd).toBeCloseTo((100 * 4 + 400 * 32 + 200 * 16 + 800 * 64) / 1e6, 9);
+    expect(row).toMatchObject({ promptTokens: 500, completionTokens: 1000 });
+  });
+
+  it('advance_phase moves the phase and re-instructs the session for the next one', async () => {
+    const { session, conversation } = await liveCall();
+    session.responseCreated('resp_1');
+    const callId = session.functionCall('resp_1', 'advance_phase', { reason: 'interested' });
+    session.responseDone('resp_1');
+    const update = await session.waitFor('session.update', 2);
+    expect((update.session as { instructions: string }).instructions).toMatch(/Phase 1 goal/);
+    const output = await session.waitFor('conversation.item.create');
+    expect(output.item).toMatchObject({ type: 'function_call_output', call_id: callId });
+    expect(JSON.parse((output.item as { output: string }).output)).toEqual({ ok: true, phase: 2 });
+    await session.waitFor('response.create', 2);
+    const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, conversation.id));
+    expect(row.phase).toBe(1);
+
+    // Past the last phase the conversation ends (phase N) and the tool is withdrawn.
+    session.responseCreated('resp_2');
+    session.functionCall('resp_2', 'advance_phase');
+    session.responseDone('resp_2');
+    const last = await session.waitFor('session.update', 3);
+    expect((last.session as { tools: { name: string }[] }).tools.map((tool) => tool.name)).toEqual(['end_call', 'transfer_call']);
+    const [ended] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, conversation.id));
+    expect(ended.phase).toBe(2);
+  });
+
+  it('end_call lets the goodbye play, then completes the call through Twilio', async () => {
+    const { session, client, twilioCall } = await liveCall();
+    session.responseCreated('resp_1');
+    session.audioDelta('resp_1', 'item_bye', randomBytes(480 * 2));
+    const callId = session.functionCall('resp_1', 'end_call');
+    session.responseDone('resp_1');
+    const output = await session.waitFor('conversation.item.create');
+    expect(output.item).toMatchObject({ type: 'function_call_output', call_id: callId });
+    await client.until((c) => c.of('mark').length === 2);
+    // The goodbye has said something: no further response is asked for, and the call waits for the marks.
+    client.mark(client.of('mark')[0].mark!.name);
+    await client.roundTrip();
+    expect(twilioCall().updates).toEqual([]);
+    expect(session.of('response.create')).toHaveLength(1);
+
+    client.mark(client.of('mark')[1].mark!.name);
+    await vi.waitFor(() => expect(twilioCall().updates).toEqual([{ Status: 'completed' }]));
+    const last = twilioApi.requests.at(-1)!;
+    expect(last).toMatchObject({ method: 'POST', path: `/2010-04-01/Accounts/${ACCOUNT_SID}/Calls/${twilioCall().sid}.json`, authorized: true });
+  });
+
+  it('transfer_call announces the transfer, then dials the configured number', async () => {
+    const { session, client, twilioCall } = await liveCall();
+    session.responseCreated('resp_1');
+    const callId = session.functionCall('resp_1', 'transfer_call', { reason: 'wants a person' });
+    session.responseDone('resp_1');
+    const output = await session.waitFor('conversation.item.create');
+    expect(output.item).toMatchObject({ type: 'function_call_output', call_id: callId, output: JSON.stringify({ ok: true }) });
+    // Nothing was said yet: the model gets a response to announce the transfer.
+    await session.waitFor('response.create', 2);
+    session.responseCreated('resp_2');
+    session.audioDelta('resp_2', 'item_transfer', randomBytes(160));
+    session.responseDone('resp_2');
+    await client.until((c) => c.of('mark').length === 1);
+    await client.roundTrip();
+    expect(twilioCall().updates).toEqual([]);
+    client.mark(client.of('mark')[0].mark!.name);
+    await vi.waitFor(() => expect(twilioCall().updates).toEqual([{ Twiml: `<Response><Dial>${TRANSFER_TO}</Dial></Response>` }]));
+  });
+
+  it('ends the call politely when the realtime session drops, and stops cleanly on stop', async () => {
+    const { session, client, twilioCall, callSid } = await liveCall();
+    session.close(1011);
+    await vi.waitFor(() => expect(twilioCall().updates).toEqual([{ Twiml: '<Response><Say>Sorry, something went wrong.</Say><Hangup/></Response>' }]));
+    expect(await client.whenClosed()).toBe(1000);
+
+    const second = await liveCall();
+    second.client.stop(ACCOUNT_SID, callSid);
+    await second.session.whenClosed();
+    expect(await second.client.whenClosed()).toBe(1000);
+  });
+
+  describe('refused streams (nothing opened, nothing stored)', () => {
+    const refusedStart = async (client: TwilioMediaClient, call: Awaited<ReturnType<typeof placedCall>>, overrides: Partial<{ accountSid: string; uuid: string }> = {}) => {
+      const before = realtime.sessions.length;
+      client.connected();
+      client.start({ accountSid: overrides.accountSid ?? ACCOUNT_SID, callSid: call.callSid, customParameters: { conversationUuid: overrides.uuid ?? call.conversation.uuid } });
+      client.media(randomBytes(160));
+      expect(await client.whenClosed()).toBe(1008);
+      expect(realtime.sessions.length).toBe(before);
+      expect(await storedMessages(call.conversation.id)).toEqual([]);
+    };
+
+    it('closes a stream signed with another token', async () => {
+      const call = await placedCall();
+      await refusedStart(await connect('not-the-token'), call);
+    });
+
+    it('closes an unsigned stream', async () => {
+      const call = await placedCall();
+      await refusedStart(await connect(null), call);
+    });
+
+    it('closes a stream signed for another URL', async () => {
+      const call = await placedCall();
+      await refusedStart(await connect(AUTH_TOKEN, 'wss://evil.example/api/voice/media-stream'), call);
+    });
+
+    it('closes a stream for an unknown conversation or another call', async () => {
+      const call = await placedCall();
+      await refusedStart(await connect(), call, { uuid: '00000000-0000-4000-8000-000000000000' });
+      const other = await placedCall();
+      await refusedStart(await connect(), other, { accountSid: `AC${'2'.repeat(32)}` });
+    });
+  });
+});
