@@ -25,6 +25,8 @@ import { conversationTypesRoutes } from './modules/conversation-types/conversati
 import { conversationsRoutes } from './modules/conversations/conversations.routes.ts';
 import { crmRoutes } from './modules/crm/crm.routes.ts';
 import { channelsRoutes } from './channels/channels.routes.ts';
+import { callsRoutes } from './modules/calls/calls.routes.ts';
+import { voiceRoutes } from './voice/voice.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { messagingAccountsRoutes } from './modules/messaging-accounts/messaging-accounts.routes.ts';
 import { metaAuthRoutes } from './modules/meta-auth/meta-auth.routes.ts';
@@ -123,6 +125,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     unansweredRoutes,
     callRecordingsRoutes,
     channelsRoutes,
+    callsRoutes,
+    voiceRoutes,
     mediaStreamRoutes,
     crmRoutes,
   ];

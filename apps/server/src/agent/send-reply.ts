@@ -69,16 +69,27 @@ export async function sendAgentMessage(
   expect: SendExpectation,
 ): Promise<StoredMessage | null> {
   const id = loaded.conversation.id;
+  // On a live phone call the reply is spoken by the voice pipeline (voice/), not also sent as a text message.
+  const outboxFor = isOnLiveCall(loaded.conversation) ? undefined : loaded;
   const stored = await insertMessage(
     ctx.db,
     { conversationId: id, role: 'AGENT', message: text },
-    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: loaded },
+    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor },
   );
   if (stored) {
-    if (loaded.prospect) ctx.events.emit('outbox.queued', { conversationId: id, messageId: stored.id });
+    if (outboxFor?.prospect) ctx.events.emit('outbox.queued', { conversationId: id, messageId: stored.id });
     emitConversationChanged(ctx, loaded.conversation);
   }
   return stored;
+}
+
+/**
+ * A call conversation (docs/voice.md) whose line is open: queued, initiated, ringing or in progress (null
+ * until Twilio has accepted the call). After the call, messages go through the account's channel again.
+ */
+export function isOnLiveCall(conversation: { callDirection: string | null; callStatus: string | null }): boolean {
+  if (conversation.callDirection === null) return false;
+  return conversation.callStatus === null || ['queued', 'initiated', 'ringing', 'in-progress'].includes(conversation.callStatus);
 }
 
 /**

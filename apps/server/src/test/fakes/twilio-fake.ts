@@ -22,6 +22,8 @@ export interface TwilioFakeRequest {
   accountSid: string | null;
   /** Whether Basic auth matched a known account (sid of the URL and its token). */
   authorized: boolean;
+  /** Every value of every form parameter, for repeated ones such as StatusCallbackEvent. */
+  formAll: Record<string, string[]>;
 }
 
 export interface TwilioFakeMessage {
@@ -60,6 +62,12 @@ export interface TwilioFake {
   failNext(resource: TwilioResource, error: { status: number; code: number; message?: string }, times?: number): void;
   /** The next `times` requests are cut without an answer (the client sees a network error). */
   dropNext(times?: number): void;
+  /**
+   * A finished call recording of an account, fetched as Twilio serves it: `GET {RecordingUrl}.mp3` with the
+   * account's Basic auth (third-party-facts.md). Answers the RecordingSid and the RecordingUrl (no extension)
+   * that a recording status callback carries.
+   */
+  addRecording(accountSid: string, audio: Buffer): { sid: string; url: string };
   close(): Promise<void>;
 }
 
@@ -88,6 +96,7 @@ export async function startTwilioFake(options: { accounts?: Record<string, strin
   const calls: TwilioFakeCall[] = [];
   const failures: Record<TwilioResource, { status: number; code: number; message?: string }[]> = { Messages: [], Calls: [] };
   let drops = 0;
+  const recordings = new Map<string, Buffer>();
 
   const server = createServer((req, res) => void handle(req, res));
 
@@ -96,12 +105,31 @@ export async function startTwilioFake(options: { accounts?: Record<string, strin
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname;
-    const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+    const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+    const form = Object.fromEntries(params);
+    const formAll: Record<string, string[]> = {};
+    for (const [name, value] of params) (formAll[name] ??= []).push(value);
     const match = path.match(/^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls)(?:\/([^/]+))?\.json$/);
     const accountSid = match?.[1] ?? null;
     const [user, pass] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString('utf8').split(':');
     const authorized = accountSid !== null && user === accountSid && accounts.get(accountSid) === pass;
-    requests.push({ method: req.method ?? 'GET', path, form, accountSid, authorized });
+    const recordingMatch = path.match(/^\/2010-04-01\/Accounts\/([^/]+)\/Recordings\/(RE[0-9a-f]+)\.mp3$/);
+    if (recordingMatch) {
+      const recordingAuthorized = user === recordingMatch[1] && accounts.get(recordingMatch[1]) === pass;
+      requests.push({ method: req.method ?? 'GET', path, form, accountSid: recordingMatch[1], authorized: recordingAuthorized, formAll });
+      const audio = recordings.get(`${recordingMatch[1]}/${recordingMatch[2]}`);
+      if (!recordingAuthorized) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify(twilioError(401, 20003)));
+      }
+      if (!audio || req.method !== 'GET') {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify(twilioError(404, 20404)));
+      }
+      res.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': audio.length });
+      return void res.end(audio);
+    }
+    requests.push({ method: req.method ?? 'GET', path, form, accountSid, authorized, formAll });
 
     if (drops > 0) {
       drops -= 1;
@@ -170,6 +198,11 @@ export async function startTwilioFake(options: { accounts?: Record<string, strin
     },
     dropNext: (times = 1) => {
       drops += times;
+    },
+    addRecording: (accountSid, audio) => {
+      const recordingSid = sid('RE');
+      recordings.set(`${accountSid}/${recordingSid}`, audio);
+      return { sid: recordingSid, url: `${url}/2010-04-01/Accounts/${accountSid}/Recordings/${recordingSid}` };
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,0 +1,134 @@
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { conversations } from '../db/schema/index.ts';
+import { reportConversationOutcome } from '../agent/conversation-outcome.ts';
+import { emitConversationChanged, insertMessage, loadConversation } from '../agent/conversation-store.ts';
+import { isWorkingPhase } from '../agent/phases.ts';
+import { twilioClient } from '../channels/senders/twilio-client.ts';
+import { accountSidOf, type CallContext } from './call-context.ts';
+import { bookCallCost, callPrices, costOfCallMinutes } from './call-costs.ts';
+import { utter, voiceSettingsOf } from './speech.ts';
+import { hangupTwiml } from './twiml.ts';
+
+/**
+ * The call status kept on the conversation (docs/voice.md). Twilio's callbacks can arrive out of order, so a
+ * status only ever moves forward: queued → initiated → ringing → in-progress → an end (completed, busy,
+ * no-answer, failed, canceled, or voicemail when a machine answered).
+ */
+const RANK: Record<string, number> = {
+  queued: 0,
+  initiated: 1,
+  ringing: 2,
+  'in-progress': 3,
+  completed: 4,
+  busy: 4,
+  'no-answer': 4,
+  failed: 4,
+  canceled: 4,
+  voicemail: 4,
+};
+export const FINAL_CALL_STATUSES = ['completed', 'busy', 'no-answer', 'failed', 'canceled', 'voicemail'];
+
+const rankSql = sql`(case ${conversations.callStatus} ${sql.join(
+  Object.entries(RANK).map(([status, rank]) => sql`when ${status} then ${rank}::int`),
+  sql` `,
+)} else -1 end)`;
+
+/** Moves the call status forward (never back); answers whether it changed. */
+export async function advanceCallStatus(ctx: AppContext, call: CallContext, status: string): Promise<boolean> {
+  const rank = RANK[status];
+  if (rank === undefined) return false;
+  const rows = await ctx.db
+    .update(conversations)
+    .set({ callStatus: status, updatedAt: new Date() })
+    .where(sql`${conversations.id} = ${call.conversation.id} and (${conversations.callStatus} is null or ${rankSql} < ${rank})`)
+    .returning({ id: conversations.id });
+  if (rows.length > 0) emitConversationChanged(ctx, call.conversation);
+  return rows.length > 0;
+}
+
+/**
+ * A status callback: the status moves forward; the first final one with CallDuration books the call's
+ * minutes (once: a repeated callback finds call_duration set).
+ */
+export async function applyStatusCallback(ctx: AppContext, call: CallContext, form: Record<string, string>): Promise<void> {
+  const status = form.CallStatus ?? '';
+  if (form.AnsweredBy) await recordAnsweredBy(ctx, call, form.AnsweredBy);
+  await advanceCallStatus(ctx, call, status);
+  if (!FINAL_CALL_STATUSES.includes(status)) return;
+  const seconds = /^\d{1,7}$/.test(form.CallDuration ?? '') ? Number(form.CallDuration) : 0;
+  const rows = await ctx.db
+    .update(conversations)
+    .set({ callDuration: seconds, updatedAt: new Date() })
+    .where(sql`${conversations.id} = ${call.conversation.id} and ${conversations.callDuration} is null`)
+    .returning({ id: conversations.id });
+  if (rows.length === 0) return;
+  await bookCallCost(ctx, call.conversation.id, costOfCallMinutes(callPrices(ctx.config), seconds));
+  emitConversationChanged(ctx, call.conversation);
+  await reportCallOutcome(ctx, call);
+}
+
+/**
+ * The CRM write-back (docs/crm.md) of a call that ended without the agent ending it: never reached (busy, no
+ * answer, failed, canceled, a machine) or hung up while the playbook was still in a working phase. Ended,
+ * needs-human and errored are reported by the agent's turn when they happen.
+ */
+async function reportCallOutcome(ctx: AppContext, call: CallContext): Promise<void> {
+  const loaded = await loadConversation(ctx, call.conversation.id);
+  if (!loaded?.conversation.crmContactId) return;
+  const { phase, callStatus } = loaded.conversation;
+  if (callStatus !== 'completed') {
+    await reportConversationOutcome(ctx, loaded.conversation, 'notReached');
+  } else if (phase === -3 || isWorkingPhase(phase, loaded.phases.length)) {
+    await reportConversationOutcome(ctx, loaded.conversation, 'unfinished');
+  }
+}
+
+async function recordAnsweredBy(ctx: AppContext, call: CallContext, answeredBy: string): Promise<void> {
+  await ctx.db
+    .update(conversations)
+    .set({ answeredBy: answeredBy.slice(0, 40), updatedAt: new Date() })
+    .where(sql`${conversations.id} = ${call.conversation.id}`);
+}
+
+export const isMachine = (answeredBy: string) => answeredBy.startsWith('machine_');
+
+/**
+ * Answering-machine detection's verdict (async AMD). A person: nothing changes, the agent goes on. A machine:
+ * the status becomes voicemail, and the live call is redirected (REST update with TwiML) to leave the
+ * playbook's voicemailMessage — stored as the agent's message — and hang up; without one it just hangs up.
+ * A fax is hung up on.
+ */
+export async function applyAnsweringMachine(ctx: AppContext, call: CallContext, form: Record<string, string>): Promise<void> {
+  const answeredBy = form.AnsweredBy ?? 'unknown';
+  await recordAnsweredBy(ctx, call, answeredBy);
+  emitConversationChanged(ctx, call.conversation);
+  if (!isMachine(answeredBy) && answeredBy !== 'fax') return;
+
+  await ctx.db
+    .update(conversations)
+    .set({ callStatus: 'voicemail', updatedAt: new Date() })
+    .where(sql`${conversations.id} = ${call.conversation.id} and (${conversations.callStatus} is null or ${rankSql} < 4 or ${conversations.callStatus} = 'completed')`);
+  const { voicemailMessage } = voiceSettingsOf(call.type?.config);
+  let twiml = hangupTwiml([]);
+  if (voicemailMessage && isMachine(answeredBy)) {
+    await insertMessage(ctx.db, {
+      conversationId: call.conversation.id,
+      role: 'AGENT',
+      message: voicemailMessage,
+      externalId: `voicemail:${form.CallSid ?? call.conversation.callSid}`,
+    });
+    twiml = hangupTwiml([await utter(ctx, call, voicemailMessage)]);
+  }
+  emitConversationChanged(ctx, call.conversation);
+  const sid = form.CallSid || call.conversation.callSid;
+  const accountSid = accountSidOf(call.account);
+  if (!sid || !accountSid) return;
+  try {
+    await twilioClient(ctx.config.TWILIO_API_URL!, accountSid, call.account.accessToken).calls(sid).update({ twiml });
+  } catch (err) {
+    // The machine may have hung up first (21220 "call is not in-progress"): nothing left to say.
+    const e = err as { code?: number; status?: number; message?: string };
+    ctx.log.warn({ conversationId: call.conversation.id, code: e.code, status: e.status, reason: e.message }, 'could not redirect the call to voicemail');
+  }
+}

@@ -1,0 +1,93 @@
+import { eq, gt, and } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { messages } from '../db/schema/index.ts';
+import { emitConversationChanged, insertMessage, loadConversation, storeProspectMessage } from '../agent/conversation-store.ts';
+import { isWorkingPhase } from '../agent/phases.ts';
+import { runConversationTurn } from '../agent/turn.ts';
+import { endSilence, followUpJobKey } from '../agent/unanswered.ts';
+import type { CallContext } from './call-context.ts';
+import { bookCallCost, callPrices, costOfSpeechRecognition } from './call-costs.ts';
+import { utter, voiceSettingsOf, type Utterance } from './speech.ts';
+import { gatherTwiml, hangupTwiml } from './twiml.ts';
+import { callbackUrls } from './urls.ts';
+
+/**
+ * The classic speech pipeline (useRealtimeApi false, docs/voice.md): Twilio's speech <Gather> hears the
+ * caller, the agent answers with the same turn as a chat (phases, transition check, guard, error prompt:
+ * agent/turn.ts), and the answer is spoken (Azure audio by <Play>, else <Say>) inside the next <Gather>.
+ */
+
+/** Turns in a row without a word from the caller before the agent says goodbye. */
+export const SILENT_TURNS_TO_HANG_UP = 2;
+export const STILL_THERE = 'Are you still there?';
+export const GOODBYE_SILENT = "I can't hear you, so I'll let you go. Thank you for your time. Goodbye!";
+export const GOODBYE = 'Thank you for your time. Goodbye!';
+const FALLBACK_ERROR = 'Sorry, something went wrong on our side. We will get back to you.';
+
+const languageOf = (call: CallContext) => voiceSettingsOf(call.type?.config).tts.language;
+
+/** The call was answered: the playbook's initialMessage is the opening line, then the first <Gather>. */
+export async function answerClassicCall(ctx: AppContext, call: CallContext, callSid: string): Promise<string> {
+  const opening = call.type?.initialMessage?.trim();
+  const lines: Utterance[] = [];
+  if (opening) {
+    // Keyed by the call: Twilio asking for the TwiML again (a retried request) stores the line once.
+    const stored = await insertMessage(ctx.db, {
+      conversationId: call.conversation.id,
+      role: 'AGENT',
+      message: opening,
+      externalId: `call-opening:${callSid}`,
+    });
+    if (stored) emitConversationChanged(ctx, call.conversation);
+    lines.push(await utter(ctx, call, opening));
+  }
+  return gatherTwiml(lines, callbackUrls(ctx.config, call.conversation.uuid).gather(0), languageOf(call));
+}
+
+/**
+ * One <Gather> answer. Speech → stored as the prospect's message → the agent's turn, run now (the caller is
+ * waiting on the line, so there is no debounce window) → the agent's new messages spoken. Silence → "Are you
+ * still there?", and after SILENT_TURNS_TO_HANG_UP silent turns a polite goodbye. When the turn leaves the
+ * working phases (ended, needs a human, errored, ignored) the agent's last words are followed by a goodbye.
+ */
+export async function classicTurn(ctx: AppContext, call: CallContext, speechResult: string | undefined, silences: number): Promise<string> {
+  const { conversation } = call;
+  const urls = callbackUrls(ctx.config, conversation.uuid);
+  const language = languageOf(call);
+  await bookCallCost(ctx, conversation.id, costOfSpeechRecognition(callPrices(ctx.config)));
+
+  const speech = (speechResult ?? '').trim();
+  if (!speech) {
+    if (silences + 1 >= SILENT_TURNS_TO_HANG_UP) return hangupTwiml([await utter(ctx, call, GOODBYE_SILENT)]);
+    return gatherTwiml([await utter(ctx, call, STILL_THERE)], urls.gather(silences + 1), language);
+  }
+
+  const result = await storeProspectMessage(ctx.db, { conversationId: conversation.id, message: speech, followUpJobKey: followUpJobKey(conversation.id) });
+  if (!result?.stored) return hangupTwiml([await utter(ctx, call, GOODBYE)]);
+  emitConversationChanged(ctx, result.conversation);
+  if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: conversation.id });
+
+  try {
+    const outcome = await runConversationTurn(ctx, conversation.id);
+    ctx.log.debug({ conversationId: conversation.id, outcome }, 'classic call turn');
+  } catch (err) {
+    // The caller must hear something: the playbook's error prompt, then the call ends.
+    ctx.log.error({ err, conversationId: conversation.id }, 'classic call turn failed');
+    return hangupTwiml([await utter(ctx, call, call.type?.errorPrompt?.trim() || FALLBACK_ERROR)]);
+  }
+  // Silence on a call is handled on the line (above), not by follow-up messages hours later.
+  await endSilence(ctx, conversation.id);
+
+  const replies = await ctx.db
+    .select({ message: messages.message })
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversation.id), eq(messages.role, 'AGENT'), gt(messages.id, result.stored.id)))
+    .orderBy(messages.id);
+  const lines: Utterance[] = [];
+  for (const reply of replies) lines.push(await utter(ctx, call, reply.message));
+
+  const after = await loadConversation(ctx, conversation.id);
+  const working = !!after && !after.conversation.aiPaused && (after.conversation.phase === -3 || isWorkingPhase(after.conversation.phase, after.phases.length));
+  if (!working) return hangupTwiml([...lines, await utter(ctx, call, GOODBYE)]);
+  return gatherTwiml(lines, urls.gather(0), language);
+}

@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import twilio from 'twilio';
+import type { AppContext } from '../context.ts';
+import { conversations, prospects } from '../db/schema/index.ts';
+import { emitConversationChanged } from '../agent/conversation-store.ts';
+import type { LiveAccount } from '../channels/accounts.ts';
+import { streamTwiml } from './twiml.ts';
+import { mediaStreamUrl } from './urls.ts';
+
+export const NOT_TAKING_CALLS = 'Sorry, this number is not taking calls right now. Goodbye.';
+
+/**
+ * A call to a TWILIO account's number (docs/voice.md "Inbound calls"): the caller becomes the account's
+ * prospect, a new call conversation of the account's conversation type starts, and the call is answered by the
+ * realtime agent (D2's bridge) through `<Connect><Stream>`. Twilio asking twice for the same CallSid (a retry)
+ * finds the conversation made the first time (conversations.call_sid is unique).
+ */
+export async function answerInboundCall(ctx: AppContext, account: LiveAccount, form: Record<string, string>): Promise<string> {
+  if (account.conversationTypeId === null) {
+    const response = new twilio.twiml.VoiceResponse();
+    response.say(NOT_TAKING_CALLS);
+    response.hangup();
+    return response.toString();
+  }
+  const caller = form.From || 'anonymous';
+  const conversation = await ctx.db.transaction(async (tx) => {
+    const [prospect] = await tx
+      .insert(prospects)
+      .values({ messagingAccountId: account.id, externalId: caller })
+      .onConflictDoUpdate({ target: [prospects.messagingAccountId, prospects.externalId], set: { externalId: sql`excluded.external_id` } })
+      .returning({ id: prospects.id });
+    const [created] = await tx
+      .insert(conversations)
+      .values({
+        prospectId: prospect.id,
+        messagingAccountId: account.id,
+        conversationTypeId: account.conversationTypeId,
+        phase: 0,
+        callSid: form.CallSid,
+        callStatus: form.CallStatus || 'ringing',
+        callDirection: 'inbound',
+        useRealtimeApi: true,
+      })
+      .onConflictDoNothing()
+      .returning({ id: conversations.id, uuid: conversations.uuid });
+    if (created) return created;
+    const [existing] = await tx
+      .select({ id: conversations.id, uuid: conversations.uuid })
+      .from(conversations)
+      .where(sql`${conversations.callSid} = ${form.CallSid}`);
+    return existing;
+  });
+  emitConversationChanged(ctx, conversation);
+  return streamTwiml(mediaStreamUrl(ctx.config), conversation.uuid);
+}

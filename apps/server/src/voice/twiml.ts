@@ -1,0 +1,49 @@
+import twilio from 'twilio';
+import type { Utterance } from './speech.ts';
+
+/**
+ * TwiML documents of the voice callbacks, built with the official SDK's VoiceResponse (which escapes every
+ * attribute and text). Each function answers the XML text to send as text/xml.
+ */
+type VoiceResponse = InstanceType<typeof twilio.twiml.VoiceResponse>;
+type Sayer = Pick<VoiceResponse, 'play' | 'say'>;
+type SayAttributes = Parameters<VoiceResponse['say']>[0];
+type GatherAttributes = NonNullable<Parameters<VoiceResponse['gather']>[0]>;
+
+function speak(target: Sayer, utterance: Utterance): void {
+  if ('play' in utterance) target.play(utterance.play);
+  else target.say({ language: utterance.language as NonNullable<SayAttributes>['language'] }, utterance.say);
+}
+
+/** The realtime bridge (D2): `<Connect><Stream url><Parameter name="conversationUuid"/></Stream></Connect>`. */
+export function streamTwiml(streamUrl: string, conversationUuid: string): string {
+  const response = new twilio.twiml.VoiceResponse();
+  response.connect().stream({ url: streamUrl }).parameter({ name: 'conversationUuid', value: conversationUuid });
+  return response.toString();
+}
+
+/**
+ * Speaks the lines inside a speech <Gather> (the caller may talk over them) whose answer goes to `action`.
+ * actionOnEmptyResult makes silence come back to us too, so two silent turns can end the call politely.
+ */
+export function gatherTwiml(lines: Utterance[], action: string, language: string): string {
+  const response = new twilio.twiml.VoiceResponse();
+  const gather = response.gather({
+    input: ['speech'],
+    speechTimeout: 'auto',
+    action,
+    method: 'POST',
+    actionOnEmptyResult: true,
+    language: language as GatherAttributes['language'],
+  });
+  for (const line of lines) speak(gather, line);
+  return response.toString();
+}
+
+/** Speaks the lines, then hangs up. */
+export function hangupTwiml(lines: Utterance[]): string {
+  const response = new twilio.twiml.VoiceResponse();
+  for (const line of lines) speak(response, line);
+  response.hangup();
+  return response.toString();
+}
