@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import twilio from 'twilio';
 import type { AppContext } from '../context.ts';
-import { conversations, jobs, messages, messagingAccounts, outbox, prospects } from '../db/schema/index.ts';
+import { conversations, jobs, messages, messagingAccounts, outbox, prospects, unansweredConversations } from '../db/schema/index.ts';
 import type { TestApp } from './build-test-app.ts';
 import type { ChannelType } from '../channels/types.ts';
 
@@ -42,7 +42,22 @@ export function metaMessagePayload(object: 'instagram' | 'page', pageId: string,
   };
 }
 
-export function whatsAppPayload(phoneNumberId: string, from: string, wamid: string, text: string, name = 'Ana') {
+/** A Meta echo: a message the account itself sent (ours, or a person's from Meta's inbox when `appId` is not ours). */
+export function metaEchoPayload(object: 'instagram' | 'page', pageId: string, recipientId: string, mid: string, text: string, appId?: string) {
+  const timestamp = Date.now();
+  return {
+    object,
+    entry: [
+      {
+        id: pageId,
+        time: timestamp,
+        messaging: [{ sender: { id: pageId }, recipient: { id: recipientId }, timestamp, message: { mid, text, is_echo: true, ...(appId ? { app_id: Number(appId) } : {}) } }],
+      },
+    ],
+  };
+}
+
+export function whatsAppPayload(phoneNumberId: string, from: string, wamid: string, text: string, name = 'Ana', sentAt = Date.now()) {
   return {
     object: 'whatsapp_business_account',
     entry: [
@@ -55,7 +70,7 @@ export function whatsAppPayload(phoneNumberId: string, from: string, wamid: stri
               messaging_product: 'whatsapp',
               metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
               contacts: [{ profile: { name }, wa_id: from }],
-              messages: [{ from, id: wamid, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } }],
+              messages: [{ from, id: wamid, timestamp: String(Math.floor(sentAt / 1000)), type: 'text', text: { body: text } }],
             },
           },
         ],
@@ -118,7 +133,16 @@ export async function countRows(ctx: AppContext, table: 'webhook_inbox' | 'messa
   return Number((result as unknown as { rows: { n: number }[] }).rows[0].n);
 }
 
-/** Makes every waiting job due now (a retry's backoff has "passed"). */
-export async function makeJobsDue(ctx: AppContext) {
-  await ctx.db.update(jobs).set({ runAt: new Date(Date.now() - 1000) }).where(eq(jobs.status, 'pending'));
+/** Makes every waiting job (or those of one job name) due now: a retry's backoff has "passed". */
+export async function makeJobsDue(ctx: AppContext, name?: string) {
+  await ctx.db
+    .update(jobs)
+    .set({ runAt: new Date(Date.now() - 1000) })
+    .where(name ? sql`${jobs.status} = 'pending' and ${jobs.name} = ${name}` : eq(jobs.status, 'pending'));
+}
+
+/** The errors of a conversation's unanswered entry (spec §2.9), parsed; [] when it has no entry. */
+export async function unansweredErrors(ctx: AppContext, conversationId: number): Promise<Record<string, unknown>[]> {
+  const [entry] = await ctx.db.select().from(unansweredConversations).where(eq(unansweredConversations.conversationId, conversationId));
+  return entry ? (JSON.parse(entry.errors) as Record<string, unknown>[]) : [];
 }

@@ -55,8 +55,8 @@ export interface MetaGraphFake {
   addConversation(pageId: string, userId: string, messages: GraphThreadMessage[]): string;
   /** Successful sends, in order: the JSON body and the id answered. */
   sends(): { path: string; body: Record<string, unknown>; token: string | null }[];
-  /** The next `times` sends (or history reads) fail with this Graph error. */
-  failNext(target: 'send' | 'history', failure: GraphFailure, times?: number): void;
+  /** The next `times` sends (or history reads) fail with this Graph error; `after` lets that many succeed first. */
+  failNext(target: 'send' | 'history', failure: GraphFailure, times?: number, options?: { after?: number }): void;
   /** The next `times` requests are cut without an answer (the client sees a network error). */
   dropNext(times?: number): void;
   close(): Promise<void>;
@@ -95,7 +95,7 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
   const tokens = new Set(options.tokens ?? []);
   const names = new Map<string, { name?: string; username?: string }>();
   const conversations: { id: string; pageId: string; userId: string; messages: GraphThreadMessage[] }[] = [];
-  const failures: Record<'send' | 'history', GraphFailure[]> = { send: [], history: [] };
+  const failures: Record<'send' | 'history', (GraphFailure | null)[]> = { send: [], history: [] };
   const sent: { path: string; body: Record<string, unknown>; token: string | null }[] = [];
   let drops = 0;
 
@@ -111,7 +111,9 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
       return id;
     },
     sends: () => sent,
-    failNext(target, failure, times = 1) {
+    failNext(target, failure, times = 1, options = {}) {
+      // A null entry lets one request through: the scripted failures follow it.
+      for (let i = 0; i < (options.after ?? 0); i += 1) failures[target].push(null);
       for (let i = 0; i < times; i += 1) failures[target].push(failure);
     },
     dropNext(times = 1) {

@@ -1,0 +1,555 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { conversations, outbox } from '../db/schema/index.ts';
+import { buildPlaybook } from '../test/agent-factories.ts';
+import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import {
+  buildChannelAccount,
+  conversationOfProspect,
+  makeJobsDue,
+  META_APP_ID,
+  META_APP_SECRET,
+  META_VERIFY_TOKEN,
+  metaEchoPayload,
+  metaMessagePayload,
+  postMeta,
+  postSmsGateway,
+  postTwilioSms,
+  PUBLIC_URL,
+  smsGatewayEvent,
+  unansweredErrors,
+  whatsAppPayload,
+} from '../test/channel-factories.ts';
+import { buildAdmin, type TestUser } from '../test/factories.ts';
+import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
+import { type SmsGatewayFake, startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
+import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
+import { DELIVER_JOB } from './delivery-keys.ts';
+import { MAX_SEND_ATTEMPTS } from './deliver.job.ts';
+
+/**
+ * The outbound half of the channels (issue #8), end to end against loopback fakes of each provider: a signed
+ * inbound message is answered on the same channel with the account's credentials; redeliveries and echoes;
+ * transient failures retried, permanent ones shown in the unanswered entry without any token; Meta's
+ * messaging windows; long replies split in order. The offline demo agent answers (it quotes the prospect).
+ */
+
+const IG_TOKEN = 'EAAig-page-token-0123456789';
+const IG_LOGIN_TOKEN = 'IGQig-login-token-0123456789';
+const FB_TOKEN = 'EAAfb-page-token-0123456789';
+const WA_TOKEN = 'EAAwa-system-user-token-0123456789';
+const TWILIO_SID = 'AC00000000000000000000000000000001';
+const TWILIO_TOKEN = 'twilio-auth-token-0123456789';
+const GATEWAY_LOGIN = 'gwuser';
+const GATEWAY_PASSWORD = 'gw-password-0123456789';
+const HOUR = 3_600_000;
+
+describe('channel delivery', () => {
+  let t: TestApp;
+  let admin: TestUser;
+  let graph: MetaGraphFake;
+  let igGraph: MetaGraphFake;
+  let twilio: TwilioFake;
+  let gateway: SmsGatewayFake;
+  let typeId: number;
+  let seq = 0;
+  const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
+
+  beforeAll(async () => {
+    graph = await startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN, WA_TOKEN] });
+    igGraph = await startMetaGraphFake({ tokens: [IG_LOGIN_TOKEN] });
+    twilio = await startTwilioFake({ accounts: { [TWILIO_SID]: TWILIO_TOKEN } });
+    gateway = await startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD });
+    t = await buildTestApp({
+      META_APP_SECRET,
+      META_VERIFY_TOKEN,
+      META_APP_ID,
+      PUBLIC_URL,
+      META_GRAPH_URL: graph.url,
+      INSTAGRAM_GRAPH_URL: igGraph.url,
+      TWILIO_API_URL: twilio.url,
+    });
+    admin = await buildAdmin(t.ctx);
+    typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
+  });
+  afterAll(async () => {
+    await t.close();
+    await Promise.all([graph.close(), igGraph.close(), twilio.close(), gateway.close()]);
+  });
+  beforeEach(() => {
+    for (const fake of [graph, igGraph]) {
+      fake.requests.length = 0;
+      fake.sends().length = 0;
+    }
+    twilio.requests.length = 0;
+    twilio.messages.length = 0;
+    gateway.requests.length = 0;
+    gateway.messages.length = 0;
+  });
+
+  /** POSTs the fake received for one recipient (failed ones included); GETs (profile names) are left out. */
+  const postsTo = (fake: MetaGraphFake, recipient: string) =>
+    fake.requests.filter((r) => {
+      const body = r.body as { recipient?: { id?: string }; to?: string } | null;
+      return r.method === 'POST' && (body?.recipient?.id === recipient || body?.to === recipient);
+    });
+  /** Successful sends to one recipient, their texts in order. */
+  const textsTo = (fake: MetaGraphFake, recipient: string) =>
+    fake.sends()
+      .filter((s) => (s.body.recipient as { id?: string } | undefined)?.id === recipient || s.body.to === recipient)
+      .map((s) => (s.body.message as { text: string }).text);
+
+  const instagram = (config: Record<string, unknown> = {}, token = IG_TOKEN) =>
+    buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token, config, conversationTypeId: typeId });
+  const agentTexts = (found: Awaited<ReturnType<typeof conversationOfProspect>>) => found!.messages.filter((m) => m.role === 'AGENT').map((m) => m.message);
+  /** A person writes on the conversation from our UI (spec §7.6 written-message). */
+  const writeAsPerson = async (uuid: string, message: string) => {
+    const res = await t.request({ method: 'POST', url: `/api/conversation/${uuid}/written-message`, as: admin.cookie, payload: { message } });
+    expect(res.statusCode).toBe(200);
+    await t.ctx.jobs.drain();
+  };
+
+  describe('one inbound message answered on the same channel with the account credentials', () => {
+    it('Instagram (Facebook Login): POST /{version}/me/messages with the page token, messaging_type RESPONSE', async () => {
+      const account = await instagram();
+      expect((await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-1', unique('mid'), 'Hello from IG'))).statusCode).toBe(200);
+      await t.ctx.jobs.drain();
+      const found = await conversationOfProspect(t.ctx, account.id, 'igsid-1');
+      expect(found!.messages.map((m) => m.role)).toEqual(['PROSPECT', 'AGENT']);
+      const posts = postsTo(graph, 'igsid-1');
+      expect(posts).toHaveLength(1);
+      expect(posts[0]).toMatchObject({ method: 'POST', path: '/v21.0/me/messages', token: IG_TOKEN });
+      expect(posts[0].body).toEqual({ recipient: { id: 'igsid-1' }, messaging_type: 'RESPONSE', message: { text: agentTexts(found)[0] } });
+      expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['SENT', 1]]);
+      expect(igGraph.requests).toHaveLength(0);
+    });
+
+    it('Instagram (Instagram Login): the same call on INSTAGRAM_GRAPH_URL', async () => {
+      const account = await instagram({ login: 'instagram' }, IG_LOGIN_TOKEN);
+      await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-2', unique('mid'), 'Hi'));
+      await t.ctx.jobs.drain();
+      expect(postsTo(graph, 'igsid-2')).toHaveLength(0);
+      expect(igGraph.sends()).toEqual([
+        { path: '/v21.0/me/messages', token: IG_LOGIN_TOKEN, body: expect.objectContaining({ recipient: { id: 'igsid-2' }, messaging_type: 'RESPONSE' }) },
+      ]);
+    });
+
+    it('Messenger: POST /{version}/me/messages with the page token', async () => {
+      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
+      await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-1', unique('mid'), 'Hello from Messenger'));
+      await t.ctx.jobs.drain();
+      const found = await conversationOfProspect(t.ctx, account.id, 'psid-1');
+      expect(graph.sends()).toEqual([
+        { path: '/v21.0/me/messages', token: FB_TOKEN, body: { recipient: { id: 'psid-1' }, messaging_type: 'RESPONSE', message: { text: agentTexts(found)[0] } } },
+      ]);
+    });
+
+    it('WhatsApp: POST /{version}/{phone_number_id}/messages with the system-user token', async () => {
+      const account = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
+      await postMeta(t, whatsAppPayload(account.pageId, '34600111222', `wamid.${unique('w')}`, 'Hola'));
+      await t.ctx.jobs.drain();
+      const found = await conversationOfProspect(t.ctx, account.id, '34600111222');
+      expect(graph.sends()).toEqual([
+        {
+          path: `/v21.0/${account.pageId}/messages`,
+          token: WA_TOKEN,
+          body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: '34600111222', type: 'text', text: { body: agentTexts(found)[0] } },
+        },
+      ]);
+      expect(found!.outbox[0].status).toBe('SENT');
+    });
+
+    it('Twilio SMS: Messages.json through the SDK, Basic AccountSid:AuthToken, From = the account number', async () => {
+      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100001', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+      const res = await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), AccountSid: TWILIO_SID, From: '+15557770001', To: account.pageId, Body: 'Hi by SMS', NumMedia: '0' });
+      expect(res.statusCode).toBe(200);
+      await t.ctx.jobs.drain();
+      const found = await conversationOfProspect(t.ctx, account.id, '+15557770001');
+      expect(twilio.requests).toHaveLength(1);
+      expect(twilio.requests[0]).toMatchObject({
+        method: 'POST',
+        path: `/2010-04-01/Accounts/${TWILIO_SID}/Messages.json`,
+        accountSid: TWILIO_SID,
+        authorized: true,
+        form: { To: '+15557770001', From: '+15550100001', Body: agentTexts(found)[0] },
+      });
+      expect(found!.outbox[0].status).toBe('SENT');
+    });
+
+    it('SMS gateway: POST {baseUrl}/message through the android-sms-gateway client, Basic login:password', async () => {
+      const account = await buildChannelAccount(t.ctx, {
+        type: 'SMS_GATEWAY',
+        pageId: unique('device'),
+        token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`,
+        config: { baseUrl: gateway.baseUrl, signingKey: 'gw-sign' },
+        conversationTypeId: typeId,
+      });
+      expect((await postSmsGateway(t, 'gw-sign', smsGatewayEvent(account.pageId, '+34600222333', unique('evt'), 'Hola gateway'))).statusCode).toBe(200);
+      await t.ctx.jobs.drain();
+      const found = await conversationOfProspect(t.ctx, account.id, '+34600222333');
+      expect(gateway.requests).toEqual([
+        { method: 'POST', path: '/3rdparty/v1/message', authorized: true, body: { message: agentTexts(found)[0], phoneNumbers: ['+34600222333'] } },
+      ]);
+      expect(found!.outbox[0].status).toBe('SENT');
+    });
+  });
+
+  it('a message redelivered three times (same and re-serialised bytes) gives one message and one reply', async () => {
+    const account = await instagram();
+    const mid = unique('mid');
+    const payload = metaMessagePayload('instagram', account.pageId, 'igsid-redeliver', mid, 'Once only', Date.now());
+    for (let i = 0; i < 3; i += 1) expect((await postMeta(t, payload)).statusCode).toBe(200);
+    // Meta's redelivery may differ in bytes (another entry time): the mid still dedupes it.
+    expect((await postMeta(t, { ...payload, entry: [{ ...payload.entry[0], time: Date.now() + 5 }] })).statusCode).toBe(200);
+    await t.ctx.jobs.drain();
+    const found = await conversationOfProspect(t.ctx, account.id, 'igsid-redeliver');
+    expect(found!.messages.map((m) => m.role)).toEqual(['PROSPECT', 'AGENT']);
+    expect(textsTo(graph, 'igsid-redeliver')).toHaveLength(1);
+  });
+
+  describe('echoes', () => {
+    it('drops the echo of our own send (by message id); stores a foreign echo as a human AGENT message and pauses the AI', async () => {
+      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
+      await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-echo', unique('mid'), 'Hi'));
+      await t.ctx.jobs.drain();
+      const sentText = (graph.sends()[0].body.message as { text: string }).text;
+      const [row] = await t.ctx.db.select().from(outbox).where(eq(outbox.messagingAccountId, account.id));
+      expect(row.status).toBe('SENT');
+      // The echo carries the message_id the fake answered; without an app_id only the id can recognise it.
+      const [ourMid] = (await t.ctx.db.execute(
+        `select external_id from channel_messages where messaging_account_id = ${account.id} and direction = 'OUT'`,
+      ).then((r) => (r as unknown as { rows: { external_id: string }[] }).rows.map((row) => row.external_id)));
+      expect(ourMid).toMatch(/^m_/);
+      await postMeta(t, metaEchoPayload('page', account.pageId, 'psid-echo', ourMid, sentText));
+      await t.ctx.jobs.drain();
+      let found = await conversationOfProspect(t.ctx, account.id, 'psid-echo');
+      expect(found!.messages.map((m) => m.role)).toEqual(['PROSPECT', 'AGENT']);
+      expect(found!.conversation.aiPaused).toBe(false);
+
+      // A person answers from Meta's inbox (another app, or none): stored as theirs, the AI steps back.
+      await postMeta(t, metaEchoPayload('page', account.pageId, 'psid-echo', unique('mid-inbox'), 'Alex here, from the team.', '999000111'));
+      await t.ctx.jobs.drain();
+      found = await conversationOfProspect(t.ctx, account.id, 'psid-echo');
+      expect(found!.messages.slice(-1)).toEqual([{ role: 'AGENT', message: 'Alex here, from the team.', writtenByHuman: true }]);
+      expect(found!.conversation.aiPaused).toBe(true);
+      // The prospect writes again: no AI reply while paused, and nothing more sent.
+      await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-echo', unique('mid'), 'Thanks Alex'));
+      await t.ctx.jobs.drain();
+      found = await conversationOfProspect(t.ctx, account.id, 'psid-echo');
+      expect(found!.messages.map((m) => m.role)).toEqual(['PROSPECT', 'AGENT', 'AGENT', 'PROSPECT']);
+      expect(textsTo(graph, 'psid-echo')).toHaveLength(1);
+    });
+  });
+
+  describe('failures', () => {
+    it('retries a transient Graph failure (code 2, HTTP 500) with backoff, then sends once', async () => {
+      const account = await instagram();
+      graph.failNext('send', { code: 2 });
+      await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-transient', unique('mid'), 'Hi'));
+      await t.ctx.jobs.drain();
+      let found = await conversationOfProspect(t.ctx, account.id, 'igsid-transient');
+      expect(found!.outbox.map((o) => [o.status, o.attempts, o.errorCode])).toEqual([['PENDING', 1, '2']]);
+      expect(found!.outbox[0].nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
+      expect(postsTo(graph, 'igsid-transient')).toHaveLength(1);
+      // Backoff "passes": the retry goes out and succeeds.
+      await makeJobsDue(t.ctx, DELIVER_JOB);
+      await t.ctx.jobs.drain();
+      found = await conversationOfProspect(t.ctx, account.id, 'igsid-transient');
+      expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['SENT', 2]]);
+      expect(postsTo(graph, 'igsid-transient')).toHaveLength(2);
+      expect(textsTo(graph, 'igsid-transient')).toHaveLength(1);
+      expect(await unansweredErrors(t.ctx, found!.conversation.id)).toEqual([]);
+    });
+
+    it('retries network failures and rate limits (Twilio 20429, gateway 503) until they pass', async () => {
+      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100002', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+      twilio.dropNext();
+      twilio.failNext('Messages', { status: 429, code: 20429 });
+      await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770002', To: account.pageId, Body: 'Hi' });
+      await t.ctx.jobs.drain();
+      for (const expected of [['PENDING', 1], ['PENDING', 2], ['SENT', 3]]) {
+        const found = await conversationOfProspect(t.ctx, account.id, '+15557770002');
+        expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([expected]);
+        await makeJobsDue(t.ctx, DELIVER_JOB);
+        await t.ctx.jobs.drain();
+      }
+      expect(twilio.messages).toHaveLength(1);
+
+      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k2' }, conversationTypeId: typeId });
+      gateway.failNext(503, 'device offline');
+      await postSmsGateway(t, 'k2', smsGatewayEvent(gw.pageId, '+34600444555', unique('evt'), 'Hola'));
+      await t.ctx.jobs.drain();
+      expect((await conversationOfProspect(t.ctx, gw.id, '+34600444555'))!.outbox.map((o) => [o.status, o.errorCode])).toEqual([['PENDING', 'HTTP_503']]);
+      await makeJobsDue(t.ctx, DELIVER_JOB);
+      await t.ctx.jobs.drain();
+      expect((await conversationOfProspect(t.ctx, gw.id, '+34600444555'))!.outbox.map((o) => o.status)).toEqual(['SENT']);
+    });
+
+    it('gives up after the last attempt of a transient failure and records it', async () => {
+      const account = await instagram();
+      graph.failNext('send', { code: 613 }, MAX_SEND_ATTEMPTS);
+      await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-exhausted', unique('mid'), 'Hi'));
+      await t.ctx.jobs.drain();
+      for (let i = 1; i < MAX_SEND_ATTEMPTS; i += 1) {
+        await makeJobsDue(t.ctx, DELIVER_JOB);
+        await t.ctx.jobs.drain();
+      }
+      const found = await conversationOfProspect(t.ctx, account.id, 'igsid-exhausted');
+      expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['FAILED', MAX_SEND_ATTEMPTS]]);
+      expect((await unansweredErrors(t.ctx, found!.conversation.id)).map((e) => e.code)).toEqual(['613']);
+    });
+
+    it('does not retry a permanent Graph failure (190) and shows it in the unanswered errors with every token removed', async () => {
+      const account = await instagram();
+      // A provider that quotes the token back (in its message and a query string) must not leak it.
+      graph.failNext('send', { code: 190, subcode: 463, message: `Error validating access token ${IG_TOKEN}: Session has expired (see ?access_token=${IG_TOKEN}).` });
+      await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-permanent', unique('mid'), 'Hi'));
+      await t.ctx.jobs.drain();
+      await makeJobsDue(t.ctx, DELIVER_JOB);
+      await t.ctx.jobs.drain();
+      const found = await conversationOfProspect(t.ctx, account.id, 'igsid-permanent');
+      expect(found!.outbox.map((o) => [o.status, o.attempts, o.errorCode])).toEqual([['FAILED', 1, '190/463']]);
+      expect(postsTo(graph, 'igsid-permanent')).toHaveLength(1);
+      const errors = await unansweredErrors(t.ctx, found!.conversation.id);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ type: 'OAuthException', code: '190/463', status: 400, method: 'POST', url: `${graph.url}/v21.0/me/messages` });
+      expect(Object.keys(errors[0]).sort()).toEqual(['at', 'code', 'details', 'message', 'method', 'response', 'status', 'type', 'url']);
+      expect(errors[0].message).toContain('Session has expired');
+      expect(errors[0].response).toContain('"code":190');
+      expect(JSON.stringify(errors)).not.toContain(IG_TOKEN);
+      // The monitor (spec §2.9) lists it.
+      const monitor = await t.request({ method: 'GET', url: '/api/admin/unanswered-conversations/listt', as: admin.cookie });
+      expect(monitor.statusCode).toBe(200);
+      expect(monitor.body).toContain('Session has expired');
+      expect(monitor.body).not.toContain(IG_TOKEN);
+    });
+
+    it.each([
+      ['outside the window (10/2018278)', { code: 10, subcode: 2018278 }, '10/2018278'],
+      ['user unavailable (551)', { code: 551 }, '551'],
+      ['bad parameter (100)', { code: 100 }, '100'],
+      ['permission (200)', { code: 200, status: 403 }, '200'],
+    ])('does not retry Meta %s', async (_name, failure, code) => {
+      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
+      graph.failNext('send', failure);
+      await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-perm', unique('mid'), 'Hi'));
+      await t.ctx.jobs.drain();
+      const found = await conversationOfProspect(t.ctx, account.id, 'psid-perm');
+      expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['FAILED', 1]]);
+      expect((await unansweredErrors(t.ctx, found!.conversation.id)).map((e) => e.code)).toEqual([code]);
+    });
+
+    it('does not retry Twilio 21211 / 21610 or a gateway 400, and keeps their credentials out of the errors', async () => {
+      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100003', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+      twilio.failNext('Messages', { status: 400, code: 21211, message: `The 'To' number is not valid (token ${TWILIO_TOKEN}).` });
+      await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770003', To: account.pageId, Body: 'Hi' });
+      twilio.failNext('Messages', { status: 400, code: 21610 });
+      await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770004', To: account.pageId, Body: 'Hi' });
+      await t.ctx.jobs.drain();
+      await makeJobsDue(t.ctx, DELIVER_JOB);
+      await t.ctx.jobs.drain();
+      for (const [from, code] of [['+15557770003', '21211'], ['+15557770004', '21610']]) {
+        const found = await conversationOfProspect(t.ctx, account.id, from);
+        expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['FAILED', 1]]);
+        const errors = await unansweredErrors(t.ctx, found!.conversation.id);
+        expect(errors[0]).toMatchObject({ type: 'twilio', code, status: 400, method: 'POST', url: `${twilio.url}/2010-04-01/Accounts/${TWILIO_SID}/Messages.json` });
+        expect(JSON.stringify(errors)).not.toContain(TWILIO_TOKEN);
+      }
+      expect(twilio.requests).toHaveLength(2);
+
+      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k3' }, conversationTypeId: typeId });
+      gateway.failNext(400, `invalid phone number (auth ${GATEWAY_PASSWORD})`);
+      await postSmsGateway(t, 'k3', smsGatewayEvent(gw.pageId, '+34600555666', unique('evt'), 'Hola'));
+      await t.ctx.jobs.drain();
+      const found = await conversationOfProspect(t.ctx, gw.id, '+34600555666');
+      expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['FAILED', 1]]);
+      const errors = await unansweredErrors(t.ctx, found!.conversation.id);
+      expect(errors[0]).toMatchObject({ type: 'sms-gateway', code: 'HTTP_400', status: 400, url: `${gateway.baseUrl}/message` });
+      expect(JSON.stringify(errors)).not.toContain(GATEWAY_PASSWORD);
+    });
+
+    it('fails at once with a clear error when a Twilio account has no accountSid, or a gateway token is not login:password', async () => {
+      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100004', token: TWILIO_TOKEN, config: {}, conversationTypeId: typeId });
+      await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770005', To: account.pageId, Body: 'Hi' });
+      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: 'no-colon', config: { baseUrl: gateway.baseUrl, signingKey: 'k4' }, conversationTypeId: typeId });
+      await postSmsGateway(t, 'k4', smsGatewayEvent(gw.pageId, '+34600777888', unique('evt'), 'Hola'));
+      await t.ctx.jobs.drain();
+      const twilioFound = await conversationOfProspect(t.ctx, account.id, '+15557770005');
+      expect(twilioFound!.outbox.map((o) => o.status)).toEqual(['FAILED']);
+      expect((await unansweredErrors(t.ctx, twilioFound!.conversation.id))[0]).toMatchObject({ code: 'TWILIO_ACCOUNT_SID_MISSING', message: expect.stringContaining('accountSid') });
+      const gwFound = await conversationOfProspect(t.ctx, gw.id, '+34600777888');
+      expect((await unansweredErrors(t.ctx, gwFound!.conversation.id))[0]).toMatchObject({ code: 'SMS_GATEWAY_CREDENTIALS_INVALID' });
+      expect(twilio.requests).toHaveLength(0);
+      expect(gateway.requests).toHaveLength(0);
+      expect(JSON.stringify(await unansweredErrors(t.ctx, twilioFound!.conversation.id))).not.toContain(TWILIO_TOKEN);
+    });
+  });
+
+  describe('messaging windows', () => {
+    it('Instagram: no AI reply after 24 h (recorded), a person\'s message goes with HUMAN_AGENT within 7 days, nothing after', async () => {
+      const account = await instagram();
+      await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-late', unique('mid'), 'Old message', Date.now() - 25 * HOUR));
+      await t.ctx.jobs.drain();
+      const found = await conversationOfProspect(t.ctx, account.id, 'igsid-late');
+      expect(found!.outbox.map((o) => [o.status, o.errorCode])).toEqual([['FAILED', 'OUTSIDE_24H_WINDOW']]);
+      expect((await unansweredErrors(t.ctx, found!.conversation.id)).map((e) => e.code)).toEqual(['OUTSIDE_24H_WINDOW']);
+      expect(postsTo(graph, 'igsid-late')).toHaveLength(0);
+
+      await writeAsPerson(found!.conversation.uuid, 'Sorry for the delay, Alex here.');
+      expect(graph.sends()).toEqual([
+        {
+          path: '/v21.0/me/messages',
+          token: IG_TOKEN,
+          body: { recipient: { id: 'igsid-late' }, messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT', message: { text: 'Sorry for the delay, Alex here.' } },
+        },
+      ]);
+
+      const old = await instagram();
+      await postMeta(t, metaMessagePayload('instagram', old.pageId, 'igsid-8days', unique('mid'), 'Very old', Date.now() - 8 * 24 * HOUR));
+      await t.ctx.jobs.drain();
+      const oldFound = await conversationOfProspect(t.ctx, old.id, 'igsid-8days');
+      await writeAsPerson(oldFound!.conversation.uuid, 'Still there?');
+      const after = await conversationOfProspect(t.ctx, old.id, 'igsid-8days');
+      expect(after!.outbox.map((o) => [o.status, o.errorCode])).toEqual([
+        ['FAILED', 'OUTSIDE_24H_WINDOW'],
+        ['FAILED', 'OUTSIDE_HUMAN_AGENT_WINDOW'],
+      ]);
+      expect(postsTo(graph, 'igsid-8days')).toHaveLength(0);
+    });
+
+    it('Messenger: inside 24 h even a person\'s message goes as RESPONSE (the tag is only for the late window)', async () => {
+      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
+      await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-win', unique('mid'), 'Hi'));
+      await t.ctx.jobs.drain();
+      const found = await conversationOfProspect(t.ctx, account.id, 'psid-win');
+      await writeAsPerson(found!.conversation.uuid, 'A person here.');
+      expect(graph.sends().map((s) => [s.body.messaging_type, s.body.tag])).toEqual([
+        ['RESPONSE', undefined],
+        ['RESPONSE', undefined],
+      ]);
+    });
+
+    it('WhatsApp: outside 24 h only the configured template goes out; without one the error is recorded', async () => {
+      const template = { name: 'follow_up_v1', language: 'es_ES' };
+      const withTemplate = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, config: { templates: { outsideWindow: template } }, conversationTypeId: typeId });
+      await postMeta(t, whatsAppPayload(withTemplate.pageId, '34600999001', `wamid.${unique('w')}`, 'Hola', 'Ana', Date.now() - 30 * HOUR));
+      const without = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
+      await postMeta(t, whatsAppPayload(without.pageId, '34600999002', `wamid.${unique('w')}`, 'Hola', 'Bea', Date.now() - 30 * HOUR));
+      await t.ctx.jobs.drain();
+      expect(graph.sends()).toEqual([
+        {
+          path: `/v21.0/${withTemplate.pageId}/messages`,
+          token: WA_TOKEN,
+          body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: '34600999001', type: 'template', template: { name: 'follow_up_v1', language: { code: 'es_ES' } } },
+        },
+      ]);
+      const failed = await conversationOfProspect(t.ctx, without.id, '34600999002');
+      expect(failed!.outbox.map((o) => [o.status, o.errorCode])).toEqual([['FAILED', 'OUTSIDE_24H_WINDOW']]);
+      expect((await unansweredErrors(t.ctx, failed!.conversation.id))[0].message).toMatch(/template/);
+    });
+
+    it('SMS has no window', async () => {
+      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k5' }, conversationTypeId: typeId });
+      const event = smsGatewayEvent(gw.pageId, '+34600123123', unique('evt'), 'Hola');
+      event.payload.receivedAt = new Date(Date.now() - 10 * 24 * HOUR).toISOString();
+      await postSmsGateway(t, 'k5', event);
+      await t.ctx.jobs.drain();
+      expect(gateway.messages).toHaveLength(1);
+    });
+  });
+
+  describe('long replies (a person\'s long message; the demo agent keeps its own replies short)', () => {
+    const longText = () => Array.from({ length: 40 }, (_, i) => `Frase número ${i}: ¿cuántos widgets necesitáis para la tienda?`).join(' ');
+
+    /** A prospect conversation on the account, answered once by the AI; answers the conversation. */
+    const started = async (account: { id: number; pageId: string; type: string }, recipient: string) => {
+      await postMeta(t, metaMessagePayload(account.type === 'FACEBOOK' ? 'page' : 'instagram', account.pageId, recipient, unique('mid'), 'Hi'));
+      await t.ctx.jobs.drain();
+      return (await conversationOfProspect(t.ctx, account.id, recipient))!;
+    };
+
+    it('Instagram: parts of at most 1,000 bytes, cut at sentence boundaries, sent in order', async () => {
+      const account = await instagram();
+      const found = await started(account, 'igsid-long');
+      const text = longText();
+      expect(Buffer.byteLength(text)).toBeGreaterThan(2000);
+      await writeAsPerson(found.conversation.uuid, text);
+      const parts = textsTo(graph, 'igsid-long').slice(1);
+      expect(parts.length).toBeGreaterThanOrEqual(3);
+      for (const part of parts) expect(Buffer.byteLength(part)).toBeLessThanOrEqual(1000);
+      expect(parts.join(' ')).toBe(text);
+      expect(parts.every((p) => p.endsWith('?'))).toBe(true);
+      const after = await conversationOfProspect(t.ctx, account.id, 'igsid-long');
+      expect(after!.outbox.map((o) => [o.status, o.sentParts])).toEqual([
+        ['SENT', 1],
+        ['SENT', parts.length],
+      ]);
+    });
+
+    it('a retry after a failed middle part resumes after the parts already delivered', async () => {
+      const account = await instagram();
+      const found = await started(account, 'igsid-resume');
+      graph.failNext('send', { code: 2 }, 1, { after: 1 });
+      await writeAsPerson(found.conversation.uuid, longText());
+      let after = await conversationOfProspect(t.ctx, account.id, 'igsid-resume');
+      expect(after!.outbox.map((o) => [o.status, o.sentParts])).toEqual([
+        ['SENT', 1],
+        ['PENDING', 1],
+      ]);
+      await makeJobsDue(t.ctx, DELIVER_JOB);
+      await t.ctx.jobs.drain();
+      after = await conversationOfProspect(t.ctx, account.id, 'igsid-resume');
+      const parts = textsTo(graph, 'igsid-resume').slice(1);
+      expect(parts.join(' ')).toBe(longText());
+      expect(new Set(parts).size).toBe(parts.length);
+      expect(after!.outbox.map((o) => o.status)).toEqual(['SENT', 'SENT']);
+      expect(after!.outbox[1].sentParts).toBe(parts.length);
+    });
+
+    it('Messenger counts characters (2,000): the same text that needs 3+ Instagram parts needs fewer', async () => {
+      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
+      const found = await started(account, 'psid-long');
+      await writeAsPerson(found.conversation.uuid, longText());
+      const parts = textsTo(graph, 'psid-long').slice(1);
+      expect(parts).toHaveLength(2);
+      for (const part of parts) expect(part.length).toBeLessThanOrEqual(2000);
+      expect(parts.join(' ')).toBe(longText());
+    });
+
+    it('WhatsApp (4,096) and SMS (1,600) split at their own limits', async () => {
+      const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
+      await postMeta(t, whatsAppPayload(wa.pageId, '34600888001', `wamid.${unique('w')}`, 'Hola'));
+      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k6' }, conversationTypeId: typeId });
+      await postSmsGateway(t, 'k6', smsGatewayEvent(gw.pageId, '+34600888002', unique('evt'), 'Hola'));
+      await t.ctx.jobs.drain();
+      const text = `${longText()} ${longText()}`; // about 5,000 characters
+      await writeAsPerson((await conversationOfProspect(t.ctx, wa.id, '34600888001'))!.conversation.uuid, text);
+      await writeAsPerson((await conversationOfProspect(t.ctx, gw.id, '+34600888002'))!.conversation.uuid, text);
+      const waParts = graph.sends().filter((s) => s.body.to === '34600888001').slice(1).map((s) => (s.body.text as { body: string }).body);
+      expect(waParts).toHaveLength(2);
+      expect(waParts.every((p) => p.length <= 4096)).toBe(true);
+      expect(waParts.join(' ')).toBe(text);
+      const smsParts = gateway.messages.filter((m) => m.phoneNumbers[0] === '+34600888002').slice(1).map((m) => m.text);
+      expect(smsParts).toHaveLength(4);
+      expect(smsParts.every((p) => p.length <= 1600)).toBe(true);
+      expect(smsParts.join(' ')).toBe(text);
+    });
+  });
+
+  it('keeps a conversation\'s replies in order: a newer outbox row waits for an older one in retry', async () => {
+    const account = await instagram();
+    graph.failNext('send', { code: 4 });
+    await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-order', unique('mid'), 'First'));
+    await t.ctx.jobs.drain();
+    const found = await conversationOfProspect(t.ctx, account.id, 'igsid-order');
+    await writeAsPerson(found!.conversation.uuid, 'Second, from a person.');
+    expect(textsTo(graph, 'igsid-order')).toHaveLength(0);
+    await makeJobsDue(t.ctx, DELIVER_JOB);
+    await t.ctx.jobs.drain();
+    await makeJobsDue(t.ctx, DELIVER_JOB);
+    await t.ctx.jobs.drain();
+    expect(textsTo(graph, 'igsid-order')).toEqual([agentTexts(found)[0], 'Second, from a person.']);
+    const [conversation] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, found!.conversation.id));
+    expect(conversation.aiPaused).toBe(true);
+  });
+});
