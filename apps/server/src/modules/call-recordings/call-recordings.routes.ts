@@ -33,15 +33,18 @@ import {
   storeRecordings,
 } from './call-recordings.service.ts';
 import { parseRange } from './http-range.ts';
+import { checkDeclaredLength, countUploadedBytes, formatBytes, type UploadBudget, UploadMeter, uploadBudget } from './upload-limits.ts';
 
 const tags = ['call-recordings'];
 /** Files per upload request. */
 export const MAX_FILES_PER_UPLOAD = 20;
 
 export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  // Registered here, not globally: only these routes accept multipart bodies, with the upload limit.
+  // Registered here, not globally: only these routes accept multipart bodies, with the upload limit. busboy's
+  // own per-file limit is one byte above ours so UploadMeter sees the crossing and fails at once (busboy
+  // would drop the rest of the file silently and report only at its end).
   await app.register(multipart, {
-    limits: { fileSize: ctx.config.UPLOAD_MAX_BYTES, files: MAX_FILES_PER_UPLOAD, fields: 10, parts: MAX_FILES_PER_UPLOAD + 10 },
+    limits: { fileSize: ctx.config.UPLOAD_MAX_BYTES + 1, files: MAX_FILES_PER_UPLOAD, fields: 10, parts: MAX_FILES_PER_UPLOAD + 10 },
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 
@@ -61,7 +64,7 @@ export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx:
         tags,
         consumes: ['multipart/form-data'],
         description: `Multipart upload; each file in the field "${UPLOAD_FIELD}". Audio and video only, checked from the bytes.`,
-        response: { 201: uploadResult, 400: errorBody, 401: errorBody, 413: errorBody },
+        response: { 201: uploadResult, 400: errorBody, 401: errorBody, 413: errorBody, 507: errorBody },
       },
     },
     async (request, reply) => {
@@ -69,8 +72,18 @@ export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx:
       if (!request.isMultipart()) {
         throw badRequest(`Send the files as multipart/form-data in the field "${UPLOAD_FIELD}".`, 'NOT_MULTIPART');
       }
-      const files = await receiveFiles(request, recordingStorage(ctx).incomingDir, ctx.config.UPLOAD_MAX_BYTES);
+      let files: IncomingFile[];
+      try {
+        const budget = await uploadBudget(ctx, actor);
+        checkDeclaredLength(budget, request.headers['content-length']);
+        files = await receiveFiles(request, recordingStorage(ctx).incomingDir, ctx.config.UPLOAD_MAX_BYTES, budget);
+      } catch (err) {
+        // Refused before the body ended: close the connection rather than read (up to gigabytes) to the end.
+        if (err instanceof AppError && (err.status === 413 || err.status === 507)) reply.header('connection', 'close');
+        throw err;
+      }
       const rows = await storeRecordings(ctx, actor, files);
+      await countUploadedBytes(ctx, actor, files.reduce((sum, f) => sum + f.size, 0));
       const message = rows.length === 1 ? '1 recording uploaded.' : `${rows.length} recordings uploaded.`;
       return reply.status(201).send({ message, recordings: rows.map(presentRecording) });
     },
@@ -110,8 +123,9 @@ export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx:
  * Writes each file part to the incoming directory as it arrives (never whole in memory). Any failure
  * removes what was written so far.
  */
-async function receiveFiles(request: FastifyRequest, dir: string, maxBytes: number): Promise<IncomingFile[]> {
+async function receiveFiles(request: FastifyRequest, dir: string, maxBytes: number, budget: UploadBudget): Promise<IncomingFile[]> {
   const files: IncomingFile[] = [];
+  const meter = new UploadMeter(budget, maxBytes, () => fileTooLarge(maxBytes));
   try {
     for await (const part of request.parts()) {
       if (part.type !== 'file') continue;
@@ -121,7 +135,7 @@ async function receiveFiles(request: FastifyRequest, dir: string, maxBytes: numb
       }
       const file: IncomingFile = { tempPath: path.join(dir, `${randomUUID()}.part`), clientName: part.filename ?? '', size: 0 };
       files.push(file);
-      await pipeline(part.file, createWriteStream(file.tempPath));
+      await pipeline(part.file, meter.file(), createWriteStream(file.tempPath));
       file.size = (await stat(file.tempPath)).size;
     }
     return files;
@@ -134,9 +148,7 @@ async function receiveFiles(request: FastifyRequest, dir: string, maxBytes: numb
 function uploadError(err: unknown, maxBytes: number): unknown {
   if (err instanceof AppError) return err;
   const code = (err as { code?: string }).code;
-  if (code === 'FST_REQ_FILE_TOO_LARGE') {
-    return new AppError(413, 'FILE_TOO_LARGE', `A file is larger than the upload limit of ${formatBytes(maxBytes)}.`);
-  }
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return fileTooLarge(maxBytes);
   if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
     return new AppError(413, 'TOO_MANY_FILES', `Upload at most ${MAX_FILES_PER_UPLOAD} files at a time.`);
   }
@@ -148,11 +160,8 @@ function uploadError(err: unknown, maxBytes: number): unknown {
   return new AppError(400, 'BAD_UPLOAD', 'The upload was malformed or interrupted. Please try again.');
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 ** 3) return `${+(bytes / 1024 ** 3).toFixed(1)} GB`;
-  if (bytes >= 1024 ** 2) return `${+(bytes / 1024 ** 2).toFixed(1)} MB`;
-  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
-  return `${bytes} bytes`;
+function fileTooLarge(maxBytes: number): AppError {
+  return new AppError(413, 'FILE_TOO_LARGE', `A file is larger than the upload limit of ${formatBytes(maxBytes)}.`);
 }
 
 /** Streams a recording with HTTP Range support (206/416), inline for the player or as an attachment. */

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { buildUser } from '../../test/factories.ts';
+import { multipartPayload } from '../../test/multipart.ts';
 
 describe('GET /api/health and /api/health/ready', () => {
   let t: TestApp;
@@ -54,5 +56,17 @@ describe('readiness with a storage below its minimum free space', () => {
     expect(ready.json()).toMatchObject({ code: 'NOT_READY', checks: { database: 'ok', storage: 'failing' } });
     expect(ready.json().error).toMatch(/^Not ready: the storage has \d+ MiB free, below the minimum of \d+ MiB\.$/);
     expect((await t.request({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+  });
+
+  it('refuses uploads with 507 before reading them, so the disk never fills under the database', async () => {
+    const user = await buildUser(t.ctx);
+    const body = multipartPayload([{ name: 'call.mp3', type: 'audio/mpeg', data: Buffer.alloc(1024) }]);
+    const res = await t.request({ method: 'POST', url: '/api/call-recording/upload', as: user.cookie, payload: body.payload, headers: body.headers });
+    expect(res.statusCode).toBe(507);
+    expect(res.headers.connection).toBe('close');
+    expect(res.json()).toEqual({
+      error: 'The server is running out of storage space, so uploads are paused. Please try again later or tell your administrator.',
+      code: 'INSUFFICIENT_STORAGE',
+    });
   });
 });
