@@ -33,7 +33,15 @@ export function channelLabel(type: string | null | undefined): string {
 export function ChannelBadge(props: { type: string | null | undefined; size?: 'xs' | 'sm' | 'md' }) {
   const color = props.type ? (COLORS[props.type as AccountType] ?? 'gray') : COLORS.WEB;
   return (
-    <Badge variant="light" color={color} size={props.size ?? 'sm'} data-testid="channel" data-channel={props.type ?? 'WEB'}>
+    <Badge
+      variant="light"
+      color={color}
+      size={props.size ?? 'sm'}
+      data-testid="channel"
+      data-channel={props.type ?? 'WEB'}
+      // Never cut to "WHAT…" in a narrow table cell: the label is short and must stay whole.
+      styles={{ root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } }}
+    >
       {channelLabel(props.type)}
     </Badge>
   );
