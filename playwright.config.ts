@@ -46,6 +46,7 @@ export default defineConfig({
         E2E_PORT: String(E2E_FAKE_OPENAI_PORT),
         E2E_FAKE_OPENAI: '1',
         E2E_FAKE_META_OAUTH: '1',
+        E2E_FAKE_GHL: '1',
         ...(process.env.WEB_DIST_DIR ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {}),
       },
       url: `http://localhost:${E2E_FAKE_OPENAI_PORT}/api/health`,

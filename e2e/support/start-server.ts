@@ -38,4 +38,12 @@ if (process.env.E2E_FAKE_META_OAUTH === '1') {
   Object.assign(process.env, fake.env());
 }
 
+// E2E_FAKE_GHL=1: bare "GHL" conversation types talk to a loopback GoHighLevel fake with seeded pipelines and
+// contacts (GHL_API_URL, GHL_API_KEY, GHL_LOCATION_ID; contacts spec).
+if (process.env.E2E_FAKE_GHL === '1') {
+  const { startGhlFake } = await import('../../apps/server/src/test/fakes/ghl-fake.ts');
+  const fake = await startGhlFake();
+  Object.assign(process.env, fake.env());
+}
+
 await import('../../apps/server/src/main.ts');

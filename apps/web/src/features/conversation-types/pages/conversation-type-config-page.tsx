@@ -66,6 +66,15 @@ function ConfigHelp() {
         <List.Item>
           <Code>{'"crm": "GHL"'}</Code> (or the whole config <Code>"GHL"</Code>) — links the type to GoHighLevel and shows its Contacts.
         </List.Item>
+        <List.Item>
+          <Code>locationId</Code>, <Code>apiKey</Code> — the type's own GoHighLevel location and Private Integration token (else
+          GHL_LOCATION_ID and GHL_API_KEY of the server). The token is stored encrypted and shown masked; saving the masked
+          value keeps it.
+        </List.Item>
+        <List.Item>
+          <Code>stageOnOutcome</Code> — the GoHighLevel stage id a contact's opportunity moves to when its call ends:{' '}
+          <Code>ended</Code>, <Code>needsHuman</Code>, <Code>errored</Code>, <Code>unfinished</Code>, <Code>notReached</Code>.
+        </List.Item>
       </List>
     </Card>
   );
