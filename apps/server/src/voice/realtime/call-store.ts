@@ -36,12 +36,13 @@ export async function findCall(ctx: AppContext, uuid: unknown): Promise<CallCont
 
 /**
  * Twilio signs the WebSocket upgrade like a webhook: X-Twilio-Signature over the stream URL (TwiML's
- * `wss://host/api/voice/media-stream`, no parameters) with the account's Auth Token. Our stream URL is
- * PUBLIC_URL with ws(s) for http(s) plus the path as requested.
+ * `wss://host/api/voice/media-stream`, no parameters) with the account's Auth Token. That URL is built from
+ * PUBLIC_URL's host (voice/urls.ts mediaStreamUrl): wss on https, ws on http, then the path as requested.
  */
 export function verifyStreamSignature(ctx: AppContext, authToken: string, signature: string | undefined, requestUrl: string): boolean {
   if (!signature) return false;
-  const url = ctx.config.PUBLIC_URL.replace(/^http/, 'ws') + requestUrl;
+  const base = new URL(ctx.config.PUBLIC_URL);
+  const url = `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}${requestUrl}`;
   return twilio.validateRequest(authToken, signature, url, {});
 }
 

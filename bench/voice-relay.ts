@@ -1,0 +1,313 @@
+/**
+ * Voice relay latency: the time one audio frame takes through the realtime bridge (Twilio Media Stream ↔
+ * OpenAI Realtime, apps/server/src/voice/realtime), in both directions, with BENCH_CALLS (default 20)
+ * concurrent simulated calls — side by side with a minimal frame-forwarding relay (the floor: a WebSocket
+ * server that opens one upstream socket per connection and forwards every frame unchanged, no parsing).
+ * Also the relay process's CPU per call. Not part of `npm test`.
+ *
+ *   node --import tsx bench/voice-relay.ts
+ *
+ * Layout: this process plays Twilio (BENCH_CALLS media-stream clients, one 160-byte μ-law frame every 20 ms
+ * each, marks echoed at once as a fast-playing Twilio would) and OpenAI (a Realtime-speaking WebSocket
+ * server that sends each session a 100 ms audio delta every 100 ms). The relay under test runs in a child
+ * process (the real app with PGlite in memory, or the floor), so its CPU is measured alone and its event loop
+ * is not shared with the load generator. Each frame carries an 8-byte tag; latency = arrival − send on the
+ * same clock (this process), so it includes two loopback hops and this process's own scheduling — the same
+ * for both relays, which is why they are compared side by side.
+ *
+ * BENCH_SECONDS (default 20) measured after 2 s of warm-up.
+ */
+import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { eq } from 'drizzle-orm';
+import twilio from 'twilio';
+import { WebSocket, WebSocketServer } from 'ws';
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 20);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const WARMUP_MS = 2000;
+const PATH = '/api/voice/media-stream';
+const PUBLIC_URL = 'http://localhost:3000';
+const ACCOUNT_SID = `AC${'b'.repeat(32)}`;
+const AUTH_TOKEN = 'bench-auth-token';
+const API_KEY = 'sk-bench-realtime';
+
+type RelayMode = 'floor' | 'bridge';
+interface ReadyMessage {
+  type: 'ready';
+  port: number;
+  calls: { uuid: string; callSid: string }[];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Child: the relay under test.
+
+async function runFloor(upstreamUrl: string): Promise<ReadyMessage> {
+  const server = createServer();
+  const wss = new WebSocketServer({ server, path: PATH, perMessageDeflate: false });
+  wss.on('connection', (down) => {
+    const up = new WebSocket(upstreamUrl, { headers: { Authorization: `Bearer ${API_KEY}` }, perMessageDeflate: false });
+    const queued: Buffer[] = [];
+    up.on('open', () => {
+      for (const frame of queued.splice(0)) up.send(frame, { binary: false });
+    });
+    down.on('message', (data) => {
+      if (up.readyState === WebSocket.OPEN) up.send(data as Buffer, { binary: false });
+      else queued.push(data as Buffer);
+    });
+    up.on('message', (data) => {
+      if (down.readyState === WebSocket.OPEN) down.send(data as Buffer, { binary: false });
+    });
+    down.on('close', () => up.close());
+    up.on('close', () => down.close());
+    up.on('error', () => down.close());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    type: 'ready',
+    port: (server.address() as AddressInfo).port,
+    calls: Array.from({ length: CALLS }, (_, i) => ({ uuid: `floor-${i}`, callSid: `CA${String(i).padStart(32, '0')}` })),
+  };
+}
+
+async function runBridge(upstreamUrl: string): Promise<ReadyMessage> {
+  const { buildApp } = await import('../apps/server/src/app.ts');
+  const { loadConfig } = await import('../apps/server/src/config/env.ts');
+  const { openDatabase } = await import('../apps/server/src/db/client.ts');
+  const { conversations } = await import('../apps/server/src/db/schema/index.ts');
+  const { buildChannelAccount } = await import('../apps/server/src/test/channel-factories.ts');
+  const { buildConversation, buildConversationType, buildProspect } = await import('../apps/server/src/test/conversation-factories.ts');
+  const database = openDatabase({ pgliteDir: 'memory://' });
+  await database.migrate();
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    APP_SECRET: 'bench-secret-bench-secret-bench',
+    LOG_LEVEL: 'silent',
+    PUBLIC_URL,
+    DATA_DIR: `/tmp/sales-agent-bench-${process.pid}`,
+    OPENAI_API_KEY: API_KEY,
+    OPENAI_REALTIME_URL: upstreamUrl,
+    TWILIO_API_URL: 'http://127.0.0.1:9',
+  });
+  const { app, ctx } = await buildApp({ config, database });
+  const type = await buildConversationType(ctx, { phases: 2 });
+  const account = await buildChannelAccount(ctx, { type: 'TWILIO', pageId: '+15550001111', token: AUTH_TOKEN, config: { accountSid: ACCOUNT_SID }, conversationTypeId: type.id });
+  const calls: ReadyMessage['calls'] = [];
+  for (let i = 0; i < CALLS; i += 1) {
+    const prospect = await buildProspect(ctx, account.id);
+    const conversation = await buildConversation(ctx, { conversationTypeId: type.id, prospectId: prospect.id });
+    const callSid = `CA${String(i).padStart(32, '0')}`;
+    await ctx.db.update(conversations).set({ callSid, useRealtimeApi: true }).where(eq(conversations.id, conversation.id));
+    calls.push({ uuid: conversation.uuid, callSid });
+  }
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { type: 'ready', port: (app.server.address() as AddressInfo).port, calls };
+}
+
+async function child(mode: RelayMode, upstreamUrl: string) {
+  const ready = mode === 'floor' ? await runFloor(upstreamUrl) : await runBridge(upstreamUrl);
+  process.on('message', (message: { type: string }) => {
+    if (message.type === 'cpu') process.send!({ type: 'cpu', usage: process.cpuUsage(), at: performance.now() });
+    if (message.type === 'exit') process.exit(0);
+  });
+  process.send!(ready);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parent: Twilio clients, the OpenAI side, the clock.
+
+const SILENCE = 0xff;
+let tagSequence = 0;
+/** A μ-law frame whose first 8 bytes are a unique tag (the rest silence), and that tag as a map key. */
+function taggedAudio(bytes: number): { audio: Buffer; key: string } {
+  const audio = Buffer.alloc(bytes, SILENCE);
+  tagSequence += 1;
+  audio.writeUInt32BE(0xa5a5a5a5, 0);
+  audio.writeUInt32BE(tagSequence, 4);
+  return { audio, key: audio.subarray(0, 8).toString('hex') };
+}
+const keyOf = (b64: string) => Buffer.from(b64.slice(0, 12), 'base64').subarray(0, 8).toString('hex');
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+interface Result {
+  mode: RelayMode;
+  up: number[];
+  down: number[];
+  cpuPerCallPercent: number;
+  lostUp: number;
+  lostDown: number;
+}
+
+async function measure(mode: RelayMode): Promise<Result> {
+  const sentUp = new Map<string, number>();
+  const sentDown = new Map<string, number>();
+  const up: number[] = [];
+  const down: number[] = [];
+  let measuring = false;
+
+  // The OpenAI side.
+  const sessions: WebSocket[] = [];
+  let configured = 0;
+  const openaiServer = createServer();
+  const openai = new WebSocketServer({ server: openaiServer, perMessageDeflate: false });
+  openai.on('connection', (socket, req) => {
+    if (req.headers.authorization !== `Bearer ${API_KEY}`) return socket.close(1008);
+    sessions.push(socket);
+    socket.send(JSON.stringify({ type: 'session.created', session: { type: 'realtime' } }));
+    socket.on('message', (data) => {
+      const at = performance.now();
+      const event = JSON.parse(data.toString()) as { type?: string; event?: string; audio?: string; media?: { payload: string } };
+      const payload = event.type === 'input_audio_buffer.append' ? event.audio : event.event === 'media' ? event.media?.payload : undefined;
+      if (payload) {
+        const key = keyOf(payload);
+        const sent = sentUp.get(key);
+        if (sent !== undefined) {
+          sentUp.delete(key);
+          if (measuring) up.push(at - sent);
+        }
+      } else if (event.type === 'session.update') configured += 1;
+    });
+  });
+  await new Promise<void>((resolve) => openaiServer.listen(0, '127.0.0.1', resolve));
+  const upstreamUrl = `ws://127.0.0.1:${(openaiServer.address() as AddressInfo).port}/v1/realtime`;
+
+  // The relay.
+  const relay = fork(fileURLToPath(import.meta.url), ['--relay', mode, upstreamUrl], { execArgv: ['--import', 'tsx'] });
+  const ready = await new Promise<ReadyMessage>((resolve) => relay.once('message', (m) => resolve(m as ReadyMessage)));
+  const cpu = () =>
+    new Promise<{ usage: NodeJS.CpuUsage; at: number }>((resolve) => {
+      relay.once('message', (m) => resolve(m as { usage: NodeJS.CpuUsage; at: number }));
+      relay.send({ type: 'cpu' });
+    });
+
+  // The Twilio side.
+  const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `ws://localhost:3000${PATH}`, {});
+  const clients = await Promise.all(
+    ready.calls.map(async (call, i) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${ready.port}${PATH}`, { headers: { 'X-Twilio-Signature': signature }, perMessageDeflate: false });
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve());
+        socket.once('error', reject);
+      });
+      const streamSid = `MZ${String(i).padStart(32, '0')}`;
+      socket.on('message', (data) => {
+        const at = performance.now();
+        const message = JSON.parse(data.toString()) as { event?: string; type?: string; media?: { payload: string }; mark?: { name: string }; delta?: string };
+        const payload = message.event === 'media' ? message.media?.payload : message.type === 'response.output_audio.delta' ? message.delta : undefined;
+        if (payload) {
+          const key = keyOf(payload);
+          const sent = sentDown.get(key);
+          if (sent !== undefined) {
+            sentDown.delete(key);
+            if (measuring) down.push(at - sent);
+          }
+        } else if (message.event === 'mark') {
+          socket.send(JSON.stringify({ event: 'mark', streamSid, mark: message.mark }));
+        }
+      });
+      socket.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+      socket.send(
+        JSON.stringify({
+          event: 'start',
+          streamSid,
+          start: {
+            streamSid,
+            accountSid: ACCOUNT_SID,
+            callSid: call.callSid,
+            tracks: ['inbound'],
+            customParameters: { conversationUuid: call.uuid },
+            mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+          },
+        }),
+      );
+      return { socket, streamSid };
+    }),
+  );
+  // Sessions are open (and, for the bridge, configured) before any timing starts.
+  const deadline = Date.now() + 30_000;
+  while (sessions.length < CALLS || (mode === 'bridge' && configured < CALLS)) {
+    if (Date.now() > deadline) throw new Error(`only ${sessions.length} realtime sessions opened`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  // Load: 20 ms caller frames per call, 100 ms agent deltas per session, starts spread over the period.
+  const timers: NodeJS.Timeout[] = [];
+  let chunk = 0;
+  clients.forEach(({ socket, streamSid }, i) => {
+    setTimeout(() => {
+      timers.push(
+        setInterval(() => {
+          const { audio, key } = taggedAudio(160);
+          chunk += 1;
+          const frame = JSON.stringify({ event: 'media', sequenceNumber: String(chunk), streamSid, media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: audio.toString('base64') } });
+          sentUp.set(key, performance.now());
+          socket.send(frame);
+        }, 20),
+      );
+    }, (i * 20) / CALLS);
+  });
+  sessions.forEach((socket, i) => {
+    setTimeout(() => {
+      timers.push(
+        setInterval(() => {
+          const { audio, key } = taggedAudio(800);
+          const event = JSON.stringify({ type: 'response.output_audio.delta', response_id: 'resp_1', item_id: `item_${i}`, output_index: 0, content_index: 0, delta: audio.toString('base64') });
+          sentDown.set(key, performance.now());
+          socket.send(event);
+        }, 100),
+      );
+    }, (i * 100) / CALLS);
+  });
+
+  await new Promise((resolve) => setTimeout(resolve, WARMUP_MS));
+  sentUp.clear();
+  sentDown.clear();
+  measuring = true;
+  const before = await cpu();
+  await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+  const after = await cpu();
+  measuring = false;
+  for (const timer of timers) clearInterval(timer);
+  const lostUp = [...sentUp.values()].filter((at) => performance.now() - at > 1000).length;
+  const lostDown = [...sentDown.values()].filter((at) => performance.now() - at > 1000).length;
+
+  const cpuMs = (after.usage.user - before.usage.user + after.usage.system - before.usage.system) / 1000;
+  const wallMs = after.at - before.at;
+  for (const { socket } of clients) socket.close();
+  relay.send({ type: 'exit' });
+  await new Promise((resolve) => relay.once('exit', resolve));
+  openai.close();
+  openaiServer.closeAllConnections();
+  await new Promise<void>((resolve) => openaiServer.close(() => resolve()));
+  return { mode, up: up.sort((a, b) => a - b), down: down.sort((a, b) => a - b), cpuPerCallPercent: (cpuMs / wallMs / CALLS) * 100, lostUp, lostDown };
+}
+
+async function parent() {
+  console.log(`voice relay: ${CALLS} concurrent calls, ${SECONDS} s measured, ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const results: Result[] = [];
+  for (const mode of ['floor', 'bridge'] as const) results.push(await measure(mode));
+  const fmt = (ms: number) => (ms === undefined ? '-' : ms.toFixed(3));
+  console.log('\n| relay | direction | frames | p50 ms | p99 ms | max ms | relay CPU per call |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    for (const [direction, samples] of [['caller → OpenAI', r.up], ['OpenAI → caller', r.down]] as const) {
+      console.log(
+        `| ${r.mode} | ${direction} | ${samples.length} | ${fmt(percentile(samples, 50))} | ${fmt(percentile(samples, 99))} | ${fmt(samples.at(-1)!)} | ${r.cpuPerCallPercent.toFixed(2)} % of a core |`,
+      );
+    }
+    if (r.lostUp || r.lostDown) console.log(`(${r.mode}: ${r.lostUp} caller and ${r.lostDown} agent frames never arrived)`);
+  }
+  const [floor, bridge] = results;
+  const ratio = (a: number[], b: number[]) => (percentile(b, 99) / percentile(a, 99)).toFixed(2);
+  console.log(`\nbridge p99 / floor p99: caller → OpenAI ${ratio(floor.up, bridge.up)}×, OpenAI → caller ${ratio(floor.down, bridge.down)}×`);
+  console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+}
+
+const relayIndex = process.argv.indexOf('--relay');
+if (relayIndex >= 0) await child(process.argv[relayIndex + 1] as RelayMode, process.argv[relayIndex + 2]);
+else await parent();
