@@ -1,0 +1,369 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversations, unansweredConversations } from '../db/schema/index.ts';
+import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { PUBLIC_URL } from '../test/channel-factories.ts';
+import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
+import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
+import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
+import { GOODBYE, GOODBYE_SILENT, STILL_THERE } from './classic.ts';
+import {
+  ACCOUNT_SID,
+  AUTH_TOKEN,
+  AZURE_KEY,
+  buildCallSetup,
+  CALLEE,
+  callRow,
+  freshStorageDir,
+  localPath,
+  messagesOfCall,
+  OUR_NUMBER,
+  outboxOfCall,
+  postSigned,
+  spokenParts,
+} from './voice-test-kit.ts';
+
+/**
+ * The Twilio voice callbacks (docs/voice.md) on PGlite/PostgreSQL against the loopback Twilio REST and Azure
+ * TTS fakes; callbacks are signed as Twilio signs them. The agent is the offline demo agent (no LLM key), which
+ * moves one phase per prospect message and answers from the phase prompt.
+ */
+describe('voice callbacks', () => {
+  let t: TestApp;
+  let twilioFake: TwilioFake;
+  let azure: AzureTtsFake;
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    twilioFake = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
+    azure = await startAzureTtsFake({ key: AZURE_KEY });
+    t = await buildTestApp({
+      TWILIO_API_URL: twilioFake.url,
+      AZURE_TTS_KEY: AZURE_KEY,
+      AZURE_TTS_URL: azure.endpoint,
+      PUBLIC_URL,
+      STORAGE_DIR: freshStorageDir(),
+    });
+    admin = await buildAdmin(t.ctx);
+  });
+  afterAll(async () => {
+    await t.close();
+    await twilioFake.close();
+    await azure.close();
+  });
+
+  /** Places a call through the API and answers its uuid and CallSid. */
+  async function placeCall(typeId: number, useRealtimeApi: boolean, contactId?: string) {
+    const res = await t.request({ method: 'POST', url: `/api/admin/call/${CALLEE}`, payload: { conversationTypeId: typeId, useRealtimeApi, contactId }, as: admin.cookie });
+    expect(res.statusCode).toBe(200);
+    const uuid = res.json<{ uuid: string }>().uuid;
+    const row = await callRow(t.ctx, uuid);
+    return { uuid, sid: row.callSid!, id: row.id };
+  }
+  const callForm = (sid: string, extra: Record<string, string> = {}) => ({
+    AccountSid: ACCOUNT_SID,
+    CallSid: sid,
+    From: OUR_NUMBER,
+    To: CALLEE,
+    Direction: 'outbound-api',
+    ApiVersion: '2010-04-01',
+    ...extra,
+  });
+
+  it('answers a realtime call with the Stream TwiML of the media-stream bridge, the conversation in a <Parameter>', async () => {
+    const { type } = await buildCallSetup(t.ctx);
+    const { uuid, sid } = await placeCall(type.id, true);
+    const res = await postSigned(t, `/api/voice/calls/${uuid}/twiml`, callForm(sid, { CallStatus: 'in-progress' }));
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/xml');
+    expect(res.body).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="ws://localhost:3000/api/voice/media-stream">' +
+        `<Parameter name="conversationUuid" value="${uuid}"/></Stream></Connect></Response>`,
+    );
+    expect((await callRow(t.ctx, uuid)).callStatus).toBe('in-progress');
+  });
+
+  it('refuses every callback with a missing or wrong signature, or for an unknown call, with 403 and changes nothing', async () => {
+    const { type } = await buildCallSetup(t.ctx);
+    const { uuid, sid } = await placeCall(type.id, false);
+    const paths = ['twiml', 'status', 'recording', 'amd', 'gather?silences=0'].map((p) => `/api/voice/calls/${uuid}/${p}`);
+    const form = callForm(sid, { CallStatus: 'completed', CallDuration: '30', AnsweredBy: 'machine_end_beep', SpeechResult: 'hello', RecordingStatus: 'completed', RecordingUrl: 'https://api.twilio.com/x', RecordingDuration: '3' });
+    for (const path of paths) {
+      expect((await postSigned(t, path, form, { signature: null })).statusCode, path).toBe(403);
+      expect((await postSigned(t, path, form, { token: 'not-the-token' })).statusCode, path).toBe(403);
+      // Signed over another URL (the signature covers the query too).
+      const other = await postSigned(t, path, form, { signature: (await import('twilio')).default.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC_URL}${path}x`, form) });
+      expect(other.statusCode, path).toBe(403);
+    }
+    const unknown = await postSigned(t, '/api/voice/calls/00000000-0000-4000-8000-000000000000/status', form);
+    expect(unknown.statusCode).toBe(403);
+    expect((await postSigned(t, '/api/voice/calls/nope/status', form)).statusCode).toBe(403);
+    const row = await callRow(t.ctx, uuid);
+    expect(row).toMatchObject({ callStatus: 'queued', callDuration: null, answeredBy: null, recordingUrl: null, messagesCount: 0, callCostUsd: 0 });
+    expect(await t.ctx.jobs.drain()).toBe(0);
+  });
+
+  it('classic pipeline: the opening line and each agent reply are Azure audio played from our signed URL inside a speech <Gather>', async () => {
+    const { type } = await buildCallSetup(t.ctx, { phases: 3, initialMessage: 'Hi, this is Sam from Widgets & Co. Do you have a minute?', config: { voice: { name: 'en-GB-SoniaNeural' } } });
+    const { uuid, sid, id } = await placeCall(type.id, false);
+
+    const answer = await postSigned(t, `/api/voice/calls/${uuid}/twiml`, callForm(sid, { CallStatus: 'in-progress' }));
+    expect(answer.statusCode).toBe(200);
+    const action = `${PUBLIC_URL}/api/voice/calls/${uuid}/gather?silences=0`;
+    expect(answer.body).toContain(`<Gather input="speech" speechTimeout="auto" action="${action.replace('&', '&amp;')}" method="POST" actionOnEmptyResult="true" language="en-GB">`);
+    const opening = spokenParts(answer.body);
+    expect(opening.says).toEqual([]);
+    expect(opening.plays).toHaveLength(1);
+    expect(opening.plays[0]).toMatch(new RegExp(`^${PUBLIC_URL}/api/voice/speech/[\\w-]+/[0-9a-f-]{36}\\.mp3$`));
+    const audio = await t.request({ method: 'GET', url: localPath(opening.plays[0]) });
+    expect(audio.statusCode).toBe(200);
+    expect(audio.headers['content-type']).toBe('audio/mpeg');
+    expect(audio.rawPayload.equals(azure.audioFor('Hi, this is Sam from Widgets & Co. Do you have a minute?'))).toBe(true);
+    const tts = azure.requests.at(-1)!;
+    expect(tts).toMatchObject({ key: AZURE_KEY, contentType: 'application/ssml+xml', outputFormat: 'audio-16khz-32kbitrate-mono-mp3', voice: 'en-GB-SoniaNeural', language: 'en-GB' });
+    expect(tts.ssml).toContain('Widgets &amp; Co.');
+
+    // The caller speaks: the same agent turn as a chat, answered on the line.
+    const turn = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, callForm(sid, { CallStatus: 'in-progress', SpeechResult: 'Yes, I need twenty widgets.', Confidence: '0.92' }));
+    expect(turn.statusCode).toBe(200);
+    expect(turn.body).toContain('<Gather input="speech"');
+    const stored = await messagesOfCall(t.ctx, id);
+    expect(stored.map((m) => m.role)).toEqual(['AGENT', 'PROSPECT', 'AGENT']);
+    expect(stored[1].message).toBe('Yes, I need twenty widgets.');
+    const reply = stored[2].message.replace('[Demo agent (offline)] ', '');
+    const replyAudio = await t.request({ method: 'GET', url: localPath(spokenParts(turn.body).plays[0]) });
+    expect(replyAudio.rawPayload.equals(azure.audioFor(reply))).toBe(true);
+    expect(azure.requests.at(-1)!.text).toBe(reply);
+
+    // Spoken, so neither queued as an SMS to the callee nor followed up later.
+    expect(await outboxOfCall(t.ctx, id)).toEqual([]);
+    expect(await t.ctx.db.select().from(unansweredConversations).where(eq(unansweredConversations.conversationId, id))).toEqual([]);
+    const row = await callRow(t.ctx, uuid);
+    expect(row.phase).toBe(1);
+    const characters = 'Hi, this is Sam from Widgets & Co. Do you have a minute?'.length + reply.length;
+    expect(row.ttsCharacters).toBe(characters);
+    // TTS at 15 per million characters plus one 15-second unit of speech recognition (0.02), priced from prices.json.
+    expect(row.callCostUsd).toBeCloseTo((characters * 15) / 1_000_000 + 0.02, 10);
+    expect(row.costUsd).toBeCloseTo(row.callCostUsd, 10);
+  });
+
+  it('serves speech audio only under a valid signature', async () => {
+    const { type } = await buildCallSetup(t.ctx, { initialMessage: 'Hello there' });
+    const { uuid, sid } = await placeCall(type.id, false);
+    const url = localPath(spokenParts((await postSigned(t, `/api/voice/calls/${uuid}/twiml`, callForm(sid))).body).plays[0]);
+    const [, , , , signature, key] = url.split('/');
+    expect((await t.request({ method: 'GET', url: `/api/voice/speech/${signature.slice(1)}x/${key}` })).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: `/api/voice/speech/${signature}/${key.replace(/^./, (c) => (c === 'a' ? 'b' : 'a'))}` })).statusCode).toBe(404);
+    const partial = await t.request({ method: 'GET', url, headers: { range: 'bytes=0-2' } });
+    expect(partial.statusCode).toBe(206);
+    expect(partial.body).toBe('ID3');
+  });
+
+  it('ends the call politely after two silent turns', async () => {
+    const { type } = await buildCallSetup(t.ctx, { initialMessage: null });
+    const { uuid, sid, id } = await placeCall(type.id, false);
+    const first = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, callForm(sid));
+    expect(first.body).toContain(`action="${PUBLIC_URL}/api/voice/calls/${uuid}/gather?silences=1"`);
+    expect(azure.requests.at(-1)!.text).toBe(STILL_THERE);
+    const second = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=1`, callForm(sid, { SpeechResult: '' }));
+    expect(second.body).not.toContain('<Gather');
+    expect(second.body).toMatch(/<Play>[^<]+<\/Play><Hangup\/><\/Response>$/);
+    expect(azure.requests.at(-1)!.text).toBe(GOODBYE_SILENT);
+    expect(await messagesOfCall(t.ctx, id)).toEqual([]);
+  });
+
+  it('hangs up with a goodbye once the turn ends the playbook', async () => {
+    const { type } = await buildCallSetup(t.ctx, { phases: 1, initialMessage: null });
+    const { uuid, sid } = await placeCall(type.id, false);
+    await postSigned(t, `/api/voice/calls/${uuid}/twiml`, callForm(sid, { CallStatus: 'in-progress' }));
+    const res = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, callForm(sid, { SpeechResult: 'Sounds good, send it over.' }));
+    expect(res.body).not.toContain('<Gather');
+    expect(res.body).toContain('<Hangup/>');
+    expect(azure.requests.at(-1)!.text).toBe(GOODBYE);
+    expect((await callRow(t.ctx, uuid)).phase).toBe(1);
+  });
+
+  it('keeps the call status moving forward only, and books the minutes of the first final callback once', async () => {
+    const { type } = await buildCallSetup(t.ctx);
+    const { uuid, sid } = await placeCall(type.id, true);
+    const status = (CallStatus: string, extra: Record<string, string> = {}) =>
+      postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus, ...extra }));
+    for (const s of ['initiated', 'ringing', 'in-progress']) {
+      expect((await status(s)).statusCode).toBe(200);
+      expect((await callRow(t.ctx, uuid)).callStatus).toBe(s);
+    }
+    await status('ringing');
+    expect((await callRow(t.ctx, uuid)).callStatus).toBe('in-progress');
+    await status('completed', { CallDuration: '65' });
+    await status('completed', { CallDuration: '65' });
+    const row = await callRow(t.ctx, uuid);
+    expect(row).toMatchObject({ callStatus: 'completed', callDuration: 65 });
+    expect(row.callCostUsd).toBeCloseTo(2 * 0.014, 10);
+
+    const info = await t.request({ method: 'GET', url: `/api/conversation/${uuid}/call`, as: admin.cookie });
+    expect(info.json().call).toMatchObject({ status: 'completed', duration: 65 });
+  });
+
+  it('keeps busy, no-answer and failed, and reports an unreached CRM contact', async () => {
+    const { type } = await buildCallSetup(t.ctx);
+    for (const final of ['busy', 'no-answer', 'failed']) {
+      const { uuid, sid, id } = await placeCall(type.id, true, `ct-${final}`);
+      await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: 'ringing' }));
+      await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: final, CallDuration: '0' }));
+      expect((await callRow(t.ctx, uuid)).callStatus).toBe(final);
+      const jobs = await t.ctx.db.execute((await import('drizzle-orm')).sql`select payload from jobs where name = 'crm.write-back' and payload->>'conversationId' = ${String(id)}`);
+      expect((jobs as unknown as { rows: { payload: { outcome: string } }[] }).rows.map((r) => r.payload.outcome)).toEqual(['notReached']);
+    }
+  });
+
+  it('voicemail: a machine gets the configured message (stored as the agent’s) and the call hangs up; the status stays voicemail', async () => {
+    const { type } = await buildCallSetup(t.ctx, { initialMessage: 'Hi!', config: { voicemailMessage: 'Sorry we missed you. Please call us back at 555-0100.' } });
+    const { uuid, sid, id } = await placeCall(type.id, false);
+    await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: 'in-progress' }));
+    const amd = await postSigned(t, `/api/voice/calls/${uuid}/amd`, callForm(sid, { AnsweredBy: 'machine_end_beep', MachineDetectionDuration: '4200' }));
+    expect(amd.statusCode).toBe(200);
+    const placed = twilioFake.calls.find((c) => c.sid === sid)!;
+    expect(placed.updates).toHaveLength(1);
+    const twiml = placed.updates[0].Twiml;
+    expect(twiml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?><Response><Play>[^<]+<\/Play><Hangup\/><\/Response>$/);
+    const played = await t.request({ method: 'GET', url: localPath(spokenParts(twiml).plays[0]) });
+    expect(played.rawPayload.equals(azure.audioFor('Sorry we missed you. Please call us back at 555-0100.'))).toBe(true);
+
+    expect(await messagesOfCall(t.ctx, id)).toEqual([{ role: 'AGENT', message: 'Sorry we missed you. Please call us back at 555-0100.' }]);
+    await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: 'completed', CallDuration: '20' }));
+    expect(await callRow(t.ctx, uuid)).toMatchObject({ callStatus: 'voicemail', answeredBy: 'machine_end_beep', callDuration: 20 });
+  });
+
+  it('voicemail without a configured message just hangs up; a person answering changes nothing', async () => {
+    const { type } = await buildCallSetup(t.ctx);
+    const machine = await placeCall(type.id, true);
+    await postSigned(t, `/api/voice/calls/${machine.uuid}/amd`, callForm(machine.sid, { AnsweredBy: 'machine_start' }));
+    expect(twilioFake.calls.find((c) => c.sid === machine.sid)!.updates[0].Twiml).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>');
+    expect(await callRow(t.ctx, machine.uuid)).toMatchObject({ callStatus: 'voicemail', answeredBy: 'machine_start', messagesCount: 0 });
+
+    const person = await placeCall(type.id, true);
+    await postSigned(t, `/api/voice/calls/${person.uuid}/status`, callForm(person.sid, { CallStatus: 'in-progress' }));
+    await postSigned(t, `/api/voice/calls/${person.uuid}/amd`, callForm(person.sid, { AnsweredBy: 'human' }));
+    expect(twilioFake.calls.find((c) => c.sid === person.sid)!.updates).toEqual([]);
+    expect(await callRow(t.ctx, person.uuid)).toMatchObject({ callStatus: 'in-progress', answeredBy: 'human' });
+  });
+
+  it('recording: downloaded from Twilio with Basic auth into our storage, then streamed from our URL with Range to those who may see the conversation', async () => {
+    const { type } = await buildCallSetup(t.ctx);
+    const { uuid, sid } = await placeCall(type.id, true);
+    const bytes = Buffer.concat([Buffer.from('ID3'), Buffer.alloc(5000, 7)]);
+    const recording = twilioFake.addRecording(ACCOUNT_SID, bytes);
+    const res = await postSigned(t, `/api/voice/calls/${uuid}/recording`, {
+      AccountSid: ACCOUNT_SID,
+      CallSid: sid,
+      RecordingSid: recording.sid,
+      RecordingUrl: recording.url,
+      RecordingStatus: 'completed',
+      RecordingDuration: '125',
+      RecordingChannels: '1',
+      RecordingSource: 'OutboundAPI',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(await t.ctx.jobs.drain()).toBeGreaterThanOrEqual(1);
+    const download = twilioFake.requests.find((r) => r.path.endsWith(`${recording.sid}.mp3`))!;
+    expect(download).toMatchObject({ method: 'GET', authorized: true });
+
+    const row = await callRow(t.ctx, uuid);
+    expect(row).toMatchObject({ recordingUrl: `/api/conversation/${uuid}/recording`, recordingDuration: 125 });
+    // Three started minutes of recording kept a month at 0.0005 per minute.
+    expect(row.callCostUsd).toBeCloseTo(3 * 0.0005, 10);
+
+    const whole = await t.request({ method: 'GET', url: row.recordingUrl!, as: admin.cookie });
+    expect(whole.statusCode).toBe(200);
+    expect(whole.headers['content-type']).toBe('audio/mpeg');
+    expect(whole.headers['accept-ranges']).toBe('bytes');
+    expect(whole.rawPayload.equals(bytes)).toBe(true);
+    const part = await t.request({ method: 'GET', url: row.recordingUrl!, as: admin.cookie, headers: { range: 'bytes=3-9' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes 3-9/${bytes.length}`);
+    expect(part.rawPayload.equals(bytes.subarray(3, 10))).toBe(true);
+    expect((await t.request({ method: 'GET', url: row.recordingUrl!, as: admin.cookie, headers: { range: 'bytes=99999-' } })).statusCode).toBe(416);
+
+    const stranger: TestUser = await buildUser(t.ctx);
+    expect((await t.request({ method: 'GET', url: row.recordingUrl!, as: stranger.cookie })).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: row.recordingUrl! })).statusCode).toBe(404);
+
+    // Redelivered: nothing is fetched or booked again.
+    await postSigned(t, `/api/voice/calls/${uuid}/recording`, { CallSid: sid, RecordingSid: recording.sid, RecordingUrl: recording.url, RecordingStatus: 'completed', RecordingDuration: '125' });
+    await t.ctx.jobs.drain();
+    expect(twilioFake.requests.filter((r) => r.path.endsWith(`${recording.sid}.mp3`))).toHaveLength(1);
+    expect((await callRow(t.ctx, uuid)).callCostUsd).toBeCloseTo(3 * 0.0005, 10);
+  });
+
+  it('does not send the account’s credentials for a recording of another account', async () => {
+    const { type } = await buildCallSetup(t.ctx);
+    const { uuid, sid } = await placeCall(type.id, true);
+    const foreign = twilioFake.addRecording(`AC${'2'.repeat(32)}`, Buffer.from('ID3 other'));
+    await postSigned(t, `/api/voice/calls/${uuid}/recording`, { CallSid: sid, RecordingUrl: foreign.url, RecordingStatus: 'completed', RecordingDuration: '5' });
+    await t.ctx.jobs.drain();
+    expect(twilioFake.requests.filter((r) => r.path.includes(foreign.sid))).toEqual([]);
+    expect((await callRow(t.ctx, uuid)).recordingUrl).toBeNull();
+    expect((await t.request({ method: 'GET', url: `/api/conversation/${uuid}/recording`, as: admin.cookie })).statusCode).toBe(404);
+  });
+
+  it('inbound: a call to our number is answered by the realtime agent of the account’s type; a retried webhook finds the same conversation', async () => {
+    const { type, account } = await buildCallSetup(t.ctx, { pageId: '+15550003333' });
+    await t.ctx.db.execute((await import('drizzle-orm')).sql`update messaging_accounts set conversation_type_id = ${type.id} where id = ${account.id}`);
+    const form = { AccountSid: ACCOUNT_SID, CallSid: `CA${'9'.repeat(32)}`, From: '+14155559999', To: '+15550003333', CallStatus: 'ringing', Direction: 'inbound' };
+    expect((await postSigned(t, '/api/twilio/voice', form, { signature: null })).statusCode).toBe(403);
+    expect((await postSigned(t, '/api/twilio/voice', form, { token: 'wrong' })).statusCode).toBe(403);
+    expect((await postSigned(t, '/api/twilio/voice', { ...form, To: '+15550009999' })).statusCode).toBe(403);
+
+    const res = await postSigned(t, '/api/twilio/voice', form);
+    expect(res.statusCode).toBe(200);
+    const uuid = /value="([0-9a-f-]{36})"/.exec(res.body)![1];
+    expect(res.body).toContain('<Connect><Stream url="ws://localhost:3000/api/voice/media-stream"><Parameter name="conversationUuid"');
+    const again = await postSigned(t, '/api/twilio/voice', form);
+    expect(again.body).toBe(res.body);
+    const row = await callRow(t.ctx, uuid);
+    expect(row).toMatchObject({ callDirection: 'inbound', callSid: form.CallSid, callStatus: 'ringing', useRealtimeApi: true, conversationTypeId: type.id, messagingAccountId: account.id });
+    const rows = await t.ctx.db.select().from(conversations).where(eq(conversations.callSid, form.CallSid));
+    expect(rows).toHaveLength(1);
+
+    await postSigned(t, '/api/twilio/voice/status', { ...form, CallStatus: 'completed', CallDuration: '42' });
+    expect(await callRow(t.ctx, uuid)).toMatchObject({ callStatus: 'completed', callDuration: 42 });
+    expect((await postSigned(t, '/api/twilio/voice/status', { ...form, CallStatus: 'completed' }, { token: 'wrong' })).statusCode).toBe(403);
+  });
+
+  it('inbound to a number without a conversation type: a short apology and hang up', async () => {
+    await buildCallSetup(t.ctx, { pageId: '+15550004444' });
+    const res = await postSigned(t, '/api/twilio/voice', { AccountSid: ACCOUNT_SID, CallSid: `CA${'8'.repeat(32)}`, From: '+14155558888', To: '+15550004444', CallStatus: 'ringing' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Say>Sorry, this number is not taking calls right now. Goodbye.</Say><Hangup/></Response>');
+  });
+});
+
+describe('voice callbacks without Azure', () => {
+  let t: TestApp;
+  let twilioFake: TwilioFake;
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    twilioFake = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
+    t = await buildTestApp({ TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() });
+    admin = await buildAdmin(t.ctx);
+  });
+  afterAll(async () => {
+    await t.close();
+    await twilioFake.close();
+  });
+
+  it('speaks with Twilio’s <Say> in the voice’s language', async () => {
+    const { type } = await buildCallSetup(t.ctx, { initialMessage: 'Hallo, hier ist Sam.', config: { voice: { name: 'de-DE-KatjaNeural' } } });
+    const res = await t.request({ method: 'POST', url: `/api/admin/call/${CALLEE}`, payload: { conversationTypeId: type.id, useRealtimeApi: false }, as: admin.cookie });
+    const uuid = res.json<{ uuid: string }>().uuid;
+    const row = await callRow(t.ctx, uuid);
+    const answer = await postSigned(t, `/api/voice/calls/${uuid}/twiml`, { CallSid: row.callSid!, CallStatus: 'in-progress' });
+    expect(answer.body).toContain('language="de-DE"><Say language="de-DE">Hallo, hier ist Sam.</Say></Gather>');
+    const turn = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, { CallSid: row.callSid!, SpeechResult: 'Ja bitte' });
+    const { says } = spokenParts(turn.body);
+    expect(says).toHaveLength(1);
+    expect(says[0]).not.toContain('[Demo agent');
+    expect((await callRow(t.ctx, uuid)).ttsCharacters).toBe(0);
+  });
+});
