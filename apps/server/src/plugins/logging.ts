@@ -84,6 +84,8 @@ interface LoggedRequest {
 }
 
 function serializeRequest(request: LoggedRequest) {
+  // Something else logged under `req` (not a request): left to the redaction paths.
+  if (typeof request?.url !== 'string') return request;
   return {
     method: request.method,
     url: redactUrl(request.url),
