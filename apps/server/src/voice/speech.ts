@@ -16,17 +16,14 @@ export type Utterance = { play: string } | { say: string; language: string };
 /** An Azure voice name: language-REGION-Name, e.g. en-US-JennyNeural, en-US-AvaMultilingualNeural. */
 const AZURE_VOICE = /^([a-z]{2,3}-[A-Z]{2,4})(?:-[A-Za-z]+)?-[A-Za-z0-9]+$/;
 
-/** The playbook's voice settings (config `voice`, docs/voice.md) and its voicemail message. */
+/** The classic pipeline's voice (config `voice.azureVoice` or an Azure-shaped `voice.name`, docs/voice.md) and `voice.voicemailMessage`. */
 export function voiceSettingsOf(typeConfig: string | null | undefined): { tts: TtsVoice; voicemailMessage: string | null } {
-  const config = readConversationTypeConfig(typeConfig) as Record<string, unknown> & {
-    voice?: { name?: string; language?: string; azureVoice?: unknown };
-  };
-  const voice = config.voice ?? {};
+  const voice = (readConversationTypeConfig(typeConfig).voice ?? {}) as { name?: string; language?: string; azureVoice?: string; voicemailMessage?: string };
   // voice.name may also name an OpenAI realtime voice (alloy, marin …): only an Azure-shaped name is used here.
   const candidates = [voice.azureVoice, voice.name].filter((v): v is string => typeof v === 'string' && AZURE_VOICE.test(v));
   const name = candidates[0] ?? DEFAULT_TTS_VOICE.name;
   const language = voice.language ?? AZURE_VOICE.exec(name)?.[1] ?? DEFAULT_TTS_VOICE.language;
-  const voicemail = typeof config.voicemailMessage === 'string' && config.voicemailMessage.trim() ? config.voicemailMessage.trim() : null;
+  const voicemail = voice.voicemailMessage?.trim() || null;
   return { tts: { name, language }, voicemailMessage: voicemail };
 }
 

@@ -217,7 +217,7 @@ describe('voice callbacks', () => {
   });
 
   it('voicemail: a machine gets the configured message (stored as the agent’s) and the call hangs up; the status stays voicemail', async () => {
-    const { type } = await buildCallSetup(t.ctx, { initialMessage: 'Hi!', config: { voicemailMessage: 'Sorry we missed you. Please call us back at 555-0100.' } });
+    const { type } = await buildCallSetup(t.ctx, { initialMessage: 'Hi!', config: { voice: { voicemailMessage: 'Sorry we missed you. Please call us back at 555-0100.' } } });
     const { uuid, sid, id } = await placeCall(type.id, false);
     await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: 'in-progress' }));
     const amd = await postSigned(t, `/api/voice/calls/${uuid}/amd`, callForm(sid, { AnsweredBy: 'machine_end_beep', MachineDetectionDuration: '4200' }));

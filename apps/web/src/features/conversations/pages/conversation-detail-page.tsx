@@ -23,6 +23,7 @@ import {
   useRebuildHistory,
 } from '../api/conversations.ts';
 import { AdminControls } from '../components/admin-controls.tsx';
+import { CallStatus } from '../components/call-status.tsx';
 import { ChatMessages } from '../components/chat-messages.tsx';
 import { MessageBox } from '../components/message-box.tsx';
 import { isAgentWorking } from '../components/phase-options.ts';
@@ -159,6 +160,7 @@ export default function ConversationDetailPage() {
           </Badge>
         )}
       </Group>
+      <CallStatus uuid={uuid} />
       {c.canAdminister && (
         <AdminControls
           conversation={c}

@@ -1,0 +1,18 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { CallInfo, PlaceCallBody } from '@sales-agent/shared/schemas/call';
+import { api } from '../../../lib/api-client.ts';
+
+/** Spec §7.3 POST /api/admin/call/{phone}: places the call and answers the new conversation's uuid at once. */
+export const placeCall = (phone: string, body: PlaceCallBody) =>
+  api.post<{ uuid: string }>(`/api/admin/call/${encodeURIComponent(phone)}`, body);
+
+/**
+ * The call behind a conversation (null for chats). Under the conversation's query key, so the detail page's
+ * live events and 10 s poll refresh it together with the messages.
+ */
+export const callInfoQuery = (uuid: string) =>
+  queryOptions({
+    queryKey: ['conversation', uuid, 'call'],
+    queryFn: () => api.get<CallInfo>(`/api/conversation/${uuid}/call`),
+    refetchInterval: 10_000,
+  });
