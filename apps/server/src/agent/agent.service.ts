@@ -21,6 +21,7 @@ import { scheduleFollowUp, sendFollowUp } from './follow-up.ts';
 import { isValidPhase, isWorkingPhase } from './phases.ts';
 import { scheduleTurn, turnJobKey } from './turn.job.ts';
 import { followUpJobKey } from './unanswered.ts';
+import { reportConversationOutcome } from './conversation-outcome.ts';
 
 export interface StoredMessage {
   id: number;
@@ -139,6 +140,8 @@ export async function setConversationPhase(ctx: AppContext, conversationId: numb
     .set({ phase, resumePhase, ...(working ? { aiPaused: false } : {}), updatedAt: new Date() })
     .where(eq(conversations.id, conversationId));
   emitConversationChanged(ctx, current);
+  // A person ending the conversation (phase N) ends it for the CRM too (docs/crm.md write-back).
+  if (phase === phaseCount && current.phase !== phaseCount) await reportConversationOutcome(ctx, current, 'ended');
 
   const settings = agentSettingsOf(ctx, loaded.type?.config);
   const paused = working ? false : current.aiPaused;

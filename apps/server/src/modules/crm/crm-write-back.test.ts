@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startWebConversation, receiveProspectMessage } from '../../agent/agent.service.ts';
+import { receiveProspectMessage, setConversationPhase, startWebConversation } from '../../agent/agent.service.ts';
 import { reportConversationOutcome } from '../../agent/conversation-outcome.ts';
 import { conversations, jobs } from '../../db/schema/index.ts';
 import { buildPlaybook } from '../../test/agent-factories.ts';
@@ -77,6 +77,17 @@ describe('CRM write-back', () => {
     expect(ghl.notes.get('ct-04')?.[0]).toContain('Sales Agent: Needs a human');
   });
 
+  it('an admin setting the end phase writes back too, once', async () => {
+    const id = await contactConversation('ct-06');
+    await setConversationPhase(t.ctx, id, 2);
+    await t.ctx.jobs.drain();
+    await setConversationPhase(t.ctx, id, 2); // already ended: nothing new to tell the CRM
+    await t.ctx.jobs.drain();
+    expect(opportunity('opp-06').pipelineStageId).toBe('st-appointment');
+    expect(ghl.notes.get('ct-06')).toHaveLength(1);
+    expect(ghl.notes.get('ct-06')?.[0]).toContain('Rating: not rated');
+  });
+
   it('retries until GoHighLevel takes it, without moving or noting twice', async () => {
     const id = await contactConversation('ct-05');
     ghl.failNext(401, 1, { path: '/contacts/ct-05/notes' });
@@ -99,8 +110,8 @@ describe('CRM write-back', () => {
   });
 
   it('does nothing for a conversation without a contact, and skips a type no longer linked to the CRM', async () => {
-    const plain = await contactConversation('ct-06', { stageOnOutcome });
-    await reportConversationOutcome(t.ctx, { id: plain, crmContactId: 'ct-06' }, 'ended');
+    const plain = await contactConversation('ct-08', { stageOnOutcome });
+    await reportConversationOutcome(t.ctx, { id: plain, crmContactId: 'ct-08' }, 'ended');
     await reportConversationOutcome(t.ctx, { id: plain, crmContactId: null }, 'ended');
     await t.ctx.jobs.drain();
     expect(ghl.requests).toEqual([]);
