@@ -1,6 +1,6 @@
-import { expect, test } from '@playwright/test';
+import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from '@playwright/test';
 import { E2E_FAKE_OPENAI_PORT } from '../playwright.config.ts';
-import { confirmModal, loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
+import { E2E_ADMIN, confirmModal, loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
 
 /**
  * Facebook login and account connect against the loopback Meta OAuth fake (E2E_FAKE_META_OAUTH on the
@@ -26,6 +26,7 @@ test('log in with Facebook, connect Instagram from the profile, delete it, delet
 
   await page.getByRole('button', { name: 'Connect Instagram' }).click();
   await expect(page.getByText(`Connected to ${INSTAGRAM_NAME} successfully!`)).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('connect-page.png') });
   await expect(page).toHaveURL(`/user/${FACEBOOK_EMAIL}`);
   const row = page.getByRole('row').filter({ hasText: 'INSTAGRAM' });
   await expect(row.getByTestId('page-name')).toHaveText(INSTAGRAM_NAME);
@@ -84,4 +85,70 @@ test('every error text of the connect and login returns (spec §8.3)', async ({ 
   await loginAsAdmin(page);
   await page.goto('/user/nobody-here@example.com');
   await expect(page.getByText('User not found', { exact: true })).toBeVisible();
+});
+
+/** An API client logged in as the E2E admin (its own cookie jar, apart from the page's). */
+async function adminApi(): Promise<APIRequestContext> {
+  const api = await playwrightRequest.newContext({ baseURL: `http://localhost:${FAKE_META_PORT}` });
+  expect((await api.post('/api/user/login', { data: E2E_ADMIN })).status()).toBe(200);
+  return api;
+}
+
+/** Ends the page's session (the next navigation's session check then finds none). */
+async function logout(page: Page) {
+  expect((await page.request.post('/api/user/logout')).status()).toBe(200);
+}
+
+test('a colleague granted an account can remove it from their accounts, not delete it (issue 13 item 3)', async ({ page, request }) => {
+  const owner = await registerUser(request);
+  const colleague = await registerUser(request);
+  await loginAs(page, owner.email, owner.password);
+  await page.goto(`/user/${owner.email}`);
+  await page.getByRole('button', { name: 'Connect Facebook Page' }).click();
+  await expect(page.getByText('Connected to Fake Bakery Page successfully!')).toBeVisible();
+  await expect(page).toHaveURL(`/user/${owner.email}`);
+  const ownRow = page.getByRole('row').filter({ hasText: 'FACEBOOK' });
+  await expect(ownRow.getByRole('button', { name: 'Delete' })).toBeVisible();
+
+  const admin = await adminApi();
+  const listed = await (await admin.get(`/api/user/${owner.email}/messaging-accounts`)).json();
+  const accountId: number = listed.messagingAccounts[0].messagingAccountId;
+  expect((await admin.post('/api/admin/user-messaging-accounts/create', { data: { userEmail: colleague.email, messagingAccountId: accountId } })).status()).toBe(201);
+
+  await logout(page);
+  await loginAs(page, colleague.email, colleague.password);
+  await page.goto(`/user/${colleague.email}`);
+  const row = page.getByRole('row').filter({ hasText: 'FACEBOOK' });
+  await expect(row.getByTestId('page-name')).toHaveText('Fake Bakery Page');
+  await expect(row.getByRole('button', { name: 'Delete' })).toHaveCount(0);
+  await page.screenshot({ path: test.info().outputPath('profile-granted.png'), fullPage: true });
+  // The server holds the same line: the account is not the colleague's to delete.
+  expect((await page.request.delete(`/api/messaging-accounts/${accountId}`)).status()).toBe(403);
+
+  await row.getByRole('button', { name: 'Remove from my accounts' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText('The account and its conversations stay');
+  await dialog.getByRole('button', { name: 'Remove' }).click();
+  await expect(page.getByText('Account removed from your accounts')).toBeVisible();
+  await expect(page.getByText('No messaging accounts are connected to this user yet.')).toBeVisible();
+  const kept = await (await admin.get(`/api/user/${owner.email}/messaging-accounts`)).json();
+  expect(kept.messagingAccounts.map((a: { messagingAccountId: number }) => a.messagingAccountId)).toEqual([accountId]);
+  await admin.dispose();
+});
+
+test('the accounts list highlights tokens expiring within 7 days and accounts that need a reconnect', async ({ page }) => {
+  const admin = await adminApi();
+  const soon = new Date(Date.now() + 3 * 86_400_000).toISOString();
+  for (const [pageName, expirationDate] of [['Expiring Soon Shop', soon], ['Expired Shop', '2020-01-01']]) {
+    const res = await admin.post('/api/admin/messaging-accounts/create-edit', {
+      data: { type: 'INSTAGRAM', accessToken: 'IGQ-e2e-token', pageId: `e2e-${pageName.length}-${Date.now()}`, pageName, expirationDate },
+    });
+    expect(res.status()).toBe(200);
+  }
+  await admin.dispose();
+  await loginAsAdmin(page);
+  await page.goto('/admin/messaging-accounts/list');
+  await expect(page.getByRole('row').filter({ hasText: 'Expiring Soon Shop' })).toContainText('expires soon');
+  await expect(page.getByRole('row').filter({ hasText: 'Expired Shop' })).toContainText('reconnect needed');
+  await page.screenshot({ path: test.info().outputPath('accounts-list.png'), fullPage: true });
 });

@@ -1,4 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
+import type { UserMessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import { api } from '../../../lib/api-client.ts';
 
 export interface Profile {
@@ -8,11 +9,7 @@ export interface Profile {
   createdAt: string;
 }
 
-export interface UserMessagingAccount {
-  id: number;
-  messagingAccountId: number;
-  messagingAccount: { id: number; type: string; pageId: string; pageName: string; expirationDate: string | null };
-}
+export type UserMessagingAccount = UserMessagingAccountView;
 
 export const profileQuery = (email: string) =>
   queryOptions({ queryKey: ['profile', email], queryFn: () => api.get<Profile>(`/api/user/${encodeURIComponent(email)}`) });
@@ -24,4 +21,8 @@ export const userMessagingAccountsQuery = (email: string) =>
       (await api.get<{ messagingAccounts: UserMessagingAccount[] }>(`/api/user/${encodeURIComponent(email)}/messaging-accounts`)).messagingAccounts,
   });
 
+/** Deletes the account and its conversations: for its owner (who connected it) or an ADMIN. */
 export const deleteMessagingAccount = (id: number) => api.delete(`/api/messaging-accounts/${id}`);
+
+/** Removes the signed-in user's own grant of an account; the account and its conversations stay. */
+export const removeFromMyAccounts = (messagingAccountId: number) => api.delete(`/api/user/messaging-accounts/${messagingAccountId}`);

@@ -3,12 +3,12 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useParams } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { errorMessage } from '../../../lib/api-client.ts';
+import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { useLogout, useAuth } from '../../../lib/auth.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { deleteUser } from '../api/auth.ts';
-import { deleteMessagingAccount, profileQuery, userMessagingAccountsQuery } from '../api/profile.ts';
+import { deleteMessagingAccount, profileQuery, removeFromMyAccounts, userMessagingAccountsQuery } from '../api/profile.ts';
 import { ConnectButtons } from '../../meta/components/connect-buttons.tsx';
 import { PageName } from '../../meta/components/page-name.tsx';
 import { TokenExpiry } from '../../meta/components/token-expiry.tsx';
@@ -25,12 +25,17 @@ export default function ProfilePage() {
 
   if (profile.isPending) return <Loader />;
   if (profile.isError) {
+    // Spec §8.3 'User not found' for an unknown email and for someone else's profile (403): a NORMAL user
+    // learns nothing about who else has an account.
+    const missing = profile.error instanceof ApiError && (profile.error.status === 404 || profile.error.status === 403);
     return (
       <Alert color="red" title="Profile">
-        {errorMessage(profile.error)}
+        {missing ? 'User not found' : errorMessage(profile.error)}
       </Alert>
     );
   }
+  const isSelf = profile.data.email === auth.email;
+  const isAdmin = auth.role === 'ADMIN';
 
   const onDeleteUser = async () => {
     if (!(await confirmAction(`Delete the user ${profile.data.email}? This cannot be undone.`, { confirmLabel: 'Delete User' }))) return;
@@ -48,12 +53,27 @@ export default function ProfilePage() {
     }
   };
 
+  const refreshAccounts = () => client.invalidateQueries({ queryKey: userMessagingAccountsQuery(email).queryKey });
+
+  const onRemoveGrant = async (id: number, name: string) => {
+    if (!(await confirmAction(`Remove ${name} from your accounts? The account and its conversations stay for the other people who use it.`, { confirmLabel: 'Remove' }))) {
+      return;
+    }
+    try {
+      await removeFromMyAccounts(id);
+      toastSuccess('Account removed from your accounts');
+      await refreshAccounts();
+    } catch (err) {
+      toastError(err);
+    }
+  };
+
   const onDeleteAccount = async (id: number, name: string) => {
     if (!(await confirmAction(`Delete ${name}? This removes all conversations associated with this account.`))) return;
     try {
       await deleteMessagingAccount(id);
       toastSuccess('Account deleted successfully');
-      await client.invalidateQueries({ queryKey: userMessagingAccountsQuery(email).queryKey });
+      await refreshAccounts();
     } catch (err) {
       toastError(err);
     }
@@ -104,12 +124,20 @@ export default function ProfilePage() {
                     </Table.Td>
                     <Table.Td>{a.messagingAccount.pageId}</Table.Td>
                     <Table.Td>
-                      <TokenExpiry expirationDate={a.messagingAccount.expirationDate} />
+                      <TokenExpiry expirationDate={a.messagingAccount.expirationDate} reconnectNeeded={a.messagingAccount.reconnectNeeded} />
                     </Table.Td>
                     <Table.Td>
-                      <Button size="xs" color="red" variant="light" onClick={() => onDeleteAccount(a.messagingAccountId, a.messagingAccount.pageName)}>
-                        Delete
-                      </Button>
+                      {/* Deleting removes the conversations every granted user sees: the owner's or an ADMIN's call.
+                          Someone only granted the account takes it off their own list instead (issue 13 item 3). */}
+                      {a.isOwner || isAdmin ? (
+                        <Button size="xs" color="red" variant="light" onClick={() => onDeleteAccount(a.messagingAccountId, a.messagingAccount.pageName)}>
+                          Delete
+                        </Button>
+                      ) : isSelf ? (
+                        <Button size="xs" color="gray" variant="light" onClick={() => onRemoveGrant(a.messagingAccountId, a.messagingAccount.pageName)}>
+                          Remove from my accounts
+                        </Button>
+                      ) : null}
                     </Table.Td>
                   </Table.Tr>
                 ))}
@@ -117,7 +145,7 @@ export default function ProfilePage() {
             </Table>
           </Table.ScrollContainer>
         )}
-        {profile.data.email === auth.email ? (
+        {isSelf ? (
           <Stack gap="xs" mt="md">
             <Text size="sm" c="dimmed">
               Connect a new account

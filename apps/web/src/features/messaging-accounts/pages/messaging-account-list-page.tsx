@@ -76,7 +76,7 @@ export default function MessagingAccountListPage() {
                         )}
                       </Table.Td>
                       <Table.Td>
-                        <Expiration value={account.expirationDate} />
+                        <Expiration value={account.expirationDate} reconnectNeeded={account.reconnectNeeded} />
                       </Table.Td>
                       <Table.Td>
                         {account.conversationType ? (

@@ -1,13 +1,15 @@
 import { Badge, Text } from '@mantine/core';
+import { expiryState } from '../../messaging-accounts/components/expiration.tsx';
 
-/** Tokens expiring within this many days are highlighted, so the owner reconnects in time (issue 9 §5). */
-export const EXPIRY_WARNING_DAYS = 7;
-
-export function TokenExpiry({ expirationDate }: { expirationDate: string | null }) {
-  if (!expirationDate) return <Text size="sm" c="dimmed">No expiry</Text>;
-  const at = new Date(expirationDate);
-  const daysLeft = (at.getTime() - Date.now()) / 86_400_000;
-  if (daysLeft <= 0) return <Badge color="red">Expired: reconnect needed</Badge>;
-  if (daysLeft <= EXPIRY_WARNING_DAYS) return <Badge color="orange">Expires {at.toLocaleDateString()}</Badge>;
-  return <Text size="sm">Expires {at.toLocaleDateString()}</Text>;
+/**
+ * A connected account's token on the profile: "Reconnect needed" once Meta rejected it or it expired,
+ * highlighted when it expires within 7 days (issue 9 §5), the date otherwise.
+ */
+export function TokenExpiry({ expirationDate, reconnectNeeded = false }: { expirationDate: string | null; reconnectNeeded?: boolean }) {
+  const state = expiryState(expirationDate, reconnectNeeded);
+  const date = expirationDate ? new Date(expirationDate).toLocaleDateString() : '';
+  if (state === 'reconnect') return <Badge color="red">Reconnect needed</Badge>;
+  if (state === 'none') return <Text size="sm" c="dimmed">No expiry</Text>;
+  if (state === 'soon') return <Badge color="orange">Expires {date}</Badge>;
+  return <Text size="sm">Expires {date}</Text>;
 }
