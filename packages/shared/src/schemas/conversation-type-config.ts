@@ -8,6 +8,9 @@ import { z } from 'zod';
 export const CRM_OUTCOMES = ['ended', 'needsHuman', 'errored', 'unfinished', 'notReached'] as const;
 export type CrmOutcome = (typeof CRM_OUTCOMES)[number];
 
+/** OpenAI Realtime voices (voice.realtimeVoice). */
+export const REALTIME_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const;
+
 /**
  * The known fields of a conversation type's `config` JSON (DESIGN.md §6). Unknown fields are kept (the
  * config is the admin's scratch space too); known fields must have the right shape or the server answers
@@ -31,6 +34,14 @@ export const conversationTypeConfigObject = z.looseObject({
     .looseObject({
       name: z.string().min(1).max(200).optional(),
       language: z.string().min(2).max(20).optional(),
+      /** The OpenAI voice of realtime calls (docs/voice.md "Realtime"); `name` is the classic pipeline's Azure voice. */
+      realtimeVoice: z.enum(REALTIME_VOICES, { error: `must be one of ${REALTIME_VOICES.join(', ')}` }).optional(),
+      /** The human a realtime call is transferred to when the caller asks for a person (E.164). */
+      transferNumber: z
+        .string()
+        .trim()
+        .regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164 format, e.g. +15551234567')
+        .optional(),
     })
     .optional(),
   crm: z.literal('GHL').optional(),

@@ -144,6 +144,8 @@ export interface OpenAiRealtimeFake {
   session(nth?: number): Promise<FakeRealtimeSession>;
   /** Upgrade attempts refused (bad key or model), for assertions. */
   refused: number;
+  /** The next upgrade is refused with this HTTP status and OpenAI's error body (e.g. 401, 429, 500). */
+  refuseNext(status: number): void;
   env(extra?: Record<string, string>): Record<string, string>;
   close(): Promise<void>;
 }
@@ -151,6 +153,7 @@ export interface OpenAiRealtimeFake {
 export async function startOpenAiRealtimeFake(options: { apiKey?: string } = {}): Promise<OpenAiRealtimeFake> {
   const apiKey = options.apiKey ?? 'sk-fake-realtime-key';
   const sessions: FakeRealtimeSession[] = [];
+  const scriptedRefusals: number[] = [];
   const waiters: { nth: number; resolve: (s: FakeRealtimeSession) => void }[] = [];
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const server: Server = createServer((_req, res) => {
@@ -162,6 +165,7 @@ export async function startOpenAiRealtimeFake(options: { apiKey?: string } = {})
     apiKey,
     sessions,
     refused: 0,
+    refuseNext: (status) => void scriptedRefusals.push(status),
     session: (nth = 1) =>
       sessions.length >= nth ? Promise.resolve(sessions[nth - 1]) : new Promise((resolve) => waiters.push({ nth, resolve })),
     env: (extra = {}) => ({ OPENAI_API_KEY: apiKey, OPENAI_REALTIME_URL: fake.url, REALTIME_MODEL: 'gpt-realtime', ...extra }),
@@ -176,7 +180,8 @@ export async function startOpenAiRealtimeFake(options: { apiKey?: string } = {})
   const refuse = (socket: Duplex, status: number, message: string, code: string | null) => {
     fake.refused += 1;
     const body = JSON.stringify({ error: { message, type: 'invalid_request_error', code, param: null } });
-    socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const reason = { 401: 'Unauthorized', 429: 'Too Many Requests', 500: 'Internal Server Error' }[status] ?? 'Bad Request';
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   };
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -189,6 +194,8 @@ export async function startOpenAiRealtimeFake(options: { apiKey?: string } = {})
     if (req.headers['openai-beta']) return refuse(socket, 400, 'The beta interface is not supported by this fake.', null);
     const model = url.searchParams.get('model');
     if (!model) return refuse(socket, 400, "Missing required parameter: 'model'.", 'missing_required_parameter');
+    const scripted = scriptedRefusals.shift();
+    if (scripted) return refuse(socket, scripted, scripted === 429 ? 'Rate limit reached.' : 'The server had an error.', null);
     wss.handleUpgrade(req, socket, head, (ws) => {
       const session = new FakeRealtimeSession(ws, model);
       sessions.push(session);

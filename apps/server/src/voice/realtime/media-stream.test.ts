@@ -6,6 +6,7 @@ import { twilioClient } from '../../channels/senders/twilio-client.ts';
 import { conversations, conversationTypes, llmUsage, messages } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildChannelAccount } from '../../test/channel-factories.ts';
+import { buildAdmin } from '../../test/factories.ts';
 import { buildConversation, buildConversationType, buildProspect } from '../../test/conversation-factories.ts';
 import { type OpenAiRealtimeFake, startOpenAiRealtimeFake } from '../../test/fakes/openai-realtime-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../../test/fakes/twilio-fake.ts';
@@ -289,6 +290,32 @@ describe('media stream bridge', () => {
     second.client.stop(ACCOUNT_SID, callSid);
     await second.session.whenClosed();
     expect(await second.client.whenClosed()).toBe(1000);
+  });
+
+  it('ends the call politely when OpenAI refuses the session', async () => {
+    const call = await placedCall();
+    realtime.refuseNext(500);
+    const refusedBefore = realtime.refused;
+    const client = await connect();
+    client.connected();
+    client.start({ accountSid: ACCOUNT_SID, callSid: call.callSid, customParameters: { conversationUuid: call.conversation.uuid } });
+    await vi.waitFor(() => expect(call.twilioCall().updates).toEqual([{ Twiml: '<Response><Say>Sorry, something went wrong.</Say><Hangup/></Response>' }]));
+    expect(realtime.refused).toBe(refusedBefore + 1);
+    expect(await client.whenClosed()).toBe(1000);
+  });
+
+  it('validates the voice settings of a type config (realtimeVoice, transferNumber)', async () => {
+    const admin = await buildAdmin(t.ctx);
+    const save = (config: unknown) =>
+      t.request({ method: 'POST', url: `/api/admin/conversation-type/${typeId}/config`, as: admin.cookie, payload: JSON.stringify(config), headers: { 'content-type': 'text/plain' } });
+    const badVoice = await save({ voice: { realtimeVoice: 'robot' } });
+    expect(badVoice.statusCode).toBe(400);
+    expect(badVoice.json().error).toContain('realtimeVoice');
+    const badNumber = await save({ voice: { transferNumber: '555-0199' } });
+    expect(badNumber.statusCode).toBe(400);
+    expect(badNumber.json().error).toContain('E.164');
+    const good = { voice: { realtimeVoice: 'cedar', transferNumber: TRANSFER_TO } };
+    expect((await save(good)).statusCode).toBeLessThan(300);
   });
 
   describe('refused streams (nothing opened, nothing stored)', () => {

@@ -1,9 +1,7 @@
-import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
+import { readConversationTypeConfig, REALTIME_VOICES } from '@sales-agent/shared/schemas/conversation-type-config';
 import type { RealtimeClientEvent, RealtimeFunctionTool } from 'openai/resources/realtime/realtime';
 import type { LoadedConversation } from '../../agent/conversation-store.ts';
 
-/** OpenAI's realtime voices; a type's `voice.realtimeVoice` must be one of these, else the default is used. */
-export const REALTIME_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const;
 export const DEFAULT_REALTIME_VOICE = 'marin';
 /** Model that transcribes the caller (input_audio_transcription); its text becomes PROSPECT messages. */
 export const INPUT_TRANSCRIPTION_MODEL = 'gpt-4o-mini-transcribe';
