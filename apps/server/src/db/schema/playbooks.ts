@@ -1,4 +1,4 @@
-import { type AnyPgColumn, index, integer, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, boolean, index, integer, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { users } from './users.ts';
 
 /** A sales playbook (spec §3 "Conversation type", DESIGN.md §6). `config` is JSON text. */
@@ -12,6 +12,11 @@ export const conversationTypes = pgTable('conversation_types', {
   initialMessage: text(),
   config: text().notNull().default('{}'),
   messagingAccountId: integer().references((): AnyPgColumn => messagingAccounts.id, { onDelete: 'set null' }),
+  /**
+   * Listed on the public start page and startable by visitors (issue 12). New types default to public;
+   * '[D] …' duplicates are created private, so an admin's working copy never shows to visitors.
+   */
+  isPublic: boolean().notNull().default(true),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
 
