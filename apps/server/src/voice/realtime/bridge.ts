@@ -61,6 +61,7 @@ export class MediaStreamBridge {
   private ending = false;
   private readonly startedAt = new Map<string, Date>();
   private readonly work = new Set<Promise<unknown>>();
+  private toolChain: Promise<void> = Promise.resolve();
   private startTimer: NodeJS.Timeout | null = null;
   private actionTimer: NodeJS.Timeout | null = null;
 
@@ -273,7 +274,12 @@ export class MediaStreamBridge {
       }
     }
     // Tool calls are answered after response.done: a response.create while one is active would be refused.
-    if (calls.length > 0) this.track(this.runTools(calls, this.responseHadAudio));
+    // They run one batch at a time, so two quick advance_phase calls cannot both move from the same phase.
+    if (calls.length > 0) {
+      const saidSomething = this.responseHadAudio;
+      this.toolChain = this.toolChain.then(() => (this.state === 'closed' ? undefined : this.runTools(calls, saidSomething)));
+      this.track(this.toolChain);
+    }
     this.maybeRunAction();
   }
 
@@ -370,6 +376,11 @@ export class MediaStreamBridge {
     this.closeRealtime();
     if (this.twilio.readyState === WebSocket.OPEN) this.twilio.close(1000);
     this.onClosed(this);
+  }
+
+  /** True once `start` has arrived and the stream's signature and call checked out. */
+  get verified(): boolean {
+    return this.call !== null;
   }
 
   /** Resolves once every database write and Twilio request of this call has settled. */

@@ -4,6 +4,8 @@ import type { AppContext } from '../../context.ts';
 import { MediaStreamBridge } from './bridge.ts';
 
 export const MEDIA_STREAM_PATH = '/api/voice/media-stream';
+/** Streams that have not yet sent a verified `start` (each waits at most START_TIMEOUT_MS). */
+export const MAX_UNVERIFIED_STREAMS = 50;
 
 /**
  * The WebSocket Twilio's `<Connect><Stream url="wss://…/api/voice/media-stream">` opens (docs/voice.md
@@ -16,6 +18,13 @@ export async function mediaStreamRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
   const bridges = new Set<MediaStreamBridge>();
 
   app.get(MEDIA_STREAM_PATH, { websocket: true, schema: { hide: true } }, (socket, request) => {
+    // Anyone can open the socket; until `start` proves it is Twilio, only a few may wait (1013: try again later).
+    let unverified = 0;
+    for (const open of bridges) if (!open.verified) unverified += 1;
+    if (unverified >= MAX_UNVERIFIED_STREAMS) {
+      socket.close(1013, 'Too many streams');
+      return;
+    }
     const signature = request.headers['x-twilio-signature'];
     const bridge = new MediaStreamBridge(
       ctx,
