@@ -37,6 +37,7 @@ import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
 import { registerNulGuard } from './plugins/nul-guard.ts';
+import { registerMetrics } from './plugins/metrics.ts';
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -111,6 +112,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
   registerAuth(app, ctx);
   registerNulGuard(app);
+  registerMetrics(app, ctx);
 
   // Domain modules
   const modules = [

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { conversations, llmUsage } from '../db/schema/index.ts';
+import { recordLlmCall } from '../lib/metrics.ts';
 import { costOf } from './llm/prices.ts';
 import type { LlmRequest } from './llm/provider.ts';
 import { getLlmProvider } from './llm/select-provider.ts';
@@ -14,7 +15,22 @@ import { getLlmProvider } from './llm/select-provider.ts';
  * conversation row neither delays the next LLM call nor competes with the send for the row lock.
  */
 export async function askLlm<T>(ctx: AppContext, conversationId: number, request: LlmRequest<T>, deferred?: DeferredUsage[]): Promise<T> {
-  const result = await getLlmProvider(ctx).complete(request);
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  const result = await getLlmProvider(ctx)
+    .complete(request)
+    .catch((err: unknown) => {
+      recordLlmCall({ purpose: request.purpose, model: ctx.config.LLM_MODEL, seconds: seconds(), outcome: 'error' });
+      throw err;
+    });
+  recordLlmCall({
+    purpose: request.purpose,
+    model: result.model,
+    seconds: seconds(),
+    outcome: 'ok',
+    ...result.usage,
+    costUsd: result.usage ? costOf(result.model, result.usage.promptTokens, result.usage.completionTokens) : undefined,
+  });
   if (result.usage) {
     const usage = { purpose: request.purpose, model: result.model, ...result.usage };
     if (deferred) deferred.push(usage);
