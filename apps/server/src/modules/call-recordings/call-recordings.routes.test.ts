@@ -376,6 +376,17 @@ describe('limits and configuration', () => {
     expect(res.json().error).toContain('OPENAI_BASE_URL');
   });
 
+  it('GET /api/call-recording/transcription says ahead of time that transcripts cannot be generated, with the sentence', async () => {
+    const res = await small.request({ method: 'GET', url: '/api/call-recording/transcription', as: user.cookie });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().available).toBe(false);
+    expect(res.json().reason).toContain('OPENAI_API_KEY');
+    const configured = await t.request({ method: 'GET', url: '/api/call-recording/transcription', as: alice.cookie });
+    expect(configured.json()).toEqual({ available: true, reason: null });
+    const anonymous = await small.request({ method: 'GET', url: '/api/call-recording/transcription' });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
   it('answers 404 when the file has gone missing from storage', async () => {
     const list = (await small.request({ method: 'GET', url: '/api/call-recording/list', as: user.cookie })).json().recordings;
     for (const name of filesUnder(smallStorage)) if (!name.startsWith('.incoming')) rmSync(path.join(smallStorage, name));

@@ -33,6 +33,8 @@ import {
   storeRecordings,
 } from './call-recordings.service.ts';
 import { parseRange } from './http-range.ts';
+import { transcriptionAvailability } from './transcription.ts';
+import { z } from 'zod';
 import { checkDeclaredLength, countUploadedBytes, formatBytes, type UploadBudget, UploadMeter, uploadBudget } from './upload-limits.ts';
 
 const tags = ['call-recordings'];
@@ -54,6 +56,21 @@ export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx:
     async (request) => {
       const rows = await listRecordings(ctx, requireUser(request), request.query);
       return { recordings: rows.map(presentRecording) };
+    },
+  );
+
+  // Issue 12: whether Generate Transcript can work, with the server's sentence when it cannot (signed-in users).
+  r.get(
+    '/api/call-recording/transcription',
+    {
+      schema: {
+        tags,
+        response: { 200: z.object({ available: z.boolean(), reason: z.string().nullable() }), 401: errorBody },
+      },
+    },
+    async (request) => {
+      requireUser(request);
+      return transcriptionAvailability(ctx);
     },
   );
 

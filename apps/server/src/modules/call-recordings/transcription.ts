@@ -8,14 +8,23 @@ import { AppError, unavailable } from '../../lib/errors.ts';
  * model TRANSCRIBE_MODEL). Provider failures become 502 with the provider's own message, so the user can
  * tell "bad key" from "file too large".
  */
+/** The sentence a user sees when no transcription provider is configured (also answered ahead of time below). */
+export const TRANSCRIPTION_NOT_CONFIGURED =
+  'Transcription is not configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server) on the server.';
+
+/**
+ * Whether Generate Transcript can work at all (issue 12 "honest actions"): the web disables the button with
+ * this reason instead of offering a retry that cannot help.
+ */
+export function transcriptionAvailability(ctx: AppContext): { available: boolean; reason: string | null } {
+  return ctx.config.OPENAI_API_KEY ? { available: true, reason: null } : { available: false, reason: TRANSCRIPTION_NOT_CONFIGURED };
+}
+
 export async function transcribeAudio(ctx: AppContext, audio: Readable, fileName: string, mimeType: string): Promise<string> {
   const { OPENAI_API_KEY, OPENAI_BASE_URL, TRANSCRIBE_MODEL } = ctx.config;
   if (!OPENAI_API_KEY) {
     audio.destroy();
-    throw unavailable(
-      'Transcription is not configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server) on the server.',
-      'TRANSCRIPTION_NOT_CONFIGURED',
-    );
+    throw unavailable(TRANSCRIPTION_NOT_CONFIGURED, 'TRANSCRIPTION_NOT_CONFIGURED');
   }
   const client = new OpenAI({ apiKey: OPENAI_API_KEY, baseURL: OPENAI_BASE_URL, maxRetries: 1, timeout: 10 * 60_000 });
   try {
