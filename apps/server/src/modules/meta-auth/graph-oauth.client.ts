@@ -46,6 +46,9 @@ type Endpoints = Pick<
   'META_GRAPH_URL' | 'META_GRAPH_VERSION' | 'INSTAGRAM_GRAPH_URL' | 'INSTAGRAM_API_URL' | 'META_APP_ID' | 'META_APP_SECRET' | 'INSTAGRAM_APP_ID' | 'INSTAGRAM_APP_SECRET'
 >;
 
+/** At most this many `paging.next` rounds of a Graph list (100 items each). */
+const MAX_PAGING_ROUNDS = 20;
+
 const trim = (base: string | undefined) => (base ?? '').replace(/\/$/, '');
 
 async function call<T>(url: string, init?: RequestInit): Promise<T> {
@@ -126,10 +129,16 @@ export function graphOAuthClient(config: Endpoints) {
      * the Instagram professional account linked to it, if any.
      */
     async pages(token: string): Promise<GrantedPage[]> {
-      const body = await call<{ data: GrantedPage[] }>(
-        `${graph}/me/accounts?${q({ fields: 'id,name,access_token,instagram_business_account{id,username}', access_token: token })}`,
-      );
-      return body.data ?? [];
+      const pages: GrantedPage[] = [];
+      let url: string | undefined = `${graph}/me/accounts?${q({ fields: 'id,name,access_token,instagram_business_account{id,username}', limit: '100', access_token: token })}`;
+      // Graph pages its lists (`paging.next`); a business with many Pages must get all of them connected.
+      // The bound keeps a misbehaving answer from looping forever.
+      for (let round = 0; url && round < MAX_PAGING_ROUNDS; round += 1) {
+        const body: { data?: GrantedPage[]; paging?: { next?: string } } = await call(url);
+        pages.push(...(body.data ?? []));
+        url = body.paging?.next;
+      }
+      return pages;
     },
 
     /** Subscribes our app to a Page's or WhatsApp Business account's webhooks. */

@@ -223,6 +223,21 @@ describe('POST /api/meta-api/connect-meta-page', () => {
     }
   });
 
+  it('connects every Page of a business whose Pages span several Graph pages (paging.next)', async () => {
+    const user = await buildUser(t.ctx);
+    fake.pages = Array.from({ length: 5 }, (_, i) => ({ id: String(500000 + i), name: `Branch ${i}` }));
+    fake.maxPageSize = 2;
+    try {
+      const res = await connect('FACEBOOK', user);
+      expect(res.statusCode).toBe(200);
+    } finally {
+      fake.maxPageSize = 100;
+    }
+    const listed = (await t.request({ method: 'GET', url: `/api/user/${user.email}/messaging-accounts`, as: user.cookie })).json();
+    expect(listed.messagingAccounts.map((a: { messagingAccount: { pageId: string } }) => a.messagingAccount.pageId)).toEqual(fake.pages.map((p) => p.id));
+    expect(fake.requests.filter((r) => r.path === '/v21.0/me/accounts' && r.query.after)).toHaveLength(2);
+  });
+
   it('connects the WhatsApp numbers of the granted Business account', async () => {
     const user = await buildUser(t.ctx);
     expect((await connect('WHATSAPP', user)).json()).toEqual({ pageName: 'Fake Bakery WhatsApp' });

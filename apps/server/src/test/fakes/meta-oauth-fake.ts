@@ -41,6 +41,8 @@ export class MetaOAuthFake {
   pages: { id: string; name: string; instagram?: { id: string; username: string } }[] = [{ id: '200001', name: 'Fake Bakery Page' }];
   instagram = { userId: '17841400000000001', username: 'fake_bakery' };
   wabas = [{ id: '300001', phones: [{ id: '400001', display_phone_number: '+1 555-0100', verified_name: 'Fake Bakery WhatsApp' }] }];
+  /** The most items one page of a Graph list holds here (Graph's own cap is 100); small to test paging. */
+  maxPageSize = 100;
   /** Extra names for `/{id}?fields=name` (prospects). */
   names = new Map<string, string>();
   private readonly tokens = new Map<string, TokenRecord>();
@@ -214,13 +216,24 @@ export class MetaOAuthFake {
     }
     if (rest === '/me/accounts') {
       const linked = (query.fields ?? '').includes('instagram_business_account');
-      const data = this.pages.map((p) => ({
+      // Graph's cursor paging: `limit` per page (25 by default), `after` the cursor, `paging.next` while more.
+      const limit = Math.min(Number(query.limit ?? 25) || 25, this.maxPageSize);
+      const start = query.after ? Number(Buffer.from(query.after, 'base64url').toString()) : 0;
+      const slice = this.pages.slice(start, start + limit);
+      const data = slice.map((p) => ({
         id: p.id,
         name: p.name,
         access_token: this.mint({ kind: 'page', appId: record.appId, expiresAt: 0, valid: true, pageId: p.id }),
         ...(linked && p.instagram ? { instagram_business_account: p.instagram } : {}),
       }));
-      return send(200, { data, paging: { cursors: { before: 'QVFI', after: 'QVFJ' } } });
+      const cursor = (n: number) => Buffer.from(String(n)).toString('base64url');
+      const paging: Record<string, unknown> = { cursors: { before: cursor(start), after: cursor(start + slice.length) } };
+      if (start + limit < this.pages.length) {
+        const next = new URL(`${this.baseUrl}${path}`);
+        for (const [k, v] of Object.entries({ ...query, after: cursor(start + limit) })) next.searchParams.set(k, v);
+        paging.next = next.toString();
+      }
+      return send(200, { data, paging });
     }
     const subscribe = rest.match(/^\/([^/]+)\/subscribed_apps$/);
     if (subscribe && req.method === 'POST') {
