@@ -45,6 +45,11 @@ export const conversationTypeSaveBody = z.object({
   messagingAccountId: positiveId('messagingAccountId').nullish(),
   /** Config JSON text (validated like the config route); kept unchanged on edit when absent. */
   config: z.string().max(CONFIG_TEXT_MAX, 'Configuration is too long').optional(),
+  /**
+   * Listed on the public start page and startable by visitors and NORMAL users (issue 12). Absent: true for
+   * a new type, unchanged on edit.
+   */
+  isPublic: z.boolean({ error: 'isPublic must be true or false' }).optional(),
 });
 export type ConversationTypeSaveBody = z.input<typeof conversationTypeSaveBody>;
 
@@ -87,6 +92,8 @@ const adminTypeFields = z.object({
   config: z.string(),
   messagingAccountId: z.number().nullable(),
   conversation_phases: z.array(conversationPhase),
+  /** Shown on the public start page (issue 12); only an ADMIN sees the flag (others only get public types). */
+  isPublic: z.boolean(),
 });
 
 /** What everyone may see of a type: prompts never leave the server for non-admins. */

@@ -47,6 +47,7 @@ export function presentAdminType(row: TypeRow, phases: PhaseRow[]): Omit<Convers
     errorPrompt: row.errorPrompt,
     config: row.config,
     messagingAccountId: row.messagingAccountId,
+    isPublic: row.isPublic,
     conversation_phases: [...phases].sort((a, b) => a.index - b.index || a.id - b.id).map(presentPhase),
   };
 }

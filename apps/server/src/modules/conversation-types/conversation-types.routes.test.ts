@@ -317,3 +317,60 @@ describe('demo seed', () => {
     expect(demo).toEqual([]);
   });
 });
+
+describe('isPublic (issue 12: the start page lists only public types)', () => {
+  const listIds = async (as?: string) =>
+    ((await t.request({ method: 'GET', url: '/api/conversation-type/listt', as })).json() as { id: number }[]).map((i) => i.id);
+  const start = (conversationTypeId: number, as?: string) =>
+    t.request({ method: 'POST', url: '/api/conversation/new', as, payload: { conversationTypeId } });
+
+  it('is true for a new type, false for a duplicate, editable, and shown to an ADMIN only', async () => {
+    const id = await createType();
+    const read = await t.request({ method: 'GET', url: `/api/conversation-type/${id}`, as: admin.cookie });
+    expect(read.json().isPublic).toBe(true);
+    const dup = await t.request({ method: 'POST', url: `/api/admin/conversation-type/${id}/duplicate`, as: admin.cookie });
+    const copyId = dup.json().conversationType.id;
+    expect((await t.request({ method: 'GET', url: `/api/conversation-type/${copyId}`, as: admin.cookie })).json().isPublic).toBe(false);
+
+    // Edit without the flag keeps it; with the flag changes it.
+    await createType({ ...typeFields, id, title: 'Renamed' });
+    expect((await t.request({ method: 'GET', url: `/api/conversation-type/${id}`, as: admin.cookie })).json().isPublic).toBe(true);
+    await createType({ ...typeFields, id, isPublic: false });
+    expect((await t.request({ method: 'GET', url: `/api/conversation-type/${id}`, as: admin.cookie })).json().isPublic).toBe(false);
+    const created = await createType({ ...typeFields, isPublic: false });
+    expect((await t.request({ method: 'GET', url: `/api/conversation-type/${created}`, as: admin.cookie })).json().isPublic).toBe(false);
+
+    for (const as of [undefined, normal.cookie]) {
+      const ids = await listIds(as);
+      expect(ids).not.toContain(id);
+      expect(ids).not.toContain(copyId);
+      const res = await t.request({ method: 'GET', url: '/api/conversation-type/listt', as });
+      expect(res.body).not.toContain('isPublic');
+    }
+    const adminIds = await listIds(admin.cookie);
+    expect(adminIds).toEqual(expect.arrayContaining([id, copyId]));
+  });
+
+  it('POST /api/conversation/new refuses a private type with 404 to visitors and NORMAL users; an ADMIN may start it', async () => {
+    const id = await createType({ ...typeFields, isPublic: false });
+    for (const as of [undefined, normal.cookie]) {
+      const res = await start(id, as);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'Conversation type not found', code: 'CONVERSATION_TYPE_NOT_FOUND' });
+    }
+    expect((await start(id, admin.cookie)).statusCode).toBe(201);
+    const pub = await createType();
+    expect((await start(pub)).statusCode).toBe(201);
+  });
+
+  it('answers 400 for a non-boolean isPublic', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/admin/conversation-type/create-edit',
+      as: admin.cookie,
+      payload: { ...typeFields, isPublic: 'yes' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toContain('isPublic');
+  });
+});

@@ -19,14 +19,17 @@ type SaveInput = z.output<typeof conversationTypeSaveBody>;
 
 export const typeNotFound = () => notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
 
-/** 404 CONVERSATION_TYPE_NOT_FOUND unless the type exists. */
-export async function assertTypeExists(ctx: AppContext, typeId: number): Promise<void> {
+/**
+ * 404 CONVERSATION_TYPE_NOT_FOUND unless the type exists; with `publicOnly`, a private type is missing too
+ * (a visitor or NORMAL user may only start public types, issue 12; 404 so private ids cannot be probed).
+ */
+export async function assertTypeExists(ctx: AppContext, typeId: number, options: { publicOnly?: boolean } = {}): Promise<void> {
   const [type] = await ctx.db
-    .select({ id: conversationTypes.id })
+    .select({ id: conversationTypes.id, isPublic: conversationTypes.isPublic })
     .from(conversationTypes)
     .where(eq(conversationTypes.id, typeId))
     .limit(1);
-  if (!type) throw typeNotFound();
+  if (!type || (options.publicOnly && !type.isPublic)) throw typeNotFound();
 }
 
 /**
@@ -34,7 +37,12 @@ export async function assertTypeExists(ctx: AppContext, typeId: number): Promise
  * the start-a-conversation screen needs.
  */
 export async function listConversationTypes(ctx: AppContext, options: { admin: boolean }) {
-  const types = await ctx.db.select().from(conversationTypes).orderBy(asc(conversationTypes.id));
+  // Only an ADMIN sees private types (issue 12): the start page lists what visitors may start.
+  const types = await ctx.db
+    .select()
+    .from(conversationTypes)
+    .where(options.admin ? undefined : eq(conversationTypes.isPublic, true))
+    .orderBy(asc(conversationTypes.id));
   if (!options.admin) return types.map(presentPublicType);
   const phases = types.length
     ? await ctx.db
@@ -120,6 +128,7 @@ export async function saveConversationType(ctx: AppContext, input: SaveInput): P
     initialMessage: input.initialMessage,
     messagingAccountId: input.messagingAccountId ?? null,
     ...(config !== undefined ? { config } : {}),
+    ...(input.isPublic !== undefined ? { isPublic: input.isPublic } : {}),
   };
   if (input.id) {
     const [updated] = await ctx.db
@@ -173,6 +182,8 @@ export async function duplicateConversationType(ctx: AppContext, id: number): Pr
         initialMessage: original.initialMessage,
         config: original.config,
         messagingAccountId: original.messagingAccountId,
+        // A working copy stays off the public start page until an admin marks it public (issue 12).
+        isPublic: false,
       })
       .returning({ id: conversationTypes.id });
     const phases = await tx

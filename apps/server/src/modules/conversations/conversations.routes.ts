@@ -61,7 +61,8 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
       config: chatLimit,
       schema: { tags, body: newConversationBody, response: { 201: uuidResponse, ...errors } },
     },
-    async (request, reply) => reply.status(201).send(await createWebConversation(ctx, request.body.conversationTypeId)),
+    async (request, reply) =>
+      reply.status(201).send(await createWebConversation(ctx, request.body.conversationTypeId, { publicOnly: request.actor?.role !== 'ADMIN' })),
   );
 
   r.get(

@@ -228,8 +228,13 @@ export async function findProspectConversation(ctx: AppContext, messagingAccount
 }
 
 /** Starts a web chat of a type (spec §7.6 POST /api/conversation/new). */
-export async function createWebConversation(ctx: AppContext, conversationTypeId: number): Promise<{ uuid: string }> {
-  await assertTypeExists(ctx, conversationTypeId);
+export async function createWebConversation(
+  ctx: AppContext,
+  conversationTypeId: number,
+  options: { publicOnly: boolean } = { publicOnly: false },
+): Promise<{ uuid: string }> {
+  // Visitors and NORMAL users may start only public types (issue 12); an ADMIN may try any.
+  await assertTypeExists(ctx, conversationTypeId, options);
   const { uuid } = await startWebConversation(ctx, conversationTypeId);
   return { uuid };
 }
