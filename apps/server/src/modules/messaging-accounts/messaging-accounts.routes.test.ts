@@ -329,6 +329,15 @@ describe('DELETE /api/user/messaging-accounts/:messagingAccountId', () => {
     expect(again.json()).toEqual({ code: 'PERMISSION_NOT_FOUND', error: 'This account is not among your accounts.' });
   });
 
+  it('is described in the OpenAPI document with its parameter and answers', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/api/docs/json' })).json();
+    const op = doc.paths['/api/user/messaging-accounts/{messagingAccountId}'].delete;
+    expect(op.summary).toBe("Remove an account from the signed-in user's accounts");
+    expect(op.parameters).toEqual([expect.objectContaining({ name: 'messagingAccountId', in: 'path', required: true })]);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '404']));
+    expect(doc.paths['/api/user/{email}/messaging-accounts'].get.responses['200']).toBeDefined();
+  });
+
   it('is 401 anonymous, 404 for an account not granted or unknown, 400 for a bad id', async () => {
     const { id } = await createAccount();
     await t.ctx.db.insert(userMessagingAccounts).values({ userId: normal.id, messagingAccountId: id });
