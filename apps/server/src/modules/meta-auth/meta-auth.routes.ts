@@ -27,6 +27,7 @@ export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     {
       schema: {
         tags,
+        summary: 'Public Meta settings for the browser: client ids and OAuth dialog URLs (read at run time)',
         response: {
           200: z.object({ metaAppId: z.string().nullable(), instagramAppId: z.string().nullable(), facebookDialogUrl: z.string(), instagramDialogUrl: z.string() }),
         },
@@ -40,6 +41,8 @@ export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     {
       schema: {
         tags,
+        summary: 'The OAuth dialog URL for Facebook login or for connecting an account, with a signed single-use state',
+        description: 'LOGIN needs no session; INSTAGRAM, FACEBOOK and WHATSAPP need one (401). Sets the httpOnly nonce cookie the return call must bring. 503 META_NOT_CONFIGURED when the app ids are not set.',
         querystring: z.object({ type: z.enum(['LOGIN', 'INSTAGRAM', 'FACEBOOK', 'WHATSAPP']) }),
         response: { 200: z.object({ url: z.string() }), 401: errorBody, 503: errorBody },
       },
@@ -59,7 +62,12 @@ export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     '/api/meta-api/meta-login-register-redirect',
     {
       config: authLimit,
-      schema: { tags, body: z.object({ code: codeField, state: stateField }), response: { 200: session, 400: errorBody, 401: errorBody } },
+      schema: {
+        tags,
+        summary: 'Facebook login: checks the access token (debug_token for this app, then /me) and logs the person in or registers them',
+        body: z.object({ code: codeField, state: stateField }),
+        response: { 200: session, 400: errorBody, 401: errorBody },
+      },
     },
     async (request, reply) => {
       verifyState(secret, request.body.state, { purpose: 'LOGIN', userId: null, nonce: request.cookies[STATE_COOKIE] });
@@ -75,6 +83,8 @@ export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     {
       schema: {
         tags,
+        summary: 'Connect return: exchanges the code, subscribes the accounts to webhooks, creates or updates them and grants them to the user',
+        description: "Answers the connected page name(s). Failures answer 'Error connecting {type} account' (502 META_CONNECT_FAILED, 422 META_NOTHING_GRANTED); the reason is logged.",
         querystring: z.object({ type: connectType.default('INSTAGRAM') }),
         body: z.object({ code: codeField, state: stateField }),
         response: { 200: z.object({ pageName: z.string() }), 400: errorBody, 401: errorBody, 502: errorBody },
@@ -94,6 +104,7 @@ export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     {
       schema: {
         tags,
+        summary: 'The live name of a connected Page / Instagram account or of a prospect on it, with the stored token (cached)',
         querystring: z.object({
           pageId: z.string().trim().min(1, 'pageId is required').max(128),
           type: z.enum(['INSTAGRAM', 'FACEBOOK']),
