@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -37,6 +35,7 @@ import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
 import { registerNulGuard } from './plugins/nul-guard.ts';
+import { registerWebApp } from './plugins/web-app.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 
 export interface BuildAppOptions {
@@ -134,7 +133,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 
-  registerNotFound(app, options.serveWeb ? registerWebApp(app, config) : false);
+  registerNotFound(app, options.serveWeb ? registerWebApp(app, webDistDir(config)) : false);
   app.addHook('onClose', async () => {
     await jobs.stop();
     await ctx.events.close();
@@ -145,13 +144,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** Serves the built single-page app's files; returns false when it has not been built. */
-function registerWebApp(app: FastifyInstance, config: AppConfig): boolean {
-  const dist = path.resolve(config.WEB_DIST_DIR ?? path.join(repoRoot, 'apps/web/dist'));
-  if (!existsSync(path.join(dist, 'index.html'))) {
-    app.log.warn({ dist }, 'web app not built; run `npm run build`');
-    return false;
-  }
-  app.register(fastifyStatic, { root: dist, wildcard: false, index: false });
-  return true;
+/** Where the built web app is (WEB_DIST_DIR, else apps/web/dist); plugins/web-app.ts serves it. */
+function webDistDir(config: AppConfig): string {
+  return path.resolve(config.WEB_DIST_DIR ?? path.join(repoRoot, 'apps/web/dist'));
 }
