@@ -31,7 +31,8 @@ export default defineConfig({
   webServer: [
     {
       command: 'node --import tsx e2e/support/start-server.ts',
-      env: { E2E_PORT: String(E2E_PORT), ...(process.env.WEB_DIST_DIR ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {}) },
+      // Twilio's REST API is a loopback fake on both servers (E2E_FAKE_TWILIO; e2e/make-call.spec.ts).
+      env: { E2E_PORT: String(E2E_PORT), E2E_FAKE_TWILIO: '1', ...(process.env.WEB_DIST_DIR ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {}) },
       url: `http://localhost:${E2E_PORT}/api/health`,
       reuseExistingServer: false,
       timeout: 120_000,
@@ -47,6 +48,7 @@ export default defineConfig({
         E2E_FAKE_OPENAI: '1',
         E2E_FAKE_META_OAUTH: '1',
         E2E_FAKE_GHL: '1',
+        E2E_FAKE_TWILIO: '1',
         ...(process.env.WEB_DIST_DIR ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {}),
       },
       url: `http://localhost:${E2E_FAKE_OPENAI_PORT}/api/health`,

@@ -4,7 +4,7 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { E2E_ADMIN } from './constants.ts';
+import { E2E_ADMIN, E2E_TWILIO } from './constants.ts';
 
 const port = process.env.E2E_PORT ?? '3100';
 const dataDir = path.resolve(`.tmp/e2e-data-${port}`);
@@ -44,6 +44,14 @@ if (process.env.E2E_FAKE_GHL === '1') {
   const { startGhlFake } = await import('../../apps/server/src/test/fakes/ghl-fake.ts');
   const fake = await startGhlFake();
   Object.assign(process.env, fake.env());
+}
+
+// E2E_FAKE_TWILIO=1: Twilio's REST API (calls, SMS, recordings) is a loopback fake that knows the E2E_TWILIO
+// account, so Make a Call places a real request (make-call spec).
+if (process.env.E2E_FAKE_TWILIO === '1') {
+  const { startTwilioFake } = await import('../../apps/server/src/test/fakes/twilio-fake.ts');
+  const fake = await startTwilioFake({ accounts: { [E2E_TWILIO.accountSid]: E2E_TWILIO.authToken } });
+  Object.assign(process.env, { TWILIO_API_URL: fake.url });
 }
 
 await import('../../apps/server/src/main.ts');
