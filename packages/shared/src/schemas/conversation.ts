@@ -67,6 +67,19 @@ export const conversationListItem = z.object({
       messagingAccount: z.object({ id: z.number(), pageName: z.string(), type: z.enum(ACCOUNT_TYPES) }),
     })
     .nullable(),
+  // Inbox fields (issue 12), additive: what a row and the prospect panel show without opening the conversation.
+  /** N, the number of phases of the type: phase N means "ended" (spec §4). */
+  phaseCount: z.number(),
+  /** The latest message: its role, its first 160 characters and when it was sent; null when none. */
+  lastMessage: z.object({ role: z.enum(MESSAGE_ROLES), preview: z.string(), dateSent: z.string() }).nullable(),
+  /** A person took over (a human message or Take over): the AI stays silent until handed back. */
+  aiPaused: z.boolean(),
+  /** Phase -2 or -1, or the unanswered entry recorded errors: a person should look at it. */
+  needsHuman: z.boolean(),
+  /** The unanswered entry (spec §2.9) when the conversation waits on the prospect: status and follow-ups sent. */
+  followUp: z.object({ status: z.enum(['ACTIVE', 'INACTIVE']), followUpCount: z.number(), hasErrors: z.boolean() }).nullable(),
+  /** Total cost in USD (LLM tokens and, for calls, telephony and speech). */
+  costUsd: z.number(),
 });
 export type ConversationListItem = z.infer<typeof conversationListItem>;
 
@@ -128,6 +141,8 @@ export const conversationDetail = z.object({
   aiPaused: z.boolean(),
   /** No LLM is configured: the offline demo agent answers (DESIGN.md §6). */
   isDemoAgent: z.boolean(),
+  /** The playbook has ended (phase N) or the conversation is ignored (9999): a web chat takes no more messages. */
+  ended: z.boolean(),
 });
 export type ConversationDetail = z.infer<typeof conversationDetail>;
 
@@ -155,6 +170,15 @@ export const patchConversationBody = z.union([
   z.object({ conversationType: z.number().int().positive().max(INT4_MAX, 'no such id') }).strict(),
 ]);
 export type PatchConversationBody = z.infer<typeof patchConversationBody>;
+
+/**
+ * POST /api/conversation/{id}/hand-back (issue 12): the AI resumes at `phase`, a working phase 0..N-1;
+ * absent, the phase it was in (or 0).
+ */
+export const handBackBody = z
+  .object({ phase: z.number({ error: 'phase must be a number' }).int('phase must be a whole number').min(0, 'phase must be a working phase (0 or more)').optional() })
+  .strict();
+export const handOffResponse = z.object({ message: z.string(), phase: z.number(), aiPaused: z.boolean() });
 
 /** Trimmed text must be non-empty (spec §5). */
 export const messageText = z.string().trim().min(1, 'Message must not be empty').max(10_000, 'Message is too long');

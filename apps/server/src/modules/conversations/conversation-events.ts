@@ -83,3 +83,51 @@ export function closeStreamsOnShutdown(app: FastifyInstance, open: Set<() => voi
     for (const close of [...open]) close();
   });
 }
+
+/**
+ * The inbox's stream (issue 12): `conversation.changed` of every conversation the viewer may see, so the
+ * list shows new messages and phase changes without a reload. An ADMIN sees all; a NORMAL user only
+ * conversations of accounts granted to them, checked per event (a grant removed mid-stream stops the
+ * events at once). The data is the uuid alone: the web refetches the list and the open conversation.
+ */
+export function streamListEvents(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  maySee: (conversationId: number) => Promise<boolean>,
+  open: Set<() => void>,
+  release: () => void,
+): void {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.write('retry: 3000\n\nevent: ready\ndata: {}\n\n');
+  let closed = false;
+  const unsubscribe = ctx.events.on('conversation.changed', (event) => {
+    void maySee(event.conversationId).then(
+      (ok) => {
+        if (ok && !closed) res.write(`event: conversation.changed\ndata: ${JSON.stringify({ uuid: event.uuid })}\n\n`);
+      },
+      (err: unknown) => ctx.log.warn({ err }, 'inbox stream: access check failed'),
+    );
+  });
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+  keepAlive.unref();
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(keepAlive);
+    unsubscribe();
+    release();
+    open.delete(close);
+    if (!res.writableEnded) res.end();
+  };
+  open.add(close);
+  request.raw.on('close', close);
+  res.on('error', close);
+}

@@ -11,11 +11,13 @@ import {
   buildConversationType,
   buildMessagingAccount,
   buildProspect,
+  buildUnanswered,
   grantAccount,
 } from '../../test/conversation-factories.ts';
 import { pendingJobs } from '../../test/agent-factories.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
 import { STREAMS_PER_CLIENT } from './conversation-events.ts';
+import { scheduleTurn } from '../../agent/turn.job.ts';
 
 let t: TestApp;
 let admin: TestUser;
@@ -113,6 +115,12 @@ describe('GET /api/conversation/list', () => {
       lastMessageDate: at(50).toISOString(),
       prospectId: prospectA.id,
       Prospect: { uuid: prospectA.uuid, name: null, messagingAccount: { id: accountA.id, pageName: 'Alpha page', type: 'INSTAGRAM' } },
+      phaseCount: 3,
+      lastMessage: { role: 'PROSPECT', preview: 'Price?', dateSent: at(50).toISOString() },
+      aiPaused: false,
+      needsHuman: false,
+      followUp: null,
+      costUsd: 0,
     });
     const webRow = res.json().conversations.find((c: { uuid: string }) => c.uuid === web.uuid);
     expect(webRow.Prospect).toBeNull();
@@ -470,6 +478,26 @@ describe('GET /api/conversation/:uuid/events', () => {
     for (const s of streams) s.close();
   });
 
+  it('GET /api/conversation/list/events streams changes of visible conversations only (issue 12 inbox)', async () => {
+    const anonymous = await openStream('list');
+    expect(anonymous.status).toBe(401);
+    anonymous.close();
+    const mine = await openStream('list', normal.cookie);
+    const all = await openStream('list', admin.cookie);
+    expect(mine.status).toBe(200);
+    await mine.read((text) => text.includes('event: ready'));
+    await all.read((text) => text.includes('event: ready'));
+    // B is not granted to `normal`: the admin's stream gets it, the NORMAL user's does not.
+    t.ctx.events.emit('conversation.changed', { conversationId: otherB.id, uuid: otherB.uuid });
+    t.ctx.events.emit('conversation.changed', { conversationId: ownA1.id, uuid: ownA1.uuid });
+    const adminText = await all.read((s) => s.includes(ownA1.uuid));
+    expect(adminText).toContain(otherB.uuid);
+    const normalText = await mine.read((s) => s.includes(ownA1.uuid));
+    expect(normalText).not.toContain(otherB.uuid);
+    mine.close();
+    all.close();
+  });
+
   it('refuses a hidden conversation with 404', async () => {
     const stream = await openStream(otherB.uuid, normal.cookie);
     expect(stream.status).toBe(404);
@@ -693,5 +721,108 @@ describe('the channel and the prospect name (issue #8)', () => {
       expect(res.statusCode).toBe(403);
       expect(res.json().code).toBe('FORBIDDEN');
     });
+  });
+});
+
+describe('inbox fields of the list (issue 12)', () => {
+  it('marks needs-a-person (-2, -1, recorded errors), paused AI, follow-ups and the latest message preview', async () => {
+    const account = await buildMessagingAccount(t.ctx, { pageName: 'Inbox page' });
+    const prospect = await buildProspect(t.ctx, account.id);
+    const long = 'x'.repeat(300);
+    const errored = await buildConversation(t.ctx, { conversationTypeId: typeA.id, prospectId: prospect.id, phase: -1, messages: [msg('PROSPECT', long, 70)] });
+    const failing = await buildConversation(t.ctx, { conversationTypeId: typeA.id, prospectId: prospect.id, phase: 1, messages: [msg('AGENT', 'Hi', 71)] });
+    await buildUnanswered(t.ctx, failing.id, { errors: JSON.stringify([{ message: 'boom' }]), followUpCount: 2 });
+    const quiet = await buildConversation(t.ctx, { conversationTypeId: typeA.id, prospectId: prospect.id, phase: 1 });
+    await buildUnanswered(t.ctx, quiet.id, { status: 'INACTIVE' });
+    await t.ctx.db.update(conversations).set({ aiPaused: true, costUsd: 0.25 }).where(eq(conversations.id, quiet.id));
+
+    const res = await list(`?limit=100`);
+    const rows = res.json().conversations as { uuid: string; needsHuman: boolean; lastMessage: { preview: string } | null; aiPaused: boolean; followUp: unknown; costUsd: number }[];
+    const row = (uuid: string) => rows.find((r) => r.uuid === uuid)!;
+    expect(row(errored.uuid).needsHuman).toBe(true);
+    expect(row(errored.uuid).lastMessage!.preview).toBe('x'.repeat(160));
+    expect(row(failing.uuid)).toMatchObject({ needsHuman: true, followUp: { status: 'ACTIVE', followUpCount: 2, hasErrors: true } });
+    expect(row(quiet.uuid)).toMatchObject({ needsHuman: false, aiPaused: true, costUsd: 0.25, lastMessage: null, followUp: { status: 'INACTIVE', followUpCount: 0, hasErrors: false } });
+    expect(row(ownA2.uuid).needsHuman).toBe(true);
+  });
+});
+
+describe('hand-off: take over and hand back (issue 12)', () => {
+  const takeOverReq = (id: number, as?: string) => t.request({ method: 'POST', url: `/api/conversation/${id}/take-over`, as });
+  const handBackReq = (id: number, payload: unknown, as?: string) =>
+    t.request({ method: 'POST', url: `/api/conversation/${id}/hand-back`, as, payload: payload as object });
+
+  it('take over pauses the AI and cancels its waiting turn; hand back resumes at the chosen phase and answers the prospect', async () => {
+    const conv = await buildConversation(t.ctx, { conversationTypeId: typeA.id, prospectId: prospectA.id, phase: 1, messages: [msg('PROSPECT', 'Anyone?', 80)] });
+    await scheduleTurn(t.ctx, conv.id, 60);
+    expect((await pendingJobs(t.ctx, `turn:${conv.id}`)).length).toBe(1);
+    const taken = await takeOverReq(conv.id, normal.cookie);
+    expect(taken.statusCode).toBe(200);
+    expect(taken.json()).toEqual({ message: 'You are answering; the AI is paused', phase: 1, aiPaused: true });
+    expect((await pendingJobs(t.ctx, `turn:${conv.id}`)).length).toBe(0);
+    const detail = (await t.request({ method: 'GET', url: `/api/conversation/${conv.uuid}`, as: normal.cookie })).json();
+    expect(detail.aiPaused).toBe(true);
+    const row = (await list('?limit=100', normal.cookie)).json().conversations.find((c: { uuid: string }) => c.uuid === conv.uuid);
+    expect(row.aiPaused).toBe(true);
+
+    const back = await handBackReq(conv.id, { phase: 2 }, normal.cookie);
+    expect(back.statusCode).toBe(200);
+    expect(back.json()).toEqual({ message: 'The AI is answering again', phase: 2, aiPaused: false });
+    const [after] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, conv.id));
+    expect(after).toMatchObject({ phase: 2, aiPaused: false });
+    // The prospect's last message is unanswered: the agent's turn is scheduled at once.
+    expect((await pendingJobs(t.ctx, `turn:${conv.id}`)).length).toBe(1);
+  });
+
+  it('hand back without a phase resumes the phase the conversation was in (or 0 from a special code)', async () => {
+    const conv = await buildConversation(t.ctx, { conversationTypeId: typeA.id, prospectId: prospectA.id, phase: 2 });
+    await takeOverReq(conv.id, admin.cookie);
+    expect((await handBackReq(conv.id, {}, admin.cookie)).json().phase).toBe(2);
+    const stuck = await buildConversation(t.ctx, { conversationTypeId: typeA.id, prospectId: prospectA.id, phase: -2 });
+    expect((await handBackReq(stuck.id, {}, admin.cookie)).json().phase).toBe(0);
+  });
+
+  it('answers 400 for a phase that is not a working phase, 409 on a web chat or a type without phases', async () => {
+    const conv = await buildConversation(t.ctx, { conversationTypeId: typeA.id, prospectId: prospectA.id, phase: 1 });
+    for (const phase of [3, 9999, -2]) {
+      const res = await handBackReq(conv.id, { phase }, admin.cookie);
+      expect(res.statusCode, String(phase)).toBe(400);
+      expect(res.json().error).toContain('phase');
+    }
+    expect((await handBackReq(conv.id, { phase: 'one' }, admin.cookie)).statusCode).toBe(400);
+    expect((await handBackReq(conv.id, { phase: 1, extra: true }, admin.cookie)).statusCode).toBe(400);
+    const webTake = await takeOverReq(web.id, admin.cookie);
+    expect(webTake.statusCode).toBe(409);
+    expect(webTake.json().code).toBe('NOT_A_PROSPECT_CONVERSATION');
+    expect((await handBackReq(web.id, {}, admin.cookie)).statusCode).toBe(409);
+    const typeless = await buildConversation(t.ctx, { prospectId: prospectA.id, phase: 0 });
+    expect((await handBackReq(typeless.id, {}, admin.cookie)).json().code).toBe('NO_WORKING_PHASE');
+  });
+
+  it('is authorised as every change: 401 anonymous, 404 hidden or unknown, 403 NORMAL on a web chat', async () => {
+    expect((await takeOverReq(ownA1.id)).statusCode).toBe(401);
+    expect((await handBackReq(ownA1.id, {})).statusCode).toBe(401);
+    expect((await takeOverReq(otherB.id, normal.cookie)).statusCode).toBe(404);
+    expect((await handBackReq(otherB.id, {}, stranger.cookie)).statusCode).toBe(404);
+    expect((await takeOverReq(999999, admin.cookie)).statusCode).toBe(404);
+    expect((await takeOverReq(web.id, normal.cookie)).statusCode).toBe(403);
+    expect((await t.request({ method: 'POST', url: '/api/conversation/abc/take-over', as: admin.cookie })).statusCode).toBe(400);
+  });
+});
+
+describe('an ended web chat (issue 12)', () => {
+  it('says so in the detail and refuses further messages with 409 and a sentence for the visitor', async () => {
+    const ended = await buildConversation(t.ctx, { conversationTypeId: typeA.id, phase: 3, messages: [msg('AGENT', 'Bye!', 90)] });
+    const detail = (await t.request({ method: 'GET', url: `/api/conversation/${ended.uuid}` })).json();
+    expect(detail.ended).toBe(true);
+    const res = await t.request({ method: 'POST', url: `/api/conversation/${ended.uuid}/written-message`, payload: { message: 'Hello?' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({ error: 'This conversation has ended. Start a new conversation to write to us again.', code: 'CONVERSATION_ENDED' });
+    const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, ended.id));
+    expect(row.messagesCount).toBe(1);
+    const ignored = await buildConversation(t.ctx, { conversationTypeId: typeA.id, phase: 9999 });
+    expect((await t.request({ method: 'POST', url: `/api/conversation/${ignored.uuid}/written-message`, payload: { message: 'Hi' } })).statusCode).toBe(409);
+    const open = (await t.request({ method: 'GET', url: `/api/conversation/${web.uuid}` })).json();
+    expect(open.ended).toBe(false);
   });
 });

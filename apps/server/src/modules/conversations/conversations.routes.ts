@@ -11,6 +11,8 @@ import {
   conversationUuidParams,
   deleteMessagesBody,
   editMessageBody,
+  handBackBody,
+  handOffResponse,
   newConversationBody,
   patchConversationBody,
   prospectConversation,
@@ -22,7 +24,10 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { requireUser } from '../../plugins/auth.ts';
 import { loadConversationToChange, loadConversationToView } from './conversation-access.ts';
-import { acquireStreamSlot, closeStreamsOnShutdown, streamConversationEvents } from './conversation-events.ts';
+import { acquireStreamSlot, closeStreamsOnShutdown, streamConversationEvents, streamListEvents } from './conversation-events.ts';
+import { eq } from 'drizzle-orm';
+import { conversations } from '../../db/schema/index.ts';
+import { canAccessAccount } from '../messaging-accounts/access.ts';
 import { chatRateLimit, countConversationMessage } from '../../plugins/abuse-limits.ts';
 import {
   changeConversationType,
@@ -33,7 +38,9 @@ import {
   editMessage,
   findProspectConversation,
   getConversationDetail,
+  handBack,
   listConversations,
+  takeOver,
   requestFollowUp,
   writeMessage,
 } from './conversations.service.ts';
@@ -54,6 +61,25 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
     { schema: { tags, querystring: conversationListQuery, response: { 200: conversationListResponse, ...errors } } },
     async (request) => listConversations(ctx, requireUser(request), request.query),
   );
+
+  // The inbox's live list (issue 12); registered before /:uuid/events (a static segment wins anyway).
+  r.get('/api/conversation/list/events', { schema: { tags, response: errors } }, async (request, reply) => {
+    const actor = requireUser(request);
+    const release = await acquireStreamSlot(ctx, request, 'inbox');
+    if (!release) {
+      throw new AppError(429, 'TOO_MANY_STREAMS', 'Too many live connections from this client. Close some tabs and try again.');
+    }
+    const maySee = async (conversationId: number) => {
+      if (actor.role === 'ADMIN') return true;
+      const [row] = await ctx.db
+        .select({ accountId: conversations.messagingAccountId })
+        .from(conversations)
+        .where(eq(conversations.id, conversationId))
+        .limit(1);
+      return row?.accountId != null && (await canAccessAccount(ctx, actor, row.accountId));
+    };
+    streamListEvents(ctx, request, reply, maySee, openStreams, release);
+  });
 
   r.post(
     '/api/conversation/new',
@@ -98,6 +124,20 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
     },
   );
 
+  // Hand-off (issue 12): authorised as every conversation change (ADMIN, or a NORMAL user granted the account).
+  r.post(
+    '/api/conversation/:id/take-over',
+    { schema: { tags, params: conversationIdParams, response: { 200: handOffResponse, 409: errorBody, ...errors } } },
+    async (request) => takeOver(ctx, await loadConversationToChange(ctx, request.actor, { id: request.params.id })),
+  );
+
+  r.post(
+    '/api/conversation/:id/hand-back',
+    { schema: { tags, params: conversationIdParams, body: handBackBody, response: { 200: handOffResponse, 409: errorBody, ...errors } } },
+    async (request) =>
+      handBack(ctx, await loadConversationToChange(ctx, request.actor, { id: request.params.id }), request.body.phase),
+  );
+
   r.delete(
     '/api/conversation/:id',
     { schema: { tags, params: conversationIdParams, response: { 200: messageBody, ...errors } } },
@@ -138,7 +178,7 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
     '/api/conversation/:uuid/written-message',
     {
       config: chatLimit,
-      schema: { tags, params: conversationUuidParams, body: writtenMessageBody, response: { 200: messageBody, ...errors } },
+      schema: { tags, params: conversationUuidParams, body: writtenMessageBody, response: { 200: messageBody, 409: errorBody, ...errors } },
     },
     async (request) => {
       const conversation = await loadConversationToView(ctx, request.actor, request.params.uuid);

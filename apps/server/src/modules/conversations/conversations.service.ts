@@ -16,9 +16,11 @@ import {
   messages,
   messagingAccounts,
   prospects,
+  unansweredConversations,
 } from '../../db/schema/index.ts';
+import { isWorkingPhase } from '../../agent/phases.ts';
 import { cancelConversationJobs } from '../../agent/agent.service.ts';
-import { badRequest, notFound } from '../../lib/errors.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
 import type { AccessibleConversation } from './conversation-access.ts';
@@ -95,6 +97,8 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       createdAt: c.createdAt,
       prospectId: c.prospectId,
       messagingAccountId: c.messagingAccountId,
+      aiPaused: c.aiPaused,
+      costUsd: c.costUsd,
     })
     .from(c)
     .where(where)
@@ -126,8 +130,21 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
         accountId: messagingAccounts.id,
         pageName: messagingAccounts.pageName,
         accountType: messagingAccounts.type,
+        aiPaused: page.aiPaused,
+        costUsd: page.costUsd,
+        // Inbox fields (issue 12), still one statement: per row of the page only, the latest message through
+        // the (conversation_id, date_sent, id) index read backwards, the phase count through
+        // (conversation_type_id, index), and the unanswered entry through its unique conversation_id.
+        lastMessage: sql<unknown>`(select json_build_object('role', ${messages.role}, 'preview', substr(${messages.message}, 1, 160), 'dateSent', ${messages.dateSent})
+          from ${messages} where ${messages.conversationId} = ${page.id}
+          order by ${messages.dateSent} desc, ${messages.id} desc limit 1)`,
+        phaseCount: sql<number>`(select count(*) from ${conversationPhases} where ${conversationPhases.conversationTypeId} = ${page.conversationTypeId})`.mapWith(Number),
+        followUpStatus: unansweredConversations.status,
+        followUpCount: unansweredConversations.followUpCount,
+        followUpHasErrors: sql<boolean | null>`(${unansweredConversations.errors} <> '[]')`,
       })
       .from(page)
+      .leftJoin(unansweredConversations, eq(unansweredConversations.conversationId, page.id))
       .leftJoin(conversationTypes, eq(conversationTypes.id, page.conversationTypeId))
       .leftJoin(prospects, eq(prospects.id, page.prospectId))
       .leftJoin(messagingAccounts, eq(messagingAccounts.id, page.messagingAccountId))
@@ -185,7 +202,21 @@ type ListRow = {
   accountId: number | null;
   pageName: string | null;
   accountType: AccountType | null;
+  aiPaused: boolean;
+  costUsd: number;
+  lastMessage: unknown;
+  phaseCount: number;
+  followUpStatus: 'ACTIVE' | 'INACTIVE' | null;
+  followUpCount: number | null;
+  followUpHasErrors: boolean | null;
 };
+
+/** The json_build_object of the latest message (a string or already parsed, depending on the driver). */
+function presentLastMessage(value: unknown) {
+  if (value === null || value === undefined) return null;
+  const m = (typeof value === 'string' ? JSON.parse(value) : value) as { role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; preview: string; dateSent: string };
+  return { role: m.role, preview: m.preview, dateSent: new Date(m.dateSent).toISOString() };
+}
 
 function presentListRow(r: ListRow) {
   return {
@@ -208,6 +239,15 @@ function presentListRow(r: ListRow) {
             name: r.prospectName,
             messagingAccount: { id: r.accountId, pageName: r.pageName ?? '', type: r.accountType },
           },
+    phaseCount: r.phaseCount,
+    lastMessage: presentLastMessage(r.lastMessage),
+    aiPaused: r.aiPaused,
+    needsHuman: r.phase === PHASE.NEEDS_HUMAN || r.phase === PHASE.ERRORED || r.followUpHasErrors === true,
+    followUp:
+      r.followUpStatus === null
+        ? null
+        : { status: r.followUpStatus, followUpCount: r.followUpCount ?? 0, hasErrors: r.followUpHasErrors === true },
+    costUsd: r.costUsd,
   };
 }
 
@@ -291,6 +331,7 @@ export async function getConversationDetail(ctx: AppContext, access: AccessibleC
     canAdminister: access.canAdminister,
     aiPaused: conv.aiPaused,
     isDemoAgent: !ctx.config.OPENAI_API_KEY,
+    ended: isEnded(conv.phase, phases.length),
   };
 }
 
@@ -365,12 +406,23 @@ export async function editMessage(ctx: AppContext, conv: AccessibleConversation,
   changed(ctx, conv);
 }
 
+/** The playbook ended (phase N of a type with phases) or the conversation is ignored (9999). */
+function isEnded(phase: number, phaseCount: number): boolean {
+  return phase === PHASE.IGNORED || (phaseCount > 0 && phase === phaseCount);
+}
+
+/** What a visitor is told when writing into an ended web chat (409, also shown as the closing notice). */
+export const CONVERSATION_ENDED_MESSAGE = 'This conversation has ended. Start a new conversation to write to us again.';
+
 /**
  * A written message (spec §7.6): on a web chat the visitor writes as the prospect and the agent answers;
  * on a prospect conversation a person writes as the business (AGENT), which pauses the AI there.
+ * An ended web chat takes no more messages: nobody would answer them (issue 12), so 409 says so.
  */
 export async function writeMessage(ctx: AppContext, actor: Actor | null, conv: AccessibleConversation, text: string) {
   if (conv.prospectId === null) {
+    const phaseCount = conv.conversationTypeId ? await countPhases(ctx, conv.conversationTypeId) : 0;
+    if (isEnded(conv.phase, phaseCount)) throw conflict(CONVERSATION_ENDED_MESSAGE, 'CONVERSATION_ENDED');
     await receiveProspectMessage(ctx, conv.id, text);
   } else {
     // loadConversationToView already hid the conversation from anyone who cannot administer it.
@@ -383,4 +435,51 @@ export async function requestFollowUp(ctx: AppContext, conv: AccessibleConversat
   const result = await triggerFollowUp(ctx, conv.id);
   changed(ctx, conv);
   return result;
+}
+
+/**
+ * Take over (issue 12): the AI pauses exactly as when a person writes (aiPaused), without sending anything;
+ * its waiting turn and follow-up are cancelled. Only prospect conversations: on a web chat a person cannot
+ * answer as the business (a written message there is the visitor's), so there is nothing to take over.
+ */
+export async function takeOver(ctx: AppContext, conv: AccessibleConversation) {
+  if (conv.prospectId === null) {
+    throw conflict('A web chat cannot be taken over: only conversations with a prospect on a channel can.', 'NOT_A_PROSPECT_CONVERSATION');
+  }
+  await ctx.db.update(conversations).set({ aiPaused: true, updatedAt: new Date() }).where(eq(conversations.id, conv.id));
+  await cancelConversationJobs(ctx, conv.id);
+  changed(ctx, conv);
+  return { message: 'You are answering; the AI is paused', phase: conv.phase, aiPaused: true };
+}
+
+/**
+ * Hand back to the AI (issue 12): sets a working phase through the same path as PATCH phase, which clears
+ * aiPaused and, when the prospect's last message is unanswered, schedules the agent's turn at once.
+ * Without a phase: the phase the conversation was in when it was paused (or the one -3 will resume), else 0.
+ */
+export async function handBack(ctx: AppContext, conv: AccessibleConversation, requested: number | undefined) {
+  if (conv.prospectId === null) {
+    throw conflict('A web chat cannot be handed back: the AI never stopped answering it.', 'NOT_A_PROSPECT_CONVERSATION');
+  }
+  const phaseCount = conv.conversationTypeId ? await countPhases(ctx, conv.conversationTypeId) : 0;
+  if (phaseCount === 0) {
+    throw conflict('This conversation has no type with phases, so the AI has nothing to resume.', 'NO_WORKING_PHASE');
+  }
+  const [row] = await ctx.db
+    .select({ resumePhase: conversations.resumePhase })
+    .from(conversations)
+    .where(eq(conversations.id, conv.id))
+    .limit(1);
+  const fallback = isWorkingPhase(conv.phase, phaseCount)
+    ? conv.phase
+    : row?.resumePhase !== null && row?.resumePhase !== undefined && isWorkingPhase(row.resumePhase, phaseCount)
+      ? row.resumePhase
+      : 0;
+  const phase = requested ?? fallback;
+  if (!isWorkingPhase(phase, phaseCount)) {
+    throw badRequest(`phase: must be a working phase, 0 to ${phaseCount - 1}`, 'INVALID_PHASE');
+  }
+  await setConversationPhase(ctx, conv.id, phase);
+  changed(ctx, conv);
+  return { message: 'The AI is answering again', phase, aiPaused: false };
 }
