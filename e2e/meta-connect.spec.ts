@@ -82,6 +82,10 @@ test('every error text of the connect and login returns (spec §8.3)', async ({ 
   await page.goto('/user/meta-login-register-redirect');
   await expect(page.getByText('Error: No authorization access_token received')).toBeVisible();
 
+  // Someone else's profile is not shown to a NORMAL user, and says no more than that.
+  await page.goto(`/user/${E2E_ADMIN.email}`);
+  await expect(page.getByText('User not found', { exact: true })).toBeVisible();
+
   await loginAsAdmin(page);
   await page.goto('/user/nobody-here@example.com');
   await expect(page.getByText('User not found', { exact: true })).toBeVisible();

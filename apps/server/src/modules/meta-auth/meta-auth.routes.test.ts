@@ -151,6 +151,9 @@ describe('POST /api/meta-api/meta-login-register-redirect', () => {
     expect(forged.json().code).toBe('INVALID_OAUTH_STATE');
     const noCookie = await t.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', payload: { code: fake.issueUserToken(), state: flow.state } });
     expect(noCookie.json().code).toBe('INVALID_OAUTH_STATE');
+    // The refusals were logged with their reason, never with the token that was refused.
+    expect(logged.some((line) => line.includes('facebook login'))).toBe(true);
+    expect(logged.some((line) => line.includes(revoked))).toBe(false);
   });
 });
 
