@@ -16,6 +16,17 @@ export const transcriptQuery = (id: number | string) =>
     retry: false,
   });
 
+/**
+ * Whether Generate Transcript can work (issue 12): without a transcription provider the button is disabled
+ * with the server's sentence instead of failing with 'Please try again'.
+ */
+export const transcriptionStatusQuery = () =>
+  queryOptions({
+    queryKey: ['call-recordings', 'transcription-status'],
+    queryFn: () => api.get<{ available: boolean; reason: string | null }>('/api/call-recording/transcription'),
+    staleTime: 60_000,
+  });
+
 export const generateTranscript = (id: number) => api.post<{ transcript: string }>(`/api/call-recording/${id}/transcript`);
 
 export const deleteRecording = (id: number) => api.delete<{ message: string }>(`/api/call-recording/${id}`);

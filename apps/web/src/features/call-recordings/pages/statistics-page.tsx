@@ -1,6 +1,6 @@
 import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
-import { Alert, Anchor, Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { CallRecording } from '@sales-agent/shared/schemas/call-recording';
 import { useMemo, useState } from 'react';
@@ -10,7 +10,7 @@ import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { deleteRecording, generateTranscript, recordingDownloadUrl, recordingsQuery } from '../api/recordings.ts';
+import { deleteRecording, generateTranscript, recordingDownloadUrl, recordingsQuery, transcriptionStatusQuery } from '../api/recordings.ts';
 import { RecordingPlayer } from '../components/recording-player.tsx';
 import { computeStatistics, dateRangeQuery, formatDuration } from '../components/statistics.ts';
 
@@ -20,6 +20,9 @@ export default function StatisticsPage() {
   const [endDate, setEndDate] = useState('');
   const range = useMemo(() => dateRangeQuery(startDate, endDate), [startDate, endDate]);
   const recordings = useQuery(recordingsQuery(range));
+  const transcription = useQuery(transcriptionStatusQuery());
+  /** The server's sentence when no transcription provider is configured (the button cannot work then). */
+  const transcriptionOff = transcription.data && !transcription.data.available ? (transcription.data.reason ?? 'Transcription is not available.') : null;
   const [playingId, setPlayingId] = useState<number | null>(null);
   const [busyId, setBusyId] = useState<number | null>(null);
   const client = useQueryClient();
@@ -154,6 +157,11 @@ export default function StatisticsPage() {
             <Title order={4} mb="sm">
               Recordings
             </Title>
+            {transcriptionOff && (
+              <Text size="sm" c="dimmed" mb="sm" data-testid="transcription-off">
+                Generate Transcript is unavailable: {transcriptionOff}
+              </Text>
+            )}
             {recordings.data.length === 0 ? (
               <Text c="dimmed">
                 No recordings yet.{' '}
@@ -196,9 +204,20 @@ export default function StatisticsPage() {
                                 View Transcript
                               </Button>
                             ) : (
-                              <Button size="xs" variant="default" loading={busyId === r.id} onClick={() => onGenerate(r)}>
-                                Generate Transcript
-                              </Button>
+                              <Tooltip label={transcriptionOff} disabled={!transcriptionOff} multiline w={280} events={{ hover: true, focus: true, touch: true }}>
+                                {/* A span keeps the tooltip working on the disabled button. */}
+                                <span>
+                                  <Button
+                                    size="xs"
+                                    variant="default"
+                                    loading={busyId === r.id}
+                                    disabled={Boolean(transcriptionOff)}
+                                    onClick={() => onGenerate(r)}
+                                  >
+                                    Generate Transcript
+                                  </Button>
+                                </span>
+                              </Tooltip>
                             )}
                             <Button size="xs" color="red" variant="light" disabled={busyId === r.id} onClick={() => onDelete(r)}>
                               Delete
