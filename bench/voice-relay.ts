@@ -15,26 +15,34 @@
  * same clock (this process), so it includes two loopback hops and this process's own scheduling — the same
  * for both relays, which is why they are compared side by side.
  *
- * BENCH_SECONDS (default 20) measured after 2 s of warm-up.
+ * BENCH_ROUNDS (default 3) rounds per relay, alternating floor and bridge, of BENCH_SECONDS (default 10)
+ * measured after 2 s of warm-up each. The bridge's app uses PostgreSQL at
+ * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database, dropped after),
+ * or PGlite in memory with BENCH_DB=pglite.
  */
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import twilio from 'twilio';
 import { WebSocket, WebSocketServer } from 'ws';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_MS = 2000;
+/** Measured rounds per relay (alternating); BENCH_SECONDS each. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PATH = '/api/voice/media-stream';
 const PUBLIC_URL = 'http://localhost:3000';
 const ACCOUNT_SID = `AC${'b'.repeat(32)}`;
 const AUTH_TOKEN = 'bench-auth-token';
 const API_KEY = 'sk-bench-realtime';
+/** The bridge's database: `pg` (default; BENCH_DATABASE_URL) or `pglite` (in memory, in the relay process). */
+const DB = process.env.BENCH_DB === 'pglite' ? 'pglite' : 'pg';
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 type RelayMode = 'floor' | 'bridge';
 interface ReadyMessage {
@@ -78,11 +86,25 @@ async function runBridge(upstreamUrl: string): Promise<ReadyMessage> {
   const { buildApp } = await import('../apps/server/src/app.ts');
   const { loadConfig } = await import('../apps/server/src/config/env.ts');
   const { openDatabase } = await import('../apps/server/src/db/client.ts');
+  const { openTestDatabase } = await import('../apps/server/src/test/test-database.ts');
   const { conversations } = await import('../apps/server/src/db/schema/index.ts');
   const { buildChannelAccount } = await import('../apps/server/src/test/channel-factories.ts');
   const { buildConversation, buildConversationType, buildProspect } = await import('../apps/server/src/test/conversation-factories.ts');
-  const database = openDatabase({ pgliteDir: 'memory://' });
-  await database.migrate();
+  // PostgreSQL as in production by default: PGlite runs its queries on the relay's own thread, so the job
+  // runner's polls would show up as audio latency that a production server does not have.
+  let database: Awaited<ReturnType<typeof openTestDatabase>>;
+  if (DB === 'pglite') {
+    database = openDatabase({ pgliteDir: 'memory://' });
+    await database.migrate();
+  } else {
+    process.env.TEST_DB = 'pg';
+    process.env.TEST_DATABASE_URL = PG_URL;
+    database = await openTestDatabase();
+    // The fresh database is dropped when the parent ends the relay.
+    process.on('message', (m: { type: string }) => {
+      if (m.type === 'exit') void database.close().finally(() => process.exit(0));
+    });
+  }
   const config = loadConfig({
     NODE_ENV: 'production',
     APP_SECRET: 'bench-secret-bench-secret-bench',
@@ -110,9 +132,14 @@ async function runBridge(upstreamUrl: string): Promise<ReadyMessage> {
 
 async function child(mode: RelayMode, upstreamUrl: string) {
   const ready = mode === 'floor' ? await runFloor(upstreamUrl) : await runBridge(upstreamUrl);
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
   process.on('message', (message: { type: string }) => {
-    if (message.type === 'cpu') process.send!({ type: 'cpu', usage: process.cpuUsage(), at: performance.now() });
-    if (message.type === 'exit') process.exit(0);
+    if (message.type === 'cpu') {
+      process.send!({ type: 'cpu', usage: process.cpuUsage(), at: performance.now(), loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 });
+      loop.reset();
+    }
+    if (message.type === 'exit' && (mode === 'floor' || DB === 'pglite')) process.exit(0);
   });
   process.send!(ready);
 }
@@ -141,6 +168,8 @@ interface Result {
   cpuPerCallPercent: number;
   lostUp: number;
   lostDown: number;
+  /** The relay's event-loop delay during the measurement. */
+  loop: string;
 }
 
 async function measure(mode: RelayMode): Promise<Result> {
@@ -180,8 +209,8 @@ async function measure(mode: RelayMode): Promise<Result> {
   const relay = fork(fileURLToPath(import.meta.url), ['--relay', mode, upstreamUrl], { execArgv: ['--import', 'tsx'] });
   const ready = await new Promise<ReadyMessage>((resolve) => relay.once('message', (m) => resolve(m as ReadyMessage)));
   const cpu = () =>
-    new Promise<{ usage: NodeJS.CpuUsage; at: number }>((resolve) => {
-      relay.once('message', (m) => resolve(m as { usage: NodeJS.CpuUsage; at: number }));
+    new Promise<{ usage: NodeJS.CpuUsage; at: number; loopP99Ms: number; loopMaxMs: number }>((resolve) => {
+      relay.once('message', (m) => resolve(m as { usage: NodeJS.CpuUsage; at: number; loopP99Ms: number; loopMaxMs: number }));
       relay.send({ type: 'cpu' });
     });
 
@@ -284,13 +313,34 @@ async function measure(mode: RelayMode): Promise<Result> {
   openai.close();
   openaiServer.closeAllConnections();
   await new Promise<void>((resolve) => openaiServer.close(() => resolve()));
-  return { mode, up: up.sort((a, b) => a - b), down: down.sort((a, b) => a - b), cpuPerCallPercent: (cpuMs / wallMs / CALLS) * 100, lostUp, lostDown };
+  return {
+    mode,
+    up: up.sort((a, b) => a - b),
+    down: down.sort((a, b) => a - b),
+    cpuPerCallPercent: (cpuMs / wallMs / CALLS) * 100,
+    lostUp,
+    lostDown,
+    loop: `p99 ${after.loopP99Ms.toFixed(1)} ms, max ${after.loopMaxMs.toFixed(1)} ms`,
+  };
 }
 
 async function parent() {
-  console.log(`voice relay: ${CALLS} concurrent calls, ${SECONDS} s measured, ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  const results: Result[] = [];
-  for (const mode of ['floor', 'bridge'] as const) results.push(await measure(mode));
+  console.log(`voice relay: ${CALLS} concurrent calls, ${ROUNDS} × ${SECONDS} s measured per relay, bridge on ${DB}, ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  // Rounds alternate floor and bridge, so a burst of load from elsewhere on the machine hits both alike.
+  const runs: Result[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) for (const mode of ['floor', 'bridge'] as const) runs.push(await measure(mode));
+  const results = (['floor', 'bridge'] as const).map((mode): Result => {
+    const of = runs.filter((r) => r.mode === mode);
+    return {
+      mode,
+      up: of.flatMap((r) => r.up).sort((a, b) => a - b),
+      down: of.flatMap((r) => r.down).sort((a, b) => a - b),
+      cpuPerCallPercent: of.reduce((sum, r) => sum + r.cpuPerCallPercent, 0) / of.length,
+      lostUp: of.reduce((sum, r) => sum + r.lostUp, 0),
+      lostDown: of.reduce((sum, r) => sum + r.lostDown, 0),
+      loop: of.map((r) => r.loop).join('; '),
+    };
+  });
   const fmt = (ms: number) => (ms === undefined ? '-' : ms.toFixed(3));
   console.log('\n| relay | direction | frames | p50 ms | p99 ms | max ms | relay CPU per call |');
   console.log('|---|---|---|---|---|---|---|');
@@ -300,6 +350,7 @@ async function parent() {
         `| ${r.mode} | ${direction} | ${samples.length} | ${fmt(percentile(samples, 50))} | ${fmt(percentile(samples, 99))} | ${fmt(samples.at(-1)!)} | ${r.cpuPerCallPercent.toFixed(2)} % of a core |`,
       );
     }
+    console.log(`(${r.mode} relay event-loop delay: ${r.loop})`);
     if (r.lostUp || r.lostDown) console.log(`(${r.mode}: ${r.lostUp} caller and ${r.lostDown} agent frames never arrived)`);
   }
   const [floor, bridge] = results;
