@@ -42,6 +42,13 @@ export const conversationTypeConfigObject = z.looseObject({
         .trim()
         .regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164 format, e.g. +15551234567')
         .optional(),
+      /** Azure neural voice of the classic call pipeline (docs/voice.md); an Azure-shaped `name` works too. */
+      azureVoice: z
+        .string()
+        .regex(/^[a-z]{2,3}-[A-Z]{2,4}(-[A-Za-z]+)?-[A-Za-z0-9]+$/, 'must be an Azure voice name such as en-US-JennyNeural')
+        .optional(),
+      /** What the agent leaves when a call reaches an answering machine (docs/voice.md); without it the call hangs up. */
+      voicemailMessage: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').optional(),
     })
     .optional(),
   crm: z.literal('GHL').optional(),

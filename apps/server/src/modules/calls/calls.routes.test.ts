@@ -227,4 +227,17 @@ describe('GET /api/conversation/{uuid}/call', () => {
     const count = await t.ctx.db.execute(sql`select count(*)::int as n from conversations where call_direction is not null`);
     expect(Number((count as unknown as { rows: { n: number }[] }).rows[0].n)).toBe(1);
   });
+
+  it('validates the voice settings of a type config: voice.azureVoice and voice.voicemailMessage', async () => {
+    const { type } = await buildCallSetup(t.ctx);
+    const save = (config: unknown) =>
+      t.request({ method: 'POST', url: `/api/admin/conversation-type/${type.id}/config`, as: admin.cookie, payload: JSON.stringify(config), headers: { 'content-type': 'text/plain' } });
+    expect((await save({ voice: { azureVoice: 'en-US-AvaMultilingualNeural', voicemailMessage: 'Please call us back.' } })).statusCode).toBe(200);
+    const badVoice = await save({ voice: { azureVoice: 'alloy' } });
+    expect(badVoice.statusCode).toBe(400);
+    expect(badVoice.json().error).toContain('voice.azureVoice');
+    const emptyMessage = await save({ voice: { voicemailMessage: '  ' } });
+    expect(emptyMessage.statusCode).toBe(400);
+    expect(emptyMessage.json().error).toContain('voice.voicemailMessage');
+  });
 });
