@@ -14,12 +14,30 @@ export async function crmRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.get(
     '/api/admin/conversation-type/:id/pipelines',
-    { schema: { tags, params: idParams, response: { 200: crmPipelinesAnswer, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: "The GoHighLevel pipelines, with their stages, of a CRM-linked conversation type",
+        description: 'Spec §7.3. Uses the type\'s apiKey/locationId or GHL_API_KEY/GHL_LOCATION_ID (docs/crm.md).',
+        params: idParams,
+        response: { 200: crmPipelinesAnswer, ...errors },
+      },
+    },
     async (request) => ({ pipelines: await listPipelines(ctx, request.params.id) }),
   );
   r.get(
     '/api/admin/conversation-type/:id/pipeline/contacts',
-    { schema: { tags, params: idParams, querystring: crmContactsQuery, response: { 200: crmContactsAnswer, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'One page of the contacts (opportunities) of a GoHighLevel pipeline or stage',
+        description:
+          'Spec §7.3. Cursor paging: pass the previous answer\'s meta.startAfter and meta.startAfterId for the next page; both are null on the last page.',
+        params: idParams,
+        querystring: crmContactsQuery,
+        response: { 200: crmContactsAnswer, ...errors },
+      },
+    },
     async (request) => listPipelineContacts(ctx, request.params.id, request.query),
   );
 }
