@@ -119,13 +119,26 @@ test('a colleague granted an account can remove it from their accounts, not dele
   const accountId: number = listed.messagingAccounts[0].messagingAccountId;
   expect((await admin.post('/api/admin/user-messaging-accounts/create', { data: { userEmail: colleague.email, messagingAccountId: accountId } })).status()).toBe(201);
 
+  // The token has run out: the profile asks for a reconnect, which any user of the account can do.
+  const view = await (await admin.get(`/api/admin/messaging-accounts/${accountId}`)).json();
+  const expire = await admin.post('/api/admin/messaging-accounts/create-edit', {
+    data: { id: accountId, type: view.type, pageId: view.pageId, pageName: view.pageName, expirationDate: '2020-01-01' },
+  });
+  expect(expire.status()).toBe(200);
+
   await logout(page);
   await loginAs(page, colleague.email, colleague.password);
   await page.goto(`/user/${colleague.email}`);
   const row = page.getByRole('row').filter({ hasText: 'FACEBOOK' });
   await expect(row.getByTestId('page-name')).toHaveText('Fake Bakery Page');
   await expect(row.getByRole('button', { name: 'Delete' })).toHaveCount(0);
+  await expect(row).toContainText('Reconnect needed');
   await page.screenshot({ path: test.info().outputPath('profile-granted.png'), fullPage: true });
+  await row.getByRole('button', { name: 'Reconnect' }).click();
+  await expect(page.getByText('Connected to Fake Bakery Page successfully!')).toBeVisible();
+  await expect(page).toHaveURL(`/user/${colleague.email}`);
+  await expect(row).toContainText('No expiry');
+  await expect(row).not.toContainText('Reconnect needed');
   // The server holds the same line: the account is not the colleague's to delete.
   expect((await page.request.delete(`/api/messaging-accounts/${accountId}`)).status()).toBe(403);
 

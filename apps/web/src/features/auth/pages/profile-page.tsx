@@ -9,7 +9,8 @@ import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { deleteUser } from '../api/auth.ts';
 import { deleteMessagingAccount, profileQuery, removeFromMyAccounts, userMessagingAccountsQuery } from '../api/profile.ts';
-import { ConnectButtons } from '../../meta/components/connect-buttons.tsx';
+import { ConnectButtons, ReconnectButton } from '../../meta/components/connect-buttons.tsx';
+import { isConnectType } from '../../meta/api/meta.ts';
 import { PageName } from '../../meta/components/page-name.tsx';
 import { TokenExpiry } from '../../meta/components/token-expiry.tsx';
 
@@ -124,7 +125,13 @@ export default function ProfilePage() {
                     </Table.Td>
                     <Table.Td>{a.messagingAccount.pageId}</Table.Td>
                     <Table.Td>
-                      <TokenExpiry expirationDate={a.messagingAccount.expirationDate} reconnectNeeded={a.messagingAccount.reconnectNeeded} />
+                      <Group gap="xs" wrap="nowrap">
+                        <TokenExpiry expirationDate={a.messagingAccount.expirationDate} reconnectNeeded={a.messagingAccount.reconnectNeeded} />
+                        {/* Connecting the same account again stores a fresh token and clears the flag. */}
+                        {isSelf && a.messagingAccount.reconnectNeeded && isConnectType(a.messagingAccount.type) ? (
+                          <ReconnectButton type={a.messagingAccount.type} />
+                        ) : null}
+                      </Group>
                     </Table.Td>
                     <Table.Td>
                       {/* Deleting removes the conversations every granted user sees: the owner's or an ADMIN's call.

@@ -4,6 +4,7 @@ import { api } from '../../../lib/api-client.ts';
 
 export type ConnectType = 'INSTAGRAM' | 'FACEBOOK' | 'WHATSAPP';
 export const CONNECT_TYPES: ConnectType[] = ['INSTAGRAM', 'FACEBOOK', 'WHATSAPP'];
+export const isConnectType = (type: string): type is ConnectType => (CONNECT_TYPES as string[]).includes(type);
 
 /** Client ids and dialog URLs, read from the server at run time so one build serves any deployment. */
 export interface MetaPublicConfig {

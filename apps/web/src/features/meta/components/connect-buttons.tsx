@@ -32,3 +32,22 @@ export function ConnectButtons() {
     </Group>
   );
 }
+
+/** Starts the connect flow of one account type again (a rejected or expired token). */
+export function ReconnectButton({ type }: { type: ConnectType }) {
+  const [busy, setBusy] = useState(false);
+  const start = async () => {
+    setBusy(true);
+    try {
+      await startMetaOAuth(type);
+    } catch (err) {
+      toastError(err);
+      setBusy(false);
+    }
+  };
+  return (
+    <Button size="xs" color="red" variant="outline" loading={busy} onClick={start}>
+      Reconnect
+    </Button>
+  );
+}
