@@ -58,7 +58,9 @@ export const conversationTypeConfigObject = z.looseObject({
    * GoHighLevel Private Integration token. A secret: the server stores it encrypted and answers it masked
    * (`••••` + last 4 characters); sending the masked value back keeps the stored token (docs/crm.md).
    */
-  apiKey: z.string().trim().min(1, 'must not be empty').max(2000).optional(),
+  // Room for the stored, sealed form (about 4/3 of the key plus 60 characters); a pasted key is limited to
+  // API_KEY_MAX by the server before it is sealed, so a stored config always reads back.
+  apiKey: z.string().trim().min(1, 'must not be empty').max(4000).optional(),
   /** Write-back (docs/crm.md): the GoHighLevel stage an opportunity moves to when a call from it ends so. */
   stageOnOutcome: z
     .strictObject(

@@ -11,6 +11,8 @@ import { badRequest } from '../../lib/errors.ts';
  */
 const SEALED_PREFIX = 'sealed:';
 const MASK_PREFIX = '••••';
+/** Longest token accepted; its sealed form must still fit the config schema's apiKey limit (4000). */
+const API_KEY_MAX = 2000;
 
 /** The top-level `apiKey` string of a config text, when it has one. */
 function topLevelApiKey(text: string): string | undefined {
@@ -84,6 +86,9 @@ export function sealConfigSecrets(ctx: AppContext, submitted: string, previous: 
       'Invalid configuration: apiKey: this masked value does not match the stored key; paste the full GoHighLevel token.',
       'INVALID_CONFIG',
     );
+  }
+  if (key.trim().length > API_KEY_MAX) {
+    throw badRequest(`Invalid configuration: apiKey: too long (at most ${API_KEY_MAX} characters).`, 'INVALID_CONFIG');
   }
   return replaceApiKey(submitted, key, SEALED_PREFIX + ctx.secrets.seal(key.trim()));
 }

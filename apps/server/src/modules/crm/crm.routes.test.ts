@@ -280,6 +280,7 @@ describe('a type with its own credentials: {"crm":"GHL","locationId","apiKey"}',
       ['{"crm":"GHL","stageOnOutcome":{"booked":"st-1"}}', 'stageOnOutcome'],
       ['{"crm":"GHL","stageOnOutcome":{"ended":""}}', 'stageOnOutcome.ended'],
       ['{"crm":"HubSpot"}', 'crm'],
+      [`{"crm":"GHL","apiKey":"${'k'.repeat(2001)}"}`, 'apiKey'],
     ];
     for (const [config, field] of cases) {
       const res = await t.request({ method: 'POST', url: `/api/admin/conversation-type/${row.id}/config`, as: admin.cookie, payload: config, headers: { 'content-type': 'text/plain' } });
