@@ -14,5 +14,9 @@ export const callInfoQuery = (uuid: string) =>
   queryOptions({
     queryKey: ['conversation', uuid, 'call'],
     queryFn: () => api.get<CallInfo>(`/api/conversation/${uuid}/call`),
-    refetchInterval: 10_000,
+    // Polled only while the line is open (events refresh it anyway); chats and ended calls are left alone.
+    refetchInterval: (query) => (isLive(query.state.data) ? 10_000 : false),
   });
+
+const LIVE = new Set(['queued', 'initiated', 'ringing', 'in-progress']);
+const isLive = (info: CallInfo | undefined) => !!info?.call && LIVE.has(info.call.status ?? '');
