@@ -5,14 +5,14 @@ import { conversations, prospects } from '../db/schema/index.ts';
 import { emitConversationChanged } from '../agent/conversation-store.ts';
 import type { LiveAccount } from '../channels/accounts.ts';
 import { streamTwiml } from './twiml.ts';
-import { mediaStreamUrl } from './urls.ts';
+import { callbackUrls, mediaStreamUrl } from './urls.ts';
 
 export const NOT_TAKING_CALLS = 'Sorry, this number is not taking calls right now. Goodbye.';
 
 /**
  * A call to a TWILIO account's number (docs/voice.md "Inbound calls"): the caller becomes the account's
  * prospect, a new call conversation of the account's conversation type starts, and the call is answered by the
- * realtime agent (D2's bridge) through `<Connect><Stream>`. Twilio asking twice for the same CallSid (a retry)
+ * realtime agent through `<Connect><Stream>`, recorded from the start (`<Start><Recording>`). Twilio asking twice for the same CallSid (a retry)
  * finds the conversation made the first time (conversations.call_sid is unique).
  */
 export async function answerInboundCall(ctx: AppContext, account: LiveAccount, form: Record<string, string>): Promise<string> {
@@ -51,5 +51,5 @@ export async function answerInboundCall(ctx: AppContext, account: LiveAccount, f
     return existing;
   });
   emitConversationChanged(ctx, conversation);
-  return streamTwiml(mediaStreamUrl(ctx.config), conversation.uuid);
+  return streamTwiml(mediaStreamUrl(ctx.config), conversation.uuid, { recordingCallback: callbackUrls(ctx.config, conversation.uuid).recording });
 }

@@ -15,9 +15,20 @@ function speak(target: Sayer, utterance: Utterance): void {
   else target.say({ language: utterance.language as NonNullable<SayAttributes>['language'] }, utterance.say);
 }
 
-/** The realtime bridge (D2): `<Connect><Stream url><Parameter name="conversationUuid"/></Stream></Connect>`. */
-export function streamTwiml(streamUrl: string, conversationUuid: string): string {
+/**
+ * The realtime bridge: `<Connect><Stream url><Parameter name="conversationUuid"/></Stream></Connect>`. With
+ * `recordingCallback` (inbound calls, which no REST create asked to record) the call is first recorded with
+ * `<Start><Recording>`, whose completed recording is reported to that URL.
+ */
+export function streamTwiml(streamUrl: string, conversationUuid: string, options: { recordingCallback?: string } = {}): string {
   const response = new twilio.twiml.VoiceResponse();
+  if (options.recordingCallback) {
+    response.start().recording({
+      recordingStatusCallback: options.recordingCallback,
+      recordingStatusCallbackMethod: 'POST',
+      recordingStatusCallbackEvent: ['completed'],
+    });
+  }
   response.connect().stream({ url: streamUrl }).parameter({ name: 'conversationUuid', value: conversationUuid });
   return response.toString();
 }

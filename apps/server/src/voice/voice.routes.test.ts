@@ -317,7 +317,12 @@ describe('voice callbacks', () => {
     const res = await postSigned(t, '/api/twilio/voice', form);
     expect(res.statusCode).toBe(200);
     const uuid = /value="([0-9a-f-]{36})"/.exec(res.body)![1];
-    expect(res.body).toContain('<Connect><Stream url="ws://localhost:3000/api/voice/media-stream"><Parameter name="conversationUuid"');
+    expect(res.body).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><Response><Start>' +
+        `<Recording recordingStatusCallback="${PUBLIC_URL}/api/voice/calls/${uuid}/recording" recordingStatusCallbackMethod="POST" recordingStatusCallbackEvent="completed"/>` +
+        '</Start><Connect><Stream url="ws://localhost:3000/api/voice/media-stream">' +
+        `<Parameter name="conversationUuid" value="${uuid}"/></Stream></Connect></Response>`,
+    );
     const again = await postSigned(t, '/api/twilio/voice', form);
     expect(again.body).toBe(res.body);
     const row = await callRow(t.ctx, uuid);
