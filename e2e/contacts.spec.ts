@@ -1,10 +1,12 @@
 import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from '@playwright/test';
+import twilio from 'twilio';
+import { E2E_TWILIO } from './support/constants.ts';
 import { E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
 
 /**
  * The CRM contacts page (spec §2.6, §4, §5, §9) against the loopback GoHighLevel fake of the second E2E
  * server (E2E_FAKE_GHL): "Solar leads" has 25 contacts in "New lead" (every 7th without a phone) and one in
- * "Contacted"; "Roof repairs" has one.
+ * "Contacted"; "Roof repairs" has one. Calls go through the Twilio fake of the same server (E2E_FAKE_TWILIO).
  */
 const FAKE_PORT = Number(process.env.E2E_PORT ?? 3100) + 50;
 test.use({ baseURL: `http://localhost:${FAKE_PORT}` });
@@ -15,11 +17,26 @@ async function adminApi(): Promise<APIRequestContext> {
   return api;
 }
 
+/** A TWILIO messaging account of the Twilio fake's account, to call from. */
+async function createTwilioAccount(api: APIRequestContext): Promise<number> {
+  const account = await api.post('/api/admin/messaging-accounts/create-edit', {
+    data: { type: 'TWILIO', accessToken: E2E_TWILIO.authToken, pageId: E2E_TWILIO.number, pageName: 'CRM line' },
+  });
+  expect(account.status(), await account.text()).toBe(200);
+  const id = (await account.json()).messagingAccount.id as number;
+  const config = await api.post(`/api/admin/messaging-accounts/${id}/config`, {
+    headers: { 'content-type': 'text/plain' },
+    data: JSON.stringify({ accountSid: E2E_TWILIO.accountSid }),
+  });
+  expect(config.status(), await config.text()).toBe(200);
+  return id;
+}
+
 /** A CRM-linked type (bare "GHL": the server's GHL_API_KEY and GHL_LOCATION_ID, i.e. the fake). */
-async function createCrmType(api: APIRequestContext, config = '"GHL"'): Promise<{ id: number; title: string }> {
+async function createCrmType(api: APIRequestContext, config = '"GHL"', messagingAccountId: number | null = null): Promise<{ id: number; title: string }> {
   const title = `CRM leads ${Date.now()}`;
   const res = await api.post('/api/admin/conversation-type/create-edit', {
-    data: { title, rolePrompt: 'You are Sam from SunCo.', errorPrompt: 'A colleague will call back.', initialMessage: 'Hi, this is Sam from SunCo!', config },
+    data: { title, rolePrompt: 'You are Sam from SunCo.', errorPrompt: 'A colleague will call back.', initialMessage: 'Hi, this is Sam from SunCo!', config, messagingAccountId },
   });
   expect(res.status(), await res.text()).toBe(200);
   return { id: (await res.json()).conversationType.id, title };
@@ -35,14 +52,15 @@ const pageLabel = (page: Page) => page.getByTestId('contacts-page');
 
 test('pick pipeline and stage, page forward and back, change page size, Call a contact into a new tab', async ({ page, context }) => {
   const api = await adminApi();
-  const type = await createCrmType(api);
+  // Calls from a Twilio account; an unanswered call moves the contact to "Needs follow-up" (write-back).
+  const type = await createCrmType(api, '{"crm": "GHL", "stageOnOutcome": {"notReached": "st-human"}}', await createTwilioAccount(api));
   // {"crm":"GHL"} shows the Contacts button too, not only the bare "GHL".
-  const objectType = await createCrmType(api, '{"crm": "GHL", "stageOnOutcome": {"ended": "st-appointment"}}');
+  const bareType = await createCrmType(api);
   const plainType = await createCrmType(api, '{}');
   await loginAsAdmin(page);
 
   await page.goto('/admin/conversation-type/list');
-  await expect(page.getByRole('row', { name: `Conversation type ${objectType.id}` }).getByRole('link', { name: 'Contacts' })).toBeVisible();
+  await expect(page.getByRole('row', { name: `Conversation type ${bareType.id}` }).getByRole('link', { name: 'Contacts' })).toBeVisible();
   await expect(page.getByRole('row', { name: `Conversation type ${plainType.id}` }).getByRole('link', { name: 'Contacts' })).toHaveCount(0);
   await page.getByRole('row', { name: `Conversation type ${type.id}` }).getByRole('link', { name: 'Contacts' }).click();
   await expect(page).toHaveURL(`/admin/conversation-type/${type.id}/contacts`);
@@ -99,26 +117,36 @@ test('pick pipeline and stage, page forward and back, change page size, Call a c
   await choose(page, 'Stage', 'New lead');
   await expect(pageLabel(page)).toHaveText('1 of 2');
 
-  // Call: the call goes to POST /api/admin/call/{phone} with the contact id; its conversation opens in a new
-  // tab, view-only. Placing a real call needs a Twilio account on the type (docs/voice.md, e2e of calls), so
-  // here the answer is a real conversation of this type, started through the API.
-  const started = await api.post('/api/conversation/new', { data: { conversationTypeId: type.id } });
-  expect(started.status()).toBe(201);
-  const { uuid } = await started.json();
+  // Call: a real call through POST /api/admin/call/{phone} (Twilio fake) for the contact; its conversation
+  // opens in a new tab, view-only.
   const calls: { url: string; body: unknown }[] = [];
-  await context.route('**/api/admin/call/**', async (route) => {
-    calls.push({ url: route.request().url(), body: route.request().postDataJSON() });
-    await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ uuid }) });
+  page.on('request', (request) => {
+    if (request.url().includes('/api/admin/call/')) calls.push({ url: request.url(), body: request.postDataJSON() });
   });
   const newTab = context.waitForEvent('page');
   await rows(page).filter({ hasText: 'Contact 02' }).getByRole('button', { name: 'Call Contact 02' }).click();
   const tab = await newTab;
-  await expect(tab).toHaveURL(`/conversation/${uuid}?viewOnly=true`);
-  await expect(tab.getByText('Hi, this is Sam from SunCo!')).toBeVisible();
+  await expect(tab).toHaveURL(/\/conversation\/[0-9a-f-]{36}\?viewOnly=true$/);
+  const uuid = /\/conversation\/([0-9a-f-]{36})/.exec(tab.url())![1];
+  await expect(tab.getByTestId('call-status-badge')).toHaveText('Call: Queued');
   await expect(tab.getByRole('textbox', { name: 'Message' })).toHaveCount(0);
   expect(calls).toEqual([
     { url: `http://localhost:${FAKE_PORT}/api/admin/call/%2B15550000002`, body: { conversationTypeId: type.id, contactId: 'ct-02', useRealtimeApi: true } },
   ]);
+
+  // Nobody answers: Twilio's final status reaches the server, and the write-back job moves the contact's
+  // opportunity to the stage configured for that outcome ("Needs follow-up").
+  const form = { AccountSid: E2E_TWILIO.accountSid, CallSid: `CA${'1'.repeat(24)}${String(Date.now()).slice(-8)}`, From: E2E_TWILIO.number, To: '+15550000002', CallStatus: 'no-answer' };
+  const statusPath = `/api/voice/calls/${uuid}/status`;
+  const signature = twilio.getExpectedTwilioSignature(E2E_TWILIO.authToken, `http://localhost:${FAKE_PORT}${statusPath}`, form);
+  expect((await api.post(statusPath, { headers: { 'x-twilio-signature': signature }, form })).status()).toBe(200);
+  await expect(tab.getByTestId('call-status-badge')).toHaveText('Call: No answer');
+  await expect
+    .poll(async () => (await (await api.get(`/api/admin/conversation-type/${type.id}/pipeline/contacts?pipelineId=pl-solar&stageId=st-human`)).json()).opportunities)
+    .toEqual([{ id: 'opp-02', contact: { id: 'ct-02', name: 'Contact 02', phone: '+15550000002' } }]);
+  await choose(page, 'Stage', 'Needs follow-up');
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).first()).toContainText('Contact 02');
 
   // Spec §4: a new pipeline clears the stage.
   await choose(page, 'Pipeline', 'Roof repairs');

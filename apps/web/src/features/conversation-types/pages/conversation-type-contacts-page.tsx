@@ -1,5 +1,7 @@
 import { Alert, Anchor, Button, Group, Loader, Select, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
+import { TRUNCATE } from '@sales-agent/shared/limits';
+import { truncate } from '@sales-agent/shared/truncate';
 import { CONTACTS_PAGE_SIZE_DEFAULT, CONTACTS_PAGE_SIZES, type CrmOpportunity } from '@sales-agent/shared/schemas/crm';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -8,6 +10,7 @@ import { QueryState } from '../../../components/query-state.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { toastError } from '../../../lib/toast.ts';
+import { conversationTypeQuery } from '../api/conversation-types.ts';
 import { contactsQuery, pipelinesQuery, usePlaceContactCall } from '../api/crm-contacts.ts';
 import {
   currentCursor,
@@ -30,6 +33,7 @@ const NO_PHONE = 'This contact has no phone number in GoHighLevel.';
 export default function ConversationTypeContactsPage() {
   const { id = '' } = useParams();
   const pipelines = useQuery(pipelinesQuery(id));
+  const type = useQuery(conversationTypeQuery(id));
   const [pipelineId, setPipelineId] = useState<string | null>(null);
   const [stageId, setStageId] = useState<string | null>(null);
   const [limit, setLimit] = useState<number>(CONTACTS_PAGE_SIZE_DEFAULT);
@@ -46,7 +50,14 @@ export default function ConversationTypeContactsPage() {
   return (
     <Stack gap="md">
       <Group justify="space-between" align="flex-start">
-        <PageTitle>Contacts</PageTitle>
+        <div>
+          <PageTitle>Contacts</PageTitle>
+          {type.data && (
+            <Text c="dimmed" mt={-8}>
+              {truncate(type.data.label, TRUNCATE.configHeading)}
+            </Text>
+          )}
+        </div>
         <Anchor component={Link} to={paths.admin.conversationTypeList}>
           Back to conversation types
         </Anchor>
