@@ -223,6 +223,11 @@ export class MediaStreamBridge {
         break;
       case 'error':
         this.ctx.log.warn({ conversationId: this.call?.loaded.conversation.id, error: event.error?.message, code: event.error?.code }, 'realtime error event');
+        // A refused response.create never starts: a hang-up or transfer must not wait for it.
+        if (this.responseRequested && !this.responseActive) {
+          this.responseRequested = false;
+          this.maybeRunAction();
+        }
         break;
     }
   }

@@ -261,6 +261,17 @@ describe('media stream bridge', () => {
     expect(last).toMatchObject({ method: 'POST', path: `/2010-04-01/Accounts/${ACCOUNT_SID}/Calls/${twilioCall().sid}.json`, authorized: true });
   });
 
+  it('end_call without a goodbye asks for one; a refused response does not hold the hang-up', async () => {
+    const { session, twilioCall } = await liveCall();
+    session.responseCreated('resp_1');
+    session.functionCall('resp_1', 'end_call');
+    session.responseDone('resp_1');
+    await session.waitFor('response.create', 2);
+    expect(twilioCall().updates).toEqual([]);
+    session.send({ type: 'error', error: { type: 'invalid_request_error', code: 'conversation_already_has_active_response', message: 'busy' } });
+    await vi.waitFor(() => expect(twilioCall().updates).toEqual([{ Status: 'completed' }]));
+  });
+
   it('transfer_call announces the transfer, then dials the configured number', async () => {
     const { session, client, twilioCall } = await liveCall();
     session.responseCreated('resp_1');
