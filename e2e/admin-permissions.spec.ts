@@ -11,7 +11,7 @@ async function createAccount(request: APIRequestContext, pageName: string): Prom
 }
 
 test.describe('admin user messaging account permissions', () => {
-  test('grant, see on the profile, revoke; the user deletes a granted account from the profile', async ({ page, request, browser, playwright, baseURL }) => {
+  test('grant, see on the profile, revoke; a granted user removes the account from their accounts but may not delete it', async ({ page, request, browser, playwright, baseURL }) => {
     const adminRequest = await playwright.request.newContext({ baseURL });
     const stamp = Date.now();
     const firstName = `Granted page ${stamp}`;
@@ -75,18 +75,22 @@ test.describe('admin user messaging account permissions', () => {
     await userPage.reload();
     await expect(userPage.getByText('No messaging accounts are connected to this user yet.')).toBeVisible();
 
-    // Grant the second account, then the user deletes it from the profile (DELETE /api/messaging-accounts/{id}).
+    // Grant the second account. The user did not connect it (the admin created it), so the profile offers
+    // 'Remove from my accounts' (their own grant) instead of Delete, and the server refuses the delete.
     const grant = await adminRequest.post('/api/admin/user-messaging-accounts/create', { data: { userEmail: user.email, messagingAccountId: secondId } });
     expect(grant.status()).toBe(201);
     await userPage.reload();
     const accountRow = userPage.getByRole('row').filter({ hasText: secondName });
-    await accountRow.getByRole('button', { name: 'Delete' }).click();
-    await confirmModal(userPage, 'removes all conversations associated');
-    await expect(userPage.getByText('Account deleted successfully')).toBeVisible();
+    await expect(accountRow.getByRole('button', { name: 'Delete' })).toHaveCount(0);
+    expect((await userPage.request.delete(`/api/messaging-accounts/${secondId}`)).status()).toBe(403);
+    await accountRow.getByRole('button', { name: 'Remove from my accounts' }).click();
+    const dialog = userPage.getByRole('dialog');
+    await expect(dialog).toContainText('The account and its conversations stay');
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await expect(userPage.getByText('Account removed from your accounts')).toBeVisible();
     await expect(userPage.getByRole('row').filter({ hasText: secondName })).toHaveCount(0);
     const remaining = await (await adminRequest.get('/api/admin/messaging-accounts/list')).json();
-    expect(remaining.map((a: { id: number }) => a.id)).toContain(firstId);
-    expect(remaining.map((a: { id: number }) => a.id)).not.toContain(secondId);
+    expect(remaining.map((a: { id: number }) => a.id)).toEqual(expect.arrayContaining([firstId, secondId]));
 
     // The first account was not granted to them any more: the server refuses its delete.
     const refused = await userPage.request.delete(`/api/messaging-accounts/${firstId}`);
