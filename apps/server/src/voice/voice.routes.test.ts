@@ -295,7 +295,7 @@ describe('voice callbacks', () => {
     expect((await callRow(t.ctx, uuid)).callCostUsd).toBeCloseTo(3 * 0.0005, 10);
   });
 
-  it('does not send the account’s credentials for a recording of another account', async () => {
+  it('sends the account’s credentials only to TWILIO_API_URL and only for its own recordings', async () => {
     const { type } = await buildCallSetup(t.ctx);
     const { uuid, sid } = await placeCall(type.id, true);
     const foreign = twilioFake.addRecording(`AC${'2'.repeat(32)}`, Buffer.from('ID3 other'));
@@ -304,6 +304,14 @@ describe('voice callbacks', () => {
     expect(twilioFake.requests.filter((r) => r.path.includes(foreign.sid))).toEqual([]);
     expect((await callRow(t.ctx, uuid)).recordingUrl).toBeNull();
     expect((await t.request({ method: 'GET', url: `/api/conversation/${uuid}/recording`, as: admin.cookie })).statusCode).toBe(404);
+
+    // A RecordingUrl naming another host: fetched from TWILIO_API_URL (the fake), never from that host.
+    const own = twilioFake.addRecording(ACCOUNT_SID, Buffer.from('ID3 own'));
+    const elsewhere = own.url.replace(twilioFake.url, 'https://recordings.example.net');
+    await postSigned(t, `/api/voice/calls/${uuid}/recording`, { CallSid: sid, RecordingUrl: elsewhere, RecordingStatus: 'completed', RecordingDuration: '5' });
+    await t.ctx.jobs.drain();
+    expect(twilioFake.requests.filter((r) => r.path.endsWith(`${own.sid}.mp3`))).toMatchObject([{ authorized: true }]);
+    expect((await callRow(t.ctx, uuid)).recordingUrl).toBe(`/api/conversation/${uuid}/recording`);
   });
 
   it('inbound: a call to our number is answered by the realtime agent of the account’s type; a retried webhook finds the same conversation', async () => {
