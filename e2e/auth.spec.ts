@@ -149,7 +149,9 @@ test.describe('profile', () => {
     const other = await registerUser(request);
     await loginAs(page, me.email, me.password);
     await page.goto(`/user/${other.email}`);
-    await expect(page.getByText('You can only view your own account.')).toBeVisible();
+    // Issue 9: 'User not found' for anyone but the user themself or an ADMIN (the API answers 403).
+    await expect(page.getByText('User not found', { exact: true })).toBeVisible();
+    await expect(page.getByTestId('profile-email')).toHaveCount(0);
   });
 });
 
