@@ -37,6 +37,7 @@ import { registerErrorHandler, registerNotFound } from './plugins/error-handler.
 import { registerNulGuard } from './plugins/nul-guard.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 import { registerMetrics } from './plugins/metrics.ts';
+import { completeOpenapi, openapiBase } from './plugins/openapi.ts';
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -103,10 +104,10 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
       new AppError(429, 'RATE_LIMITED', `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`) as never,
   });
   await app.register(swagger, {
-    openapi: {
-      info: { title: 'Sales Agent API', version: '0.1.0', description: 'The API of the Sales Agent web app.' },
-    },
+    openapi: openapiBase(config),
     transform: jsonSchemaTransform,
+    // Summaries, operation ids, security per operation (plugins/openapi.ts; openapi.test.ts lints the result).
+    transformObject: completeOpenapi as never,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
   registerAuth(app, ctx);

@@ -80,8 +80,11 @@ describe('bad input on every route', () => {
   const idVariants = ['999999', '99999999999', 'not-an-id', '00000000-0000-4000-8000-000000000000', '-1'];
 
   it('never answers 5xx to malformed JSON, wrong types or unknown ids, signed in or not', async () => {
-    // Logout is left out: it would end the sessions the rest of the loop signs in with.
-    const routes = await documentedRoutes((p) => p.startsWith('/api/') && !p.startsWith('/api/docs') && p !== '/api/user/logout');
+    // Logout is left out: it would end the sessions the rest of the loop signs in with. So are live streams
+    // without an id in the path (the inbox's list/events): they open for real and never end, and have their
+    // own tests; streams addressed by an id answer 404 to the unknown ids used here and stay in the loop.
+    const isOpenStream = (p: string) => p.endsWith('/events') && !p.includes('{');
+    const routes = await documentedRoutes((p) => p.startsWith('/api/') && !p.startsWith('/api/docs') && p !== '/api/user/logout' && !isOpenStream(p));
     expect(routes.length).toBeGreaterThan(10);
     for (const route of routes) {
       for (const id of idVariants) {
