@@ -6,7 +6,9 @@ import { PUBLIC_URL } from '../test/channel-factories.ts';
 import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
 import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
+import { recordingStorage } from '../modules/call-recordings/call-recordings.service.ts';
 import { GOODBYE, GOODBYE_SILENT, STILL_THERE } from './classic.ts';
+import { recordingStorageKey } from './urls.ts';
 import {
   ACCOUNT_SID,
   AUTH_TOKEN,
@@ -293,6 +295,12 @@ describe('voice callbacks', () => {
     await t.ctx.jobs.drain();
     expect(twilioFake.requests.filter((r) => r.path.endsWith(`${recording.sid}.mp3`))).toHaveLength(1);
     expect((await callRow(t.ctx, uuid)).callCostUsd).toBeCloseTo(3 * 0.0005, 10);
+
+    // Deleting the conversation deletes its recording file too.
+    const storage = recordingStorage(t.ctx);
+    expect(await storage.size(recordingStorageKey(uuid))).toBe(bytes.length);
+    expect((await t.request({ method: 'DELETE', url: `/api/conversation/${row.id}`, as: admin.cookie })).statusCode).toBe(200);
+    expect(await storage.size(recordingStorageKey(uuid))).toBeNull();
   });
 
   it('sends the account’s credentials only to TWILIO_API_URL and only for its own recordings', async () => {

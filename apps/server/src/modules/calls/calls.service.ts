@@ -150,4 +150,13 @@ export async function callRecordingOf(ctx: AppContext, actor: Actor | null, uuid
   return { key, size };
 }
 
+/** Removes a call's recording file (the conversation is being deleted); a failure is logged, not thrown. */
+export async function removeCallRecording(ctx: AppContext, uuid: string): Promise<void> {
+  try {
+    await recordingStorage(ctx).remove(recordingStorageKey(uuid));
+  } catch (err) {
+    ctx.log.warn({ err, uuid }, 'could not remove the recording of a deleted call');
+  }
+}
+
 export type { PlaceCallBody };

@@ -24,6 +24,7 @@ import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
 import type { AccessibleConversation } from './conversation-access.ts';
+import { removeCallRecording } from '../calls/calls.service.ts';
 
 /**
  * The count behind totalPages stops a little beyond the requested page (at least 1,000 rows or 10 pages
@@ -368,8 +369,10 @@ export async function changeConversationType(ctx: AppContext, conv: AccessibleCo
 }
 
 export async function deleteConversation(ctx: AppContext, conv: AccessibleConversation): Promise<void> {
-  await ctx.db.delete(conversations).where(eq(conversations.id, conv.id));
+  const [gone] = await ctx.db.delete(conversations).where(eq(conversations.id, conv.id)).returning({ recordingUrl: conversations.recordingUrl });
   await cancelConversationJobs(ctx, conv.id);
+  // A call's recording is a file in storage (docs/voice.md): it goes with its conversation.
+  if (gone?.recordingUrl) await removeCallRecording(ctx, conv.uuid);
   changed(ctx, conv);
   ctx.events.emit('unanswered.changed', { conversationId: conv.id });
 }
