@@ -123,7 +123,7 @@ async function runBridge(upstreamUrl: string): Promise<ReadyMessage> {
     const prospect = await buildProspect(ctx, account.id);
     const conversation = await buildConversation(ctx, { conversationTypeId: type.id, prospectId: prospect.id });
     const callSid = `CA${String(i).padStart(32, '0')}`;
-    await ctx.db.update(conversations).set({ callSid, useRealtimeApi: true }).where(eq(conversations.id, conversation.id));
+    await ctx.db.update(conversations).set({ callSid, callDirection: 'outbound', useRealtimeApi: true }).where(eq(conversations.id, conversation.id));
     calls.push({ uuid: conversation.uuid, callSid });
   }
   await app.listen({ port: 0, host: '127.0.0.1' });

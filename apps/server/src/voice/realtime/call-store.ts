@@ -24,11 +24,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function findCall(ctx: AppContext, uuid: unknown): Promise<CallContext | null> {
   if (typeof uuid !== 'string' || !UUID.test(uuid)) return null;
   const [row] = await ctx.db
-    .select({ id: conversations.id, messagingAccountId: conversations.messagingAccountId, callSid: conversations.callSid })
+    .select({
+      id: conversations.id,
+      messagingAccountId: conversations.messagingAccountId,
+      callSid: conversations.callSid,
+      callDirection: conversations.callDirection,
+    })
     .from(conversations)
     .where(eq(conversations.uuid, uuid.toLowerCase()))
     .limit(1);
-  if (!row?.messagingAccountId) return null;
+  // Only conversations that are calls (as the voice callbacks require, voice/call-context.ts) get a stream.
+  if (!row?.messagingAccountId || !row.callDirection) return null;
   const [loaded, account] = await Promise.all([loadConversation(ctx, row.id), findAccountById(ctx, row.messagingAccountId)]);
   if (!loaded || !account || account.type !== 'TWILIO') return null;
   return { loaded, account, callSid: row.callSid };

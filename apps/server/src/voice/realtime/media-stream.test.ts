@@ -11,6 +11,7 @@ import { buildConversation, buildConversationType, buildProspect } from '../../t
 import { type OpenAiRealtimeFake, startOpenAiRealtimeFake } from '../../test/fakes/openai-realtime-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../../test/fakes/twilio-fake.ts';
 import { TwilioMediaClient } from '../../test/twilio-media-client.ts';
+import { postSigned } from '../voice-test-kit.ts';
 import { MEDIA_STREAM_PATH } from './media-stream.routes.ts';
 import { INPUT_TRANSCRIPTION_MODEL } from './session.ts';
 
@@ -60,7 +61,7 @@ async function placedCall() {
   const call = await twilioClient(twilioApi.url, ACCOUNT_SID, AUTH_TOKEN).calls.create({ to: '+15557654321', from: NUMBER, url: 'http://localhost:3000/api/twilio/voice' });
   const prospect = await buildProspect(t.ctx, accountId);
   const conversation = await buildConversation(t.ctx, { conversationTypeId: typeId, prospectId: prospect.id });
-  await t.ctx.db.update(conversations).set({ callSid: call.sid, useRealtimeApi: true }).where(eq(conversations.id, conversation.id));
+  await t.ctx.db.update(conversations).set({ callSid: call.sid, callDirection: 'outbound', useRealtimeApi: true }).where(eq(conversations.id, conversation.id));
   return { callSid: call.sid, conversation, twilioCall: () => twilioApi.calls.find((c) => c.sid === call.sid)! };
 }
 
@@ -111,6 +112,21 @@ describe('media stream bridge', () => {
     expect((opening.response as { instructions: string }).instructions).toContain('"Hi, this is Sam from Widgets."');
     // The session is configured before any caller audio reaches it.
     expect(session.events.map((e) => e.type).slice(0, 2)).toEqual(['session.update', 'response.create']);
+  });
+
+  it("follows the call's own TwiML: the <Stream> URL is the one signed, its <Parameter> names the conversation", async () => {
+    const call = await placedCall();
+    const answered = await postSigned(t, `/api/voice/calls/${call.conversation.uuid}/twiml`, { CallSid: call.callSid, AccountSid: ACCOUNT_SID, CallStatus: 'in-progress' }, { token: AUTH_TOKEN });
+    expect(answered.statusCode).toBe(200);
+    const streamUrl = answered.body.match(/<Stream url="([^"]+)"/)![1];
+    const uuid = answered.body.match(/<Parameter name="conversationUuid" value="([^"]+)"/)![1];
+    expect(new URL(streamUrl).pathname).toBe(MEDIA_STREAM_PATH);
+    const before = realtime.sessions.length;
+    const client = await connect(AUTH_TOKEN, streamUrl);
+    client.connected();
+    client.start({ accountSid: ACCOUNT_SID, callSid: call.callSid, customParameters: { conversationUuid: uuid } });
+    const session = await realtime.session(before + 1);
+    await session.waitFor('session.update');
   });
 
   it('relays audio byte for byte in both directions, with a mark after each piece', async () => {
@@ -360,6 +376,10 @@ describe('media stream bridge', () => {
       await refusedStart(await connect(), call, { uuid: '00000000-0000-4000-8000-000000000000' });
       const other = await placedCall();
       await refusedStart(await connect(), other, { accountSid: `AC${'2'.repeat(32)}` });
+      // A chat of the same account is not a call.
+      const chat = await placedCall();
+      await t.ctx.db.update(conversations).set({ callDirection: null }).where(eq(conversations.id, chat.conversation.id));
+      await refusedStart(await connect(), chat);
     });
   });
 });
