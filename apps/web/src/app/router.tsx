@@ -62,6 +62,18 @@ export const routes: RouteObject[] = [
           { path: 'webhook-simulation-tool', ...page(() => import('../features/webhook-simulator/pages/webhook-simulator-page.tsx')) },
         ],
       },
+      // Unknown routes: a not-found page inside the shell (render errors keep the router's error element).
+      { path: '*', ...page(() => import('./not-found-page.tsx')) },
+    ],
+  },
+  // The website widget's iframe (docs/widget.md): the chat without the shell.
+  {
+    path: '/embed/:typeId',
+    lazy: async () => ({ Component: (await import('./embed.tsx')).EmbedLayout }),
+    HydrateFallback: AppLoading,
+    children: [
+      { index: true, lazy: async () => ({ Component: (await import('./embed.tsx')).EmbedStartPage }) },
+      { path: 'conversation/:uuid', ...page(() => import('../features/conversations/pages/conversation-detail-page.tsx')) },
     ],
   },
 ];

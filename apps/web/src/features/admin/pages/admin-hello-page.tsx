@@ -1,34 +1,58 @@
-import { Anchor, List } from '@mantine/core';
+import { Anchor, Box, Card, Group, SimpleGrid, Text, ThemeIcon } from '@mantine/core';
+import {
+  IconAlertTriangle,
+  IconCalculator,
+  IconFilePencil,
+  IconKey,
+  IconList,
+  IconMessages,
+  IconPlus,
+  IconPlugConnected,
+  IconWebhook,
+  type Icon,
+} from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 
-/** Spec §2.3: the admin actions list. */
-const ACTIONS = [
-  [paths.admin.appConfig, 'App config'],
-  [paths.admin.conversationTypeCreate, 'Create conversation type'],
-  [paths.admin.conversationTypeList, 'Conversation types'],
-  [paths.conversationList, 'Conversations'],
-  [paths.admin.messagingAccountList, 'Messaging accounts'],
-  [paths.admin.permissionList, 'User messaging account permissions'],
-  [paths.admin.pricing, 'Pricing calculator'],
-  [paths.admin.webhookSimulator, 'Webhook simulation tool'],
-  [paths.admin.unanswered, 'Unanswered conversations'],
-] as const;
+/** Spec §2.3: the admin actions, in the spec's order, each with a line saying what it is for. */
+const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Icon }> = [
+  { to: paths.admin.appConfig, label: 'App config', text: 'Texts of the register and onboarding pages and the support message.', icon: IconFilePencil },
+  { to: paths.admin.conversationTypeCreate, label: 'Create conversation type', text: 'A new playbook: its prompt, phases and the channel it answers on.', icon: IconPlus },
+  { to: paths.admin.conversationTypeList, label: 'Conversation types', text: 'Edit, configure, duplicate or delete the playbooks the agent follows.', icon: IconList },
+  { to: paths.conversationList, label: 'Conversations', text: 'Every conversation with prospects: read, reply, rate and filter.', icon: IconMessages },
+  { to: paths.admin.messagingAccountList, label: 'Messaging accounts', text: 'Instagram, Messenger, WhatsApp, SMS and phone accounts the agent speaks through.', icon: IconPlugConnected },
+  { to: paths.admin.permissionList, label: 'User messaging account permissions', text: 'Which team members may see the conversations of which account.', icon: IconKey },
+  { to: paths.admin.pricing, label: 'Pricing calculator', text: 'Estimate what conversations cost from message counts and model prices.', icon: IconCalculator },
+  { to: paths.admin.webhookSimulator, label: 'Webhook simulation tool', text: 'Send a test message as if a prospect wrote on a channel, and see the reply.', icon: IconWebhook },
+  { to: paths.admin.unanswered, label: 'Unanswered conversations', text: 'Messages the agent could not answer or deliver, to follow up by hand.', icon: IconAlertTriangle },
+];
 
 export default function AdminHelloPage() {
   return (
     <>
       <PageTitle>Admin</PageTitle>
-      <List spacing="xs" aria-label="Admin actions">
-        {ACTIONS.map(([to, label]) => (
-          <List.Item key={to}>
-            <Anchor component={Link} to={to}>
-              {label}
-            </Anchor>
-          </List.Item>
+      <SimpleGrid component="ul" aria-label="Admin actions" cols={{ base: 1, sm: 2, lg: 3 }} spacing="md" p={0} m={0} style={{ listStyle: 'none' }}>
+        {ACTIONS.map(({ to, label, text, icon: ActionIcon }) => (
+          <Box component="li" key={to}>
+            <Card withBorder h="100%" padding="md" style={{ position: 'relative' }}>
+              <Group gap="sm" wrap="nowrap" align="flex-start">
+                <ThemeIcon variant="light" size="lg" aria-hidden>
+                  <ActionIcon size={20} stroke={1.8} />
+                </ThemeIcon>
+                <Box>
+                  <Anchor component={Link} to={to} fw={600}>
+                    {label}
+                  </Anchor>
+                  <Text size="sm" c="dimmed" mt={4}>
+                    {text}
+                  </Text>
+                </Box>
+              </Group>
+            </Card>
+          </Box>
         ))}
-      </List>
+      </SimpleGrid>
     </>
   );
 }

@@ -1,0 +1,109 @@
+import { Alert, Anchor, Box, Button, Center, Group, Loader, Stack, Text } from '@mantine/core';
+import { IconRefresh } from '@tabler/icons-react';
+import { useEffect, useRef, useState } from 'react';
+import { Outlet, useNavigate, useParams } from 'react-router';
+import { errorMessage } from '../lib/api-client.ts';
+import { startConversation } from '../features/conversations/api/conversations.ts';
+
+/**
+ * The chat as the website widget (public/widget.js) shows it in an iframe on another site: no header or
+ * footer, the conversation only. The visitor's conversation uuid is kept in this origin's localStorage, so it
+ * survives page loads on the host site (and works without third-party cookies: the uuid is the capability).
+ */
+export const embedPaths = {
+  start: (typeId: string) => `/embed/${typeId}`,
+  conversation: (typeId: string, uuid: string) => `/embed/${typeId}/conversation/${uuid}`,
+};
+
+const storageKey = (typeId: string) => `sales-agent-widget:${typeId}`;
+
+function readStored(typeId: string): string | null {
+  try {
+    return localStorage.getItem(storageKey(typeId));
+  } catch {
+    // Storage can be blocked for framed pages (some privacy settings): the chat still works, without resuming.
+    return null;
+  }
+}
+
+function store(typeId: string, uuid: string | null): void {
+  try {
+    if (uuid) localStorage.setItem(storageKey(typeId), uuid);
+    else localStorage.removeItem(storageKey(typeId));
+  } catch {
+    /* see readStored */
+  }
+}
+
+export function EmbedLayout() {
+  const { typeId = '' } = useParams();
+  const navigate = useNavigate();
+  const restart = () => {
+    store(typeId, null);
+    navigate(embedPaths.start(typeId), { replace: true });
+  };
+  return (
+    <Box style={{ minHeight: '100dvh', display: 'flex', flexDirection: 'column' }}>
+      <Box component="main" p="sm" style={{ flex: 1 }}>
+        <Outlet />
+      </Box>
+      <Group justify="space-between" px="sm" py={6} style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>
+        <Button variant="subtle" size="compact-sm" leftSection={<IconRefresh size={16} aria-hidden />} onClick={restart}>
+          New conversation
+        </Button>
+        <Text size="xs" c="dimmed">
+          Powered by{' '}
+          <Anchor href="/" target="_blank" rel="noreferrer" size="xs">
+            Sales Agent
+          </Anchor>
+        </Text>
+      </Group>
+    </Box>
+  );
+}
+
+/** /embed/{typeId}: resumes the stored conversation of this type, or starts one. */
+export function EmbedStartPage() {
+  const { typeId = '' } = useParams();
+  const navigate = useNavigate();
+  const [error, setError] = useState<string | null>(null);
+  const started = useRef(false);
+
+  useEffect(() => {
+    // StrictMode runs effects twice in development; one visitor must get one conversation.
+    if (started.current) return;
+    started.current = true;
+    const stored = readStored(typeId);
+    if (stored) {
+      navigate(embedPaths.conversation(typeId, stored), { replace: true });
+      return;
+    }
+    const id = Number(typeId);
+    if (!Number.isInteger(id) || id <= 0) {
+      setError('This chat is not set up correctly: data-conversation-type must be the id of a conversation type.');
+      return;
+    }
+    startConversation(id)
+      .then(({ uuid }) => {
+        store(typeId, uuid);
+        navigate(embedPaths.conversation(typeId, uuid), { replace: true });
+      })
+      .catch((err) => setError(errorMessage(err)));
+  }, [typeId, navigate]);
+
+  if (error) {
+    return (
+      <Stack>
+        <h1 style={{ fontSize: 'var(--mantine-font-size-lg)', margin: 0 }}>Chat</h1>
+        <Alert color="red" title="The chat could not start">
+          {error}
+        </Alert>
+      </Stack>
+    );
+  }
+  return (
+    <Center py="xl">
+      <Loader aria-label="Starting the chat" />
+    </Center>
+  );
+}
