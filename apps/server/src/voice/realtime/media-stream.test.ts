@@ -10,7 +10,7 @@ import { buildAdmin } from '../../test/factories.ts';
 import { buildConversation, buildConversationType, buildProspect } from '../../test/conversation-factories.ts';
 import { type OpenAiRealtimeFake, startOpenAiRealtimeFake } from '../../test/fakes/openai-realtime-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../../test/fakes/twilio-fake.ts';
-import { TwilioMediaClient } from '../../test/twilio-media-client.ts';
+import { TwilioMediaClient, twilioSid } from '../../test/twilio-media-client.ts';
 import { postSigned } from '../voice-test-kit.ts';
 import { MEDIA_STREAM_PATH } from './media-stream.routes.ts';
 import { INPUT_TRANSCRIPTION_MODEL } from './session.ts';
@@ -127,6 +127,32 @@ describe('media stream bridge', () => {
     client.start({ accountSid: ACCOUNT_SID, callSid: call.callSid, customParameters: { conversationUuid: uuid } });
     const session = await realtime.session(before + 1);
     await session.waitFor('session.update');
+  });
+
+  it('answers an inbound call through the same bridge', async () => {
+    const callSid = twilioSid('CA');
+    const answered = await postSigned(t, '/api/twilio/voice', { CallSid: callSid, AccountSid: ACCOUNT_SID, From: '+15557770000', To: NUMBER, CallStatus: 'ringing' }, { token: AUTH_TOKEN });
+    expect(answered.statusCode).toBe(200);
+    const streamUrl = answered.body.match(/<Stream url="([^"]+)"/)![1];
+    const uuid = answered.body.match(/<Parameter name="conversationUuid" value="([^"]+)"/)![1];
+    const before = realtime.sessions.length;
+    const client = await connect(AUTH_TOKEN, streamUrl);
+    client.connected();
+    client.start({ accountSid: ACCOUNT_SID, callSid, customParameters: { conversationUuid: uuid } });
+    const session = await realtime.session(before + 1);
+    await session.waitFor('response.create');
+    const [conversation] = await t.ctx.db.select().from(conversations).where(eq(conversations.uuid, uuid));
+    const stored = new Promise<void>((resolve) => {
+      const off = t.ctx.events.on('conversation.changed', (e) => {
+        if (e.conversationId === conversation.id) {
+          off();
+          resolve();
+        }
+      });
+    });
+    session.inputTranscript('item_in', 'Hi, I saw your ad.');
+    await stored;
+    expect(await storedMessages(conversation.id)).toEqual([{ role: 'PROSPECT', message: 'Hi, I saw your ad.' }]);
   });
 
   it('relays audio byte for byte in both directions, with a mark after each piece', async () => {
