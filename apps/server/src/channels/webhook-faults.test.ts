@@ -13,6 +13,9 @@ import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildChannelAccount } from '../test/channel-factories.ts';
 import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { openTestDatabase } from '../test/test-database.ts';
+import { TURN_JOB } from '../agent/turn.job.ts';
+import { DELIVER_JOB } from './delivery-keys.ts';
+import { INBOUND_JOB } from './inbox.ts';
 
 /**
  * Faults (issue #8): real server processes (`src/main.ts`) on one PostgreSQL database, a burst of signed
@@ -25,7 +28,12 @@ import { openTestDatabase } from '../test/test-database.ts';
  * API — except that a send in flight at the instant of the kill may be repeated (docs/channels.md: none of
  * these providers takes an idempotency key), so at most one duplicate send is allowed after a kill.
  */
-const EVENTS = Number(process.env.FAULT_EVENTS ?? 2000);
+/**
+ * Events per burst. The default keeps this test around two minutes on a small shared machine; the issue's
+ * full scenario is `FAULT_EVENTS=2000` (docs/channels.md, "Fault tests"). Time limits grow with the count.
+ */
+const EVENTS = Number(process.env.FAULT_EVENTS ?? 300);
+const TEST_TIMEOUT_MS = 120_000 + EVENTS * 600;
 const CONCURRENCY = 20;
 const APP_SECRET = 'fault-secret-fault-secret-fault-secret';
 const META_APP_SECRET = 'fault-meta-secret';
@@ -130,12 +138,16 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('webhooks under kill -9 and with t
     return acked;
   }
 
-  /** Waits (polling the shared database: the work happens in other processes) until every event is answered. */
+  /**
+   * Waits (polling the shared database: the work happens in other processes) until every event is answered:
+   * every reply SENT and no job of the message pipeline left (recurring jobs such as housekeeping or token
+   * refresh are always pending, so only inbound, turn and delivery jobs count).
+   */
   async function waitUntilAnswered(ctx: AppContext, expected: number) {
-    for (let i = 0; i < 1200; i += 1) {
+    for (let i = 0; i < TEST_TIMEOUT_MS / 250; i += 1) {
       const result = await ctx.db.execute(sql`
         select (select count(*) from outbox where status = 'SENT')::int as sent,
-               (select count(*) from jobs where status in ('pending', 'running') and name <> 'agent.follow-up')::int as open`);
+               (select count(*) from jobs where status in ('pending', 'running') and name in (${INBOUND_JOB}, ${TURN_JOB}, ${DELIVER_JOB}))::int as open`);
       const row = (result as unknown as { rows: { sent: number; open: number }[] }).rows[0];
       if (row.sent >= expected && row.open === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -174,6 +186,8 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('webhooks under kill -9 and with t
     const { database, ctx } = await prepareDatabase();
     try {
       let server: { child: ChildProcess; url: string } | null = await startServer(database.url!);
+      const first = server.child;
+      const exited = once(first, 'exit');
       const all = Array.from({ length: EVENTS }, (_, i) => i);
       const acked = await burst(all, () => (server ? [server.url] : []), (count) => {
         if (count === Math.floor(EVENTS / 3) && server) {
@@ -183,6 +197,10 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('webhooks under kill -9 and with t
       });
       expect(acked.size).toBeGreaterThan(0);
       expect(acked.size).toBeLessThan(EVENTS);
+      await exited;
+      // The dead process's claimed jobs come back when their lease runs out (jobs/runner.ts, 5 minutes);
+      // the test lets that time "pass" instead of waiting for it, as makeJobsDue does for backoffs.
+      await ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where status = 'running'`);
       const restarted = await startServer(database.url!);
       // Meta redelivers what got no 2xx, and sometimes what did: both must be harmless.
       const redeliver = [...all.filter((i) => !acked.has(i)), ...[...acked].slice(0, 50)];
@@ -194,7 +212,7 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('webhooks under kill -9 and with t
     } finally {
       await database.close();
     }
-  }, 240_000);
+  }, TEST_TIMEOUT_MS);
 
   it(`shares a burst of ${EVENTS} events between two processes with the same result`, async () => {
     graph.requests.length = 0;
@@ -209,5 +227,5 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('webhooks under kill -9 and with t
     } finally {
       await database.close();
     }
-  }, 240_000);
+  }, TEST_TIMEOUT_MS);
 });
