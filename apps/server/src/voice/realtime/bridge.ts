@@ -96,7 +96,13 @@ export class MediaStreamBridge {
         this.maybeRunAction();
         break;
       case 'start':
-        this.track(this.onStart(message as TwilioStart));
+        this.track(
+          this.onStart(message as TwilioStart).catch((err: unknown) => {
+            // The lookup failed (database down): no session can be served, so the stream is closed.
+            this.refuse('could not load the call');
+            throw err;
+          }),
+        );
         break;
       case 'stop':
         this.shutdown();
@@ -295,11 +301,17 @@ export class MediaStreamBridge {
     for (const call of calls) {
       let output: Record<string, unknown>;
       if (call.name === 'advance_phase' && this.phase !== null) {
-        const now = await advancePhase(this.ctx, loaded, this.phase);
-        this.phase = this.workingPhaseOf(now, null);
-        sessionChanged = true;
         wantResponse = true;
-        output = this.phase === null ? { ok: true, ended: true, next: 'Say goodbye, then call end_call.' } : { ok: true, phase: this.phase + 1 };
+        try {
+          const now = await advancePhase(this.ctx, loaded, this.phase);
+          this.phase = this.workingPhaseOf(now, null);
+          sessionChanged = true;
+          output = this.phase === null ? { ok: true, ended: true, next: 'Say goodbye, then call end_call.' } : { ok: true, phase: this.phase + 1 };
+        } catch (err) {
+          // The model still gets its answer (it waits for one); the call goes on in the same phase.
+          this.ctx.log.error({ err: err instanceof Error ? err.message : String(err), conversationId: loaded.conversation.id }, 'advance_phase failed');
+          output = { ok: false, error: 'The phase could not be changed; carry on with the current goal.' };
+        }
       } else if (call.name === 'end_call') {
         this.pendingAction ??= { kind: 'hangup' };
         output = { ok: true };
@@ -340,8 +352,14 @@ export class MediaStreamBridge {
     this.ending = true;
     if (this.actionTimer) clearTimeout(this.actionTimer);
     const update = action.kind === 'hangup' ? ({ status: 'completed' } as const) : { twiml: dialTwiml(action.number) };
-    // Twilio then stops the stream itself (`stop`), which closes both sockets.
-    this.track(updateCall(this.ctx, this.call!.account, this.callSid, update));
+    // Twilio then stops the stream itself (`stop`), which closes both sockets. Should the update fail, a
+    // hang-up still happens by closing the stream: the call's TwiML has nothing after <Connect>.
+    this.track(
+      updateCall(this.ctx, this.call!.account, this.callSid, update).catch((err: unknown) => {
+        if (action.kind === 'hangup') this.shutdown();
+        throw err;
+      }),
+    );
   }
 
   /** Something failed mid-call: the caller hears the type's errorPrompt and the call ends (no dead air). */

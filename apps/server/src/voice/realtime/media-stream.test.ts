@@ -314,6 +314,19 @@ describe('media stream bridge', () => {
     await vi.waitFor(() => expect(twilioCall().updates).toEqual([{ Status: 'completed' }]));
   });
 
+  it('end_call still hangs up (closes the stream) when Twilio refuses the update', async () => {
+    const { session, client } = await liveCall();
+    twilioApi.failNext('Calls', { status: 400, code: 21220 });
+    session.responseCreated('resp_1');
+    session.audioDelta('resp_1', 'item_bye', randomBytes(160));
+    session.functionCall('resp_1', 'end_call');
+    session.responseDone('resp_1');
+    await client.until((c) => c.of('mark').length === 1);
+    client.mark(client.of('mark')[0].mark!.name);
+    expect(await client.whenClosed()).toBe(1000);
+    await session.whenClosed();
+  });
+
   it('transfer_call announces the transfer, then dials the configured number', async () => {
     const { session, client, twilioCall } = await liveCall();
     session.responseCreated('resp_1');
