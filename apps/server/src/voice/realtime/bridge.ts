@@ -19,6 +19,8 @@ import { isBase64, isTwilioSid, realtimeAppend, type TwilioStart, twilioClear, t
 
 /** Twilio sends `start` right after `connected`; a socket that never does is closed after this long. */
 export const START_TIMEOUT_MS = 10_000;
+/** After the caller's side ends, the session stays open this long for the caller's last line to be transcribed. */
+export const TRANSCRIPT_GRACE_MS = 3000;
 /** A hang-up or transfer waits for the goodbye to play, but not longer than this (marks may never come back). */
 export const ACTION_TIMEOUT_MS = 15_000;
 /** Caller frames kept while the OpenAI socket opens: 5 s of 20 ms frames; older ones are dropped. */
@@ -60,10 +62,14 @@ export class MediaStreamBridge {
   /** We are ending the call ourselves (hang-up, transfer, polite end): a closing OpenAI socket is expected. */
   private ending = false;
   private readonly startedAt = new Map<string, Date>();
+  /** Caller items whose speech started and whose transcript has not come yet. */
+  private readonly untranscribed = new Set<string>();
+  private draining = false;
   private readonly work = new Set<Promise<unknown>>();
   private toolChain: Promise<void> = Promise.resolve();
   private startTimer: NodeJS.Timeout | null = null;
   private actionTimer: NodeJS.Timeout | null = null;
+  private graceTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly ctx: AppContext,
@@ -72,7 +78,7 @@ export class MediaStreamBridge {
     private readonly onClosed: (bridge: MediaStreamBridge) => void = () => {},
   ) {
     twilio.on('message', (data) => this.onTwilioMessage(data));
-    twilio.on('close', () => this.shutdown());
+    twilio.on('close', () => this.callerGone());
     twilio.on('error', (err) => ctx.log.warn({ err: err.message }, 'media stream socket error'));
     this.startTimer = setTimeout(() => this.refuse('no start message'), START_TIMEOUT_MS);
     this.startTimer.unref();
@@ -105,7 +111,7 @@ export class MediaStreamBridge {
         );
         break;
       case 'stop':
-        this.shutdown();
+        this.callerGone();
         break;
     }
   }
@@ -187,6 +193,7 @@ export class MediaStreamBridge {
     socket.on('message', (data) => this.onRealtimeMessage(data));
     socket.on('error', (err) => this.ctx.log.warn({ err: err.message, conversationId: this.call?.loaded.conversation.id }, 'realtime socket error'));
     socket.on('close', (code) => {
+      if (this.draining) return this.shutdown();
       if (this.state === 'closed' || this.ending) return;
       this.politeEnd(`the realtime session closed (${code})`);
     });
@@ -212,6 +219,10 @@ export class MediaStreamBridge {
         break;
       case 'conversation.item.input_audio_transcription.completed':
         this.store('PROSPECT', event.item_id, event.transcript);
+        this.transcribed(event.item_id);
+        break;
+      case 'conversation.item.input_audio_transcription.failed':
+        this.transcribed(event.item_id);
         break;
       case 'response.output_audio_transcript.done':
         this.store('AGENT', event.item_id, event.transcript);
@@ -254,7 +265,11 @@ export class MediaStreamBridge {
    * item was heard (`conversation.item.truncate`), so it neither keeps talking nor believes it said the rest.
    */
   private onBargeIn(itemId: unknown): void {
-    if (typeof itemId === 'string') this.startedAt.set(itemId, new Date());
+    if (typeof itemId === 'string') {
+      this.startedAt.set(itemId, new Date());
+      this.untranscribed.add(itemId);
+    }
+    if (this.draining) return;
     this.sendTwilio(twilioClear(this.streamSid));
     const cut = this.playback.interrupt();
     if (cut) {
@@ -383,6 +398,26 @@ export class MediaStreamBridge {
 
   // ---- lifecycle ---------------------------------------------------------------------------------------
 
+  /**
+   * Twilio's side ended (`stop` or the socket closed). When the caller was still being transcribed, the
+   * session stays open a moment (no audio flows any more) so their last line is stored, then all closes.
+   */
+  private callerGone(): void {
+    if (this.state === 'closed' || this.draining) return;
+    if (this.state !== 'open' || this.untranscribed.size === 0) return this.shutdown();
+    this.draining = true;
+    this.pendingAction = null;
+    if (this.twilio.readyState === WebSocket.OPEN) this.twilio.close(1000);
+    const timer = setTimeout(() => this.shutdown(), TRANSCRIPT_GRACE_MS);
+    timer.unref();
+    this.graceTimer = timer;
+  }
+
+  private transcribed(itemId: unknown): void {
+    if (typeof itemId === 'string') this.untranscribed.delete(itemId);
+    if (this.draining && this.untranscribed.size === 0) this.shutdown();
+  }
+
   private closeRealtime(): void {
     const socket = this.openai;
     if (!socket) return;
@@ -396,6 +431,7 @@ export class MediaStreamBridge {
     this.state = 'closed';
     this.clearStartTimer();
     if (this.actionTimer) clearTimeout(this.actionTimer);
+    if (this.graceTimer) clearTimeout(this.graceTimer);
     this.closeRealtime();
     if (this.twilio.readyState === WebSocket.OPEN) this.twilio.close(1000);
     this.onClosed(this);

@@ -384,6 +384,18 @@ describe('media stream bridge', () => {
     expect((await save(good)).statusCode).toBeLessThan(300);
   });
 
+  it("keeps the session open after the caller's stop until their last line is transcribed", async () => {
+    const { session, client, conversation, callSid } = await liveCall();
+    session.speechStarted('item_last');
+    await vi.waitFor(() => expect(client.of('clear')).toHaveLength(1));
+    client.stop(ACCOUNT_SID, callSid);
+    expect(await client.whenClosed()).toBe(1000);
+    expect(session.closed).toBe(false);
+    session.inputTranscript('item_last', 'Okay, bye.');
+    await session.whenClosed();
+    await vi.waitFor(async () => expect(await storedMessages(conversation.id)).toEqual([{ role: 'PROSPECT', message: 'Okay, bye.' }]));
+  });
+
   describe('refused streams (nothing opened, nothing stored)', () => {
     const refusedStart = async (client: TwilioMediaClient, call: Awaited<ReturnType<typeof placedCall>>, overrides: Partial<{ accountSid: string; uuid: string }> = {}) => {
       const before = realtime.sessions.length;
