@@ -67,6 +67,7 @@ export class MediaStreamBridge {
   private draining = false;
   private readonly work = new Set<Promise<unknown>>();
   private toolChain: Promise<void> = Promise.resolve();
+  private transcripts: Promise<void> = Promise.resolve();
   private startTimer: NodeJS.Timeout | null = null;
   private actionTimer: NodeJS.Timeout | null = null;
   private graceTimer: NodeJS.Timeout | null = null;
@@ -285,7 +286,11 @@ export class MediaStreamBridge {
     // even though the caller's transcription finishes after the agent has begun answering.
     const spokenAt = this.startedAt.get(itemId) ?? new Date();
     this.startedAt.delete(itemId);
-    this.track(storeTranscript(this.ctx, this.call.loaded.conversation, role, itemId, transcript, spokenAt));
+    // Stored one after the other, so lines spoken in the same millisecond keep the order of their events.
+    const conversation = this.call.loaded.conversation;
+    const write = this.transcripts.then(() => storeTranscript(this.ctx, conversation, role, itemId, transcript, spokenAt));
+    this.transcripts = write.catch(() => {});
+    this.track(write);
   }
 
   private onResponseDone(response: { usage?: RealtimeResponseUsage; output?: { type?: string; name?: string; call_id?: string; arguments?: string }[] }): void {
