@@ -66,7 +66,7 @@ const envSchema = z.object({
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
   /** Requests per minute per client on login and register. */
   AUTH_RATE_LIMIT: z.coerce.number().int().positive().default(20),
-  /** New web-chat conversations and messages per minute per anonymous client (LLM cost guard). */
+  /** New web-chat conversations and messages per minute per user, or per client address when anonymous (LLM cost guard). */
   CHAT_RATE_LIMIT: z.coerce.number().int().positive().default(30),
   /** Messages written into one conversation per hour, by anyone (a chat cannot take unbounded messages). */
   CHAT_CONVERSATION_LIMIT: z.coerce.number().int().positive().default(120),
