@@ -134,7 +134,7 @@ test.describe('webhook simulator', () => {
 
       // The list shows the same channel and name for this conversation.
       const uuid = page.url().split('/').pop()!;
-      await page.goto(`/conversation/list?uuid=${uuid}`);
+      await page.goto(`/conversation/list?view=table&uuid=${uuid}`);
       const row = page.getByRole('row').filter({ hasText: uuid });
       await expect(row.getByTestId('channel')).toHaveText(channel.label);
       await expect(row).toContainText(pageName);

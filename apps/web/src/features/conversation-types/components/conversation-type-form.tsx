@@ -1,4 +1,4 @@
-import { Alert, Button, Card, Group, Select, Stack, Textarea, TextInput } from '@mantine/core';
+import { Alert, Button, Card, Group, Select, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../../../lib/api-client.ts';
@@ -12,6 +12,8 @@ export interface ConversationTypeFormValues {
   errorPrompt: string;
   initialMessage: string;
   messagingAccountId: string | null;
+  /** Listed on the public start page (issue 12); a new type is public, a '[D] ' duplicate is not. */
+  isPublic: boolean;
 }
 
 export function toFormValues(type?: ConversationTypeDetail): ConversationTypeFormValues {
@@ -23,6 +25,7 @@ export function toFormValues(type?: ConversationTypeDetail): ConversationTypeFor
     errorPrompt: type?.errorPrompt ?? '',
     initialMessage: type?.initialMessage ?? '',
     messagingAccountId: type?.messagingAccountId ? String(type.messagingAccountId) : null,
+    isPublic: type?.isPublic ?? true,
   };
 }
 
@@ -48,7 +51,7 @@ export function ConversationTypeForm(props: {
   const [saving, setSaving] = useState(false);
   const accounts = useQuery(messagingAccountOptionsQuery());
 
-  const field = (key: keyof ConversationTypeFormValues) => ({
+  const field = (key: Exclude<keyof ConversationTypeFormValues, 'isPublic'>) => ({
     value: values[key] ?? '',
     error: errors[key],
     onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
@@ -132,6 +135,15 @@ export function ConversationTypeForm(props: {
           onChange={(value) => setValues((v) => ({ ...v, messagingAccountId: value }))}
           clearable
           searchable
+        />
+        <Switch
+          label="Public"
+          description="Listed on the start page, so visitors and users can start a web chat of this type. Duplicates start private."
+          checked={values.isPublic}
+          onChange={(e) => {
+            const checked = e.currentTarget.checked;
+            setValues((v) => ({ ...v, isPublic: checked }));
+          }}
         />
         {accounts.isError && (
           <Alert color="yellow" variant="light">

@@ -28,6 +28,7 @@ export default function ConversationTypeEditPage() {
         errorPrompt: values.errorPrompt,
         initialMessage: values.initialMessage,
         messagingAccountId: values.messagingAccountId ? Number(values.messagingAccountId) : null,
+        isPublic: values.isPublic,
       });
       await client.invalidateQueries({ queryKey: ['conversation-types'] });
       toastSuccess('Conversation type saved');

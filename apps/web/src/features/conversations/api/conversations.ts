@@ -11,6 +11,8 @@ export interface ConversationTypeOption {
   title: string | null;
   label: string;
   initialMessage: string | null;
+  /** Present for an ADMIN only (others are given public types alone). */
+  isPublic?: boolean;
 }
 
 export const conversationTypeOptionsQuery = () =>
@@ -42,6 +44,8 @@ export function useConversationEvents(uuid: string, enabled: boolean) {
     const source = new EventSource(`/api/conversation/${uuid}/events`);
     const refresh = () => void client.invalidateQueries({ queryKey: ['conversation', uuid] });
     source.addEventListener('conversation.changed', refresh);
+    // A change between the first load and the stream's opening would be missed: catch up once it is open.
+    source.addEventListener('ready', refresh);
     return () => source.close();
   }, [uuid, enabled, client]);
 }
@@ -86,4 +90,35 @@ export function useRebuildHistory(uuid: string) {
     },
     onError: (err) => toastError(err),
   });
+}
+
+/** Take over (issue 12): the AI pauses as when a person writes, without sending anything. */
+export const takeOver = (id: number) =>
+  api.post<{ message: string; phase: number; aiPaused: boolean }>(`/api/conversation/${id}/take-over`);
+/** Hand back to the AI (issue 12) at a working phase; absent, the phase the conversation was in. */
+export const handBack = (id: number, phase?: number) =>
+  api.post<{ message: string; phase: number; aiPaused: boolean }>(`/api/conversation/${id}/hand-back`, phase === undefined ? {} : { phase });
+
+/**
+ * The inbox's live list (issue 12): every change of a conversation the user may see refreshes the list and
+ * that conversation. The list also refetches every 30 s as the fallback for a lost stream.
+ */
+export function useInboxEvents(enabled: boolean) {
+  const client = useQueryClient();
+  useEffect(() => {
+    if (!enabled || typeof EventSource === 'undefined') return;
+    const source = new EventSource('/api/conversation/list/events');
+    // Changes between the list's first load and the stream's opening (or a reconnect) are caught up here.
+    source.addEventListener('ready', () => void client.invalidateQueries({ queryKey: ['conversations'] }));
+    source.addEventListener('conversation.changed', (event) => {
+      void client.invalidateQueries({ queryKey: ['conversations'] });
+      try {
+        const { uuid } = JSON.parse((event as MessageEvent<string>).data) as { uuid: string };
+        void client.invalidateQueries({ queryKey: ['conversation', uuid] });
+      } catch {
+        // A malformed event only costs the detail refresh; the 10 s poll catches up.
+      }
+    });
+    return () => source.close();
+  }, [enabled, client]);
 }

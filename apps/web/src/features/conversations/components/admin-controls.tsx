@@ -1,4 +1,4 @@
-import { Button, Card, Checkbox, Group, Select } from '@mantine/core';
+import { Button, Card, Checkbox, Group, Select, Text, Tooltip } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { TRUNCATE } from '@sales-agent/shared/limits';
 import type { ConversationDetail } from '@sales-agent/shared/schemas/conversation';
@@ -16,6 +16,8 @@ export function AdminControls(props: {
   onSelectAll(all: boolean): void;
   onDeleteMessages(): void;
   onFollowUp(): void;
+  /** Why Follow-up cannot work now (outside a working phase, AI paused); null when it can (issue 12). */
+  followUpDisabledReason?: string | null;
   /** Rebuild history (spec §6): given only to an ADMIN on a prospect conversation. */
   onRebuild?(): void;
   rebuilding?: boolean;
@@ -48,9 +50,13 @@ export function AdminControls(props: {
           placeholder="No type"
           w={260}
         />
-        <Button variant="light" onClick={props.onFollowUp}>
-          Follow-up
-        </Button>
+        <Tooltip label={props.followUpDisabledReason} disabled={!props.followUpDisabledReason} multiline w={280}>
+          <span>
+            <Button variant="light" onClick={props.onFollowUp} disabled={Boolean(props.followUpDisabledReason)}>
+              Follow-up
+            </Button>
+          </span>
+        </Tooltip>
         {props.onRebuild && (
           <Button variant="light" color="grape" onClick={props.onRebuild} loading={props.rebuilding}>
             Rebuild history
@@ -60,6 +66,11 @@ export function AdminControls(props: {
           Delete conversation
         </Button>
       </Group>
+      {props.followUpDisabledReason && (
+        <Text size="xs" c="dimmed" mt={4} data-testid="follow-up-reason">
+          Follow-up: {props.followUpDisabledReason}
+        </Text>
+      )}
       <Group mt="sm">
         <Checkbox
           label="Select all"

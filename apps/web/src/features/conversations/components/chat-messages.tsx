@@ -1,4 +1,6 @@
 import { ActionIcon, Box, Checkbox, Group, Paper, Stack, Text } from '@mantine/core';
+import { IconPencil } from '@tabler/icons-react';
+import { fullDate, relativeTime } from '../lib/relative-time.ts';
 import type { MessageView } from '@sales-agent/shared/schemas/conversation';
 import { useState } from 'react';
 import { MessageBox } from './message-box.tsx';
@@ -53,7 +55,7 @@ export function ChatMessages(props: ChatMessagesProps) {
                   onChange={() => props.onToggle(m.id)}
                 />
                 <ActionIcon size="sm" variant="subtle" aria-label={`Edit message ${m.id}`} onClick={() => setEditing(m.id)}>
-                  ✎
+                  <IconPencil size={14} aria-hidden />
                 </ActionIcon>
               </Group>
             )
@@ -107,13 +109,22 @@ function Bubble(props: {
         radius="lg"
         maw="75%"
         miw={200}
-        bg={system ? 'gray.1' : props.own ? 'blue.0' : 'gray.0'}
+        // Theme variables, so the bubbles follow dark mode; text keeps AA contrast on each.
+        bg={system ? 'var(--mantine-color-default-hover)' : props.own ? 'var(--mantine-primary-color-light)' : 'var(--mantine-color-default)'}
         withBorder
       >
         <Group justify="space-between" gap="xs" mb={4} wrap="nowrap">
-          <Text size="xs" fw={600} c="dimmed">
+          <Text size="xs" fw={600} style={{ color: 'light-dark(var(--mantine-color-gray-7), var(--mantine-color-dark-1))' }}>
             {props.label}
-            {props.date && ` · ${new Date(props.date).toLocaleString()}`}
+            {props.date && (
+              <>
+                {' · '}
+                {/* Relative in the bubble, the full date on hover (issue 12). */}
+                <time dateTime={props.date} title={fullDate(props.date)}>
+                  {relativeTime(props.date)}
+                </time>
+              </>
+            )}
           </Text>
           {props.tools}
         </Group>

@@ -1,6 +1,7 @@
 import { ActionIcon, Group, Textarea } from '@mantine/core';
 import { LIMITS } from '@sales-agent/shared/limits';
-import { useRef, useState } from 'react';
+import { IconSend } from '@tabler/icons-react';
+import { type RefObject, useRef, useState } from 'react';
 
 /**
  * Spec §5: trimmed text must be non-empty; Enter sends, Shift+Enter adds a newline; the box grows up to 9
@@ -13,10 +14,13 @@ export function MessageBox(props: {
   initialValue?: string;
   submitLabel?: string;
   autoFocus?: boolean;
+  /** Lets a parent focus the box (the inbox's reply shortcut). */
+  inputRef?: RefObject<HTMLTextAreaElement | null>;
 }) {
   const [value, setValue] = useState(props.initialValue ?? '');
   const [busy, setBusy] = useState(false);
-  const input = useRef<HTMLTextAreaElement>(null);
+  const ownInput = useRef<HTMLTextAreaElement>(null);
+  const input = props.inputRef ?? ownInput;
   const trimmed = value.trim();
 
   const submit = async () => {
@@ -55,7 +59,7 @@ export function MessageBox(props: {
         ref={input}
       />
       <ActionIcon size="lg" onClick={submit} disabled={!trimmed} loading={busy} aria-label={props.submitLabel ?? 'Send'} variant="filled">
-        ➤
+        <IconSend size={18} aria-hidden />
       </ActionIcon>
     </Group>
   );

@@ -1,13 +1,18 @@
-import { Alert, Anchor, Group, Loader, Pagination, Select, Stack, Table, Text } from '@mantine/core';
+import { Alert, Anchor, Badge, Box, Button, Drawer, Group, Loader, Pagination, SegmentedControl, Select, Stack, Table, Text } from '@mantine/core';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
 import { LIMITS, TRUNCATE } from '@sales-agent/shared/limits';
 import { truncate } from '@sales-agent/shared/truncate';
+import { IconFilter, IconInbox, IconTable } from '@tabler/icons-react';
 import { Link, useSearchParams } from 'react-router';
 import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
-import { useConversationList } from '../api/conversations.ts';
-import { ListFilters } from '../components/list-filters.tsx';
+import { useAuth } from '../../../lib/auth.ts';
+import { conversationListQuery, useInboxEvents } from '../api/conversations.ts';
+import { Inbox } from '../components/inbox.tsx';
+import { ListFilters, TEXT_FILTERS } from '../components/list-filters.tsx';
 
 /** Durations are shown as hours, minutes and seconds (spec §9). */
 export function formatDuration(seconds: number | null): string {
@@ -18,13 +23,30 @@ export function formatDuration(seconds: number | null): string {
   return `${h}h ${String(m).padStart(2, '0')}m ${String(s % 60).padStart(2, '0')}s`;
 }
 
-/** Spec §2.13 conversation list; filters, order and page live in the query string (spec §2.2). */
+/** Query-string keys of the page itself (not list filters): the view and the open conversation. */
+const PAGE_KEYS = ['view', 'open'];
+const FILTER_KEYS = [...TEXT_FILTERS, 'conversationType', 'hasRecording'] as const;
+
+/**
+ * /conversation/list (spec §2.2, §2.13): the inbox (default, issue 12) or the spec's table (?view=table).
+ * Both read the same filters, order and page from the query string; the open conversation is ?open=uuid.
+ */
 export default function ConversationListPage() {
   const [searchParams, setSearchParams] = useSearchParams();
-  const params = Object.fromEntries(searchParams.entries());
-  const list = useConversationList(params);
+  const auth = useAuth();
+  const view = searchParams.get('view') === 'table' ? 'table' : 'inbox';
+  const apiParams = Object.fromEntries([...searchParams.entries()].filter(([key]) => !PAGE_KEYS.includes(key)));
+  const list = useQuery({
+    ...conversationListQuery(apiParams),
+    // The live stream refreshes the list; this is the fallback when it is lost.
+    refetchInterval: 30_000,
+  });
+  useInboxEvents(auth.isAuthenticated);
   const page = Number(searchParams.get('page') ?? 1) || 1;
   const limit = searchParams.get('limit') ?? String(LIMITS.conversationPageSizes[0]);
+  const phone = !useMediaQuery('(min-width: 62em)', true, { getInitialValueInEffect: false });
+  const [filtersOpen, filters] = useDisclosure(false);
+  const activeFilters = FILTER_KEYS.filter((k) => searchParams.get(k) && !(k === 'hasRecording' && searchParams.get(k) === 'all')).length;
 
   /** Any filter change goes back to page 1; null removes a parameter. */
   const update = (changes: Record<string, string | null>, keepPage = false) => {
@@ -36,103 +58,194 @@ export default function ConversationListPage() {
     if (!keepPage) next.delete('page');
     setSearchParams(next);
   };
+  const resetFilters = () => update(Object.fromEntries(FILTER_KEYS.map((k) => [k, null])));
 
   const data = list.data;
+  const totalPages = data?.totalPages ?? 0;
+  const pager = (
+    <Group justify="space-between" gap="xs" wrap="wrap">
+      {totalPages > 1 ? (
+        <Pagination
+          size="sm"
+          total={totalPages}
+          value={Math.min(page, totalPages)}
+          onChange={(p) => update({ page: String(p) }, true)}
+          aria-label="Pages"
+          siblings={phone || view === 'inbox' ? 0 : 1}
+          getControlProps={(control) => ({ 'aria-label': `${control} page` })}
+        />
+      ) : (
+        <span />
+      )}
+      {/* 'Page 1 of 0' never shows: the line appears only when there is a page to be on. */}
+      {totalPages > 0 && (
+        <Text size="sm" c="dimmed" data-testid="total-pages">
+          Page {page} of {totalPages}
+          {data?.totalPagesIsLowerBound ? '+' : ''}
+        </Text>
+      )}
+      <Select
+        aria-label="Page size"
+        data={LIMITS.conversationPageSizes.map(String)}
+        value={limit}
+        onChange={(v) => update({ limit: v })}
+        allowDeselect={false}
+        w={80}
+        size="xs"
+      />
+    </Group>
+  );
+
+  const empty =
+    activeFilters > 0 ? (
+      <Stack p="md" gap="xs" data-testid="empty-state">
+        <Text fw={600}>No conversations match these filters.</Text>
+        <Text size="sm" c="dimmed">
+          Loosen or reset the filters to see more.
+        </Text>
+        <Group>
+          <Button size="xs" variant="light" onClick={resetFilters}>
+            Reset filters
+          </Button>
+        </Group>
+      </Stack>
+    ) : (
+      <Stack p="md" gap="xs" data-testid="empty-state">
+        <Text fw={600}>No conversations yet.</Text>
+        <Text size="sm" c="dimmed">
+          {auth.isAdmin
+            ? 'Conversations appear here when a prospect writes to a connected messaging account, a visitor starts a web chat, or a call is placed.'
+            : 'You see the conversations of the messaging accounts you connected or were granted. Connect an account on your profile, or ask an administrator to grant you one.'}
+        </Text>
+        <Group>
+          <Button size="xs" variant="light" component={Link} to={paths.conversationNew}>
+            Try a web chat
+          </Button>
+        </Group>
+      </Stack>
+    );
+
+  const filterForm = <ListFilters params={searchParams} onChange={(changes) => update(changes)} />;
+
   return (
-    <Stack>
+    <Stack gap="sm">
       <PageTitle>Conversations</PageTitle>
-      <ListFilters params={searchParams} onChange={(changes) => update(changes)} />
-      {list.isPending ? (
-        <Loader aria-label="Loading conversations" />
-      ) : list.isError ? (
-        <Alert color="red">{errorMessage(list.error)}</Alert>
+      <Group justify="space-between" gap="xs">
+        <SegmentedControl
+          aria-label="View"
+          value={view}
+          onChange={(v) => update({ view: v === 'table' ? 'table' : null, open: null }, true)}
+          data={[
+            {
+              value: 'inbox',
+              label: (
+                <Group gap={4} wrap="nowrap">
+                  <IconInbox size={16} aria-hidden /> Inbox
+                </Group>
+              ),
+            },
+            {
+              value: 'table',
+              label: (
+                <Group gap={4} wrap="nowrap">
+                  <IconTable size={16} aria-hidden /> Table
+                </Group>
+              ),
+            },
+          ]}
+        />
+        {(view === 'inbox' || phone) && (
+          <Button variant="default" size="xs" leftSection={<IconFilter size={16} aria-hidden />} onClick={filters.open}>
+            Filters{activeFilters ? ` (${activeFilters})` : ''}
+          </Button>
+        )}
+      </Group>
+      <Drawer opened={filtersOpen} onClose={filters.close} title="Filters and order" position={phone ? 'bottom' : 'right'} size={phone ? '85%' : 'md'}>
+        {filterForm}
+      </Drawer>
+
+      {view === 'inbox' ? (
+        <Inbox list={list} openUuid={searchParams.get('open')} onOpen={(uuid) => update({ open: uuid }, true)} pager={pager} empty={empty} />
       ) : (
         <>
-          <Table.ScrollContainer minWidth={1200}>
-            <Table striped highlightOnHover aria-label="Conversations">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>UUID</Table.Th>
-                  <Table.Th>Type</Table.Th>
-                  <Table.Th>Rating</Table.Th>
-                  <Table.Th>Phase</Table.Th>
-                  <Table.Th>Recording Duration</Table.Th>
-                  <Table.Th>Recording URL</Table.Th>
-                  <Table.Th>Messages</Table.Th>
-                  <Table.Th>Last Message Date</Table.Th>
-                  <Table.Th>Prospect UUID</Table.Th>
-                  <Table.Th>Messaging Account</Table.Th>
-                  <Table.Th>Channel</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {data?.conversations.map((c) => (
-                  <Table.Tr key={c.id}>
-                    <Table.Td>
-                      <Anchor component={Link} to={paths.conversation(c.uuid)} ff="monospace" size="sm">
-                        {c.uuid}
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td title={c.ConversationType?.title ?? undefined}>
-                      {c.ConversationType ? truncate(c.ConversationType.title ?? `Type ${c.ConversationType.id}`, TRUNCATE.conversationListType) : '—'}
-                    </Table.Td>
-                    <Table.Td>{c.rating ?? '—'}</Table.Td>
-                    <Table.Td>{c.phase}</Table.Td>
-                    <Table.Td>{formatDuration(c.recordingDuration)}</Table.Td>
-                    <Table.Td>
-                      {c.recordingUrl ? (
-                        <Anchor href={c.recordingUrl} target="_blank" rel="noreferrer">
-                          Listen
-                        </Anchor>
-                      ) : (
-                        '—'
-                      )}
-                    </Table.Td>
-                    <Table.Td>{c.messagesCount}</Table.Td>
-                    <Table.Td>{c.lastMessageDate ? new Date(c.lastMessageDate).toLocaleString() : '—'}</Table.Td>
-                    <Table.Td>
-                      {c.Prospect?.name && (
-                        <Text size="sm" fw={600} data-testid="prospect-name">
-                          {c.Prospect.name}
-                        </Text>
-                      )}
-                      <Text ff="monospace" fz="sm">
-                        {c.Prospect?.uuid ?? '—'}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>{c.Prospect?.messagingAccount.pageName ?? 'Web chat'}</Table.Td>
-                    <Table.Td>
-                      <ChannelBadge type={c.Prospect?.messagingAccount.type} />
-                    </Table.Td>
+          {!phone && filterForm}
+          {list.isPending ? (
+            <Loader aria-label="Loading conversations" />
+          ) : list.isError ? (
+            <Alert color="red">{errorMessage(list.error)}</Alert>
+          ) : data?.conversations.length === 0 ? (
+            <Box style={{ border: '1px solid var(--mantine-color-default-border)', borderRadius: 8 }}>{empty}</Box>
+          ) : (
+            <Table.ScrollContainer minWidth={1200}>
+              <Table striped highlightOnHover aria-label="Conversations">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>UUID</Table.Th>
+                    <Table.Th>Type</Table.Th>
+                    <Table.Th>Rating</Table.Th>
+                    <Table.Th>Phase</Table.Th>
+                    <Table.Th>Recording Duration</Table.Th>
+                    <Table.Th>Recording URL</Table.Th>
+                    <Table.Th>Messages</Table.Th>
+                    <Table.Th>Last Message Date</Table.Th>
+                    <Table.Th>Prospect UUID</Table.Th>
+                    <Table.Th>Messaging Account</Table.Th>
+                    <Table.Th>Channel</Table.Th>
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-          {data?.conversations.length === 0 && <Text c="dimmed">No conversations match these filters.</Text>}
-          <Group justify="space-between">
-            <Group gap="xs">
-              <Pagination
-                total={Math.max(1, data?.totalPages ?? 1)}
-                value={page}
-                onChange={(p) => update({ page: String(p) }, true)}
-                aria-label="Pages"
-                getControlProps={(control) => ({ 'aria-label': `${control} page` })}
-              />
-              <Text size="sm" c="dimmed" data-testid="total-pages">
-                Page {page} of {data?.totalPages ?? 0}
-                {data?.totalPagesIsLowerBound ? '+' : ''}
-              </Text>
-            </Group>
-            <Select
-              aria-label="Page size"
-              data={LIMITS.conversationPageSizes.map(String)}
-              value={limit}
-              onChange={(v) => update({ limit: v })}
-              allowDeselect={false}
-              w={100}
-            />
-          </Group>
+                </Table.Thead>
+                <Table.Tbody>
+                  {data?.conversations.map((c) => (
+                    <Table.Tr key={c.id}>
+                      <Table.Td>
+                        <Anchor component={Link} to={paths.conversation(c.uuid)} ff="monospace" size="sm">
+                          {c.uuid}
+                        </Anchor>
+                      </Table.Td>
+                      <Table.Td title={c.ConversationType?.title ?? undefined}>
+                        {c.ConversationType ? truncate(c.ConversationType.title ?? `Type ${c.ConversationType.id}`, TRUNCATE.conversationListType) : '—'}
+                      </Table.Td>
+                      <Table.Td>{c.rating ?? '—'}</Table.Td>
+                      <Table.Td>
+                        {c.phase}
+                        {c.needsHuman && (
+                          <Badge ml={4} size="xs" color="red">
+                            Needs a person
+                          </Badge>
+                        )}
+                      </Table.Td>
+                      <Table.Td>{formatDuration(c.recordingDuration)}</Table.Td>
+                      <Table.Td>
+                        {c.recordingUrl ? (
+                          <Anchor href={c.recordingUrl} target="_blank" rel="noreferrer">
+                            Listen
+                          </Anchor>
+                        ) : (
+                          '—'
+                        )}
+                      </Table.Td>
+                      <Table.Td>{c.messagesCount}</Table.Td>
+                      <Table.Td>{c.lastMessageDate ? new Date(c.lastMessageDate).toLocaleString() : '—'}</Table.Td>
+                      <Table.Td>
+                        {c.Prospect?.name && (
+                          <Text size="sm" fw={600} data-testid="prospect-name">
+                            {c.Prospect.name}
+                          </Text>
+                        )}
+                        <Text ff="monospace" fz="sm">
+                          {c.Prospect?.uuid ?? '—'}
+                        </Text>
+                      </Table.Td>
+                      <Table.Td>{c.Prospect?.messagingAccount.pageName ?? 'Web chat'}</Table.Td>
+                      <Table.Td>
+                        <ChannelBadge type={c.Prospect?.messagingAccount.type} />
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+          {!list.isPending && !list.isError && pager}
         </>
       )}
     </Stack>

@@ -13,7 +13,14 @@ import { conversationTypeOptionsQuery, startConversation } from '../api/conversa
 /** Spec §2.2 "/" and "/conversation/new": pick a type (preselected from ?conversationType), then start. */
 export default function ConversationNewPage() {
   const [searchParams] = useSearchParams();
-  const types = useQuery(conversationTypeOptionsQuery());
+  const allTypes = useQuery(conversationTypeOptionsQuery());
+  // The start page offers public types only (issue 12): the server lists only those to visitors and users; an
+  // ADMIN gets every type, so private ones are left out here too (they are started from their own link).
+  const preselected = searchParams.get('conversationType');
+  const types = {
+    ...allTypes,
+    data: allTypes.data?.filter((t) => t.isPublic !== false || String(t.id) === preselected),
+  } as typeof allTypes;
   const [typeId, setTypeId] = useState<string | null>(searchParams.get('conversationType'));
   const [starting, setStarting] = useState(false);
   const navigate = useNavigate();

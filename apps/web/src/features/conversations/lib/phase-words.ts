@@ -1,0 +1,38 @@
+import { PHASE } from '@sales-agent/shared/enums';
+
+/** Where a conversation stands, in words (issue 12: a label, not a code). */
+export function phaseWords(phase: number, phaseCount: number): string {
+  switch (phase) {
+    case PHASE.WAITING:
+      return 'Reading new messages';
+    case PHASE.NEEDS_HUMAN:
+      return 'Needs a person';
+    case PHASE.ERRORED:
+      return 'Error: needs a person';
+    case PHASE.IGNORED:
+      return 'Ignored';
+    default:
+      if (phaseCount > 0 && phase === phaseCount) return 'Ended';
+      return phaseCount > 0 ? `Step ${phase + 1} of ${phaseCount}` : `Phase ${phase}`;
+  }
+}
+
+export type AiState = 'working' | 'paused' | 'needs-human' | 'ended';
+
+/** AI working / paused (a person answers) / needs a human (-2, -1, errors) / ended or ignored. */
+export function aiState(c: { phase: number; phaseCount: number; aiPaused: boolean; needsHuman?: boolean }): AiState {
+  if (c.phase === PHASE.NEEDS_HUMAN || c.phase === PHASE.ERRORED || c.needsHuman) return 'needs-human';
+  if (c.aiPaused) return 'paused';
+  if (c.phase === PHASE.IGNORED || (c.phaseCount > 0 && c.phase === c.phaseCount)) return 'ended';
+  return 'working';
+}
+
+export const AI_STATE_TEXT: Record<AiState, { label: string; color: string }> = {
+  working: { label: 'AI working', color: 'teal' },
+  paused: { label: 'AI paused: a person answers', color: 'yellow' },
+  'needs-human': { label: 'Needs a person', color: 'red' },
+  ended: { label: 'Ended', color: 'gray' },
+};
+
+/** A working phase (0..N-1): the only place where follow-ups and hand-back make sense. */
+export const isWorkingPhase = (phase: number, phaseCount: number) => phase >= 0 && phase < phaseCount;
