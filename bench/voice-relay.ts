@@ -130,14 +130,45 @@ async function runBridge(upstreamUrl: string): Promise<ReadyMessage> {
   return { type: 'ready', port: (app.server.address() as AddressInfo).port, calls };
 }
 
+/**
+ * Time inside the relay per frame: from a socket's `message` event to the end of its handlers (which make the
+ * relay's sends), per direction — server-side sockets carry Twilio's frames, client sockets OpenAI's. The
+ * same patch on both relays; it excludes queueing, so it is the relay's own cost even on a loaded machine.
+ */
+const handlerTimes = { up: [] as number[], down: [] as number[] };
+let recordHandlers = false;
+function instrumentMessageHandlers() {
+  const proto = WebSocket.prototype as unknown as { emit: (event: string, ...args: unknown[]) => boolean; _isServer: boolean };
+  const original = proto.emit;
+  proto.emit = function (this: typeof proto, event: string, ...args: unknown[]) {
+    if (event !== 'message' || !recordHandlers) return original.call(this, event, ...args);
+    const start = performance.now();
+    const result = original.call(this, event, ...args);
+    (this._isServer ? handlerTimes.up : handlerTimes.down).push(performance.now() - start);
+    return result;
+  };
+}
+
 async function child(mode: RelayMode, upstreamUrl: string) {
+  instrumentMessageHandlers();
   const ready = mode === 'floor' ? await runFloor(upstreamUrl) : await runBridge(upstreamUrl);
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   process.on('message', (message: { type: string }) => {
     if (message.type === 'cpu') {
-      process.send!({ type: 'cpu', usage: process.cpuUsage(), at: performance.now(), loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 });
+      const sorted = (list: number[]) => list.splice(0).sort((a, b) => a - b);
+      const handlers = { up: sorted(handlerTimes.up), down: sorted(handlerTimes.down) };
+      const summary = (list: number[]) => ({ p50: percentile(list, 50), p99: percentile(list, 99) });
+      process.send!({
+        type: 'cpu',
+        usage: process.cpuUsage(),
+        at: performance.now(),
+        loopP99Ms: loop.percentile(99) / 1e6,
+        loopMaxMs: loop.max / 1e6,
+        handlers: { up: summary(handlers.up), down: summary(handlers.down) },
+      });
       loop.reset();
+      recordHandlers = !recordHandlers;
     }
     if (message.type === 'exit' && (mode === 'floor' || DB === 'pglite')) process.exit(0);
   });
@@ -159,7 +190,18 @@ function taggedAudio(bytes: number): { audio: Buffer; key: string } {
 }
 const keyOf = (b64: string) => Buffer.from(b64.slice(0, 12), 'base64').subarray(0, 8).toString('hex');
 
+const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+type Summary = { p50: number; p99: number };
+interface CpuReport {
+  usage: NodeJS.CpuUsage;
+  at: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+  /** In-relay handler time per frame during the measurement (the report at its end). */
+  handlers: { up: Summary; down: Summary };
+}
 
 interface Result {
   mode: RelayMode;
@@ -170,6 +212,8 @@ interface Result {
   lostDown: number;
   /** The relay's event-loop delay during the measurement. */
   loop: string;
+  /** In-relay time per frame, ms (p50/p99 per round; averaged over rounds when combined). */
+  handlers: { up: Summary; down: Summary };
 }
 
 async function measure(mode: RelayMode): Promise<Result> {
@@ -209,8 +253,8 @@ async function measure(mode: RelayMode): Promise<Result> {
   const relay = fork(fileURLToPath(import.meta.url), ['--relay', mode, upstreamUrl], { execArgv: ['--import', 'tsx'] });
   const ready = await new Promise<ReadyMessage>((resolve) => relay.once('message', (m) => resolve(m as ReadyMessage)));
   const cpu = () =>
-    new Promise<{ usage: NodeJS.CpuUsage; at: number; loopP99Ms: number; loopMaxMs: number }>((resolve) => {
-      relay.once('message', (m) => resolve(m as { usage: NodeJS.CpuUsage; at: number; loopP99Ms: number; loopMaxMs: number }));
+    new Promise<CpuReport>((resolve) => {
+      relay.once('message', (m) => resolve(m as CpuReport));
       relay.send({ type: 'cpu' });
     });
 
@@ -321,6 +365,7 @@ async function measure(mode: RelayMode): Promise<Result> {
     lostUp,
     lostDown,
     loop: `p99 ${after.loopP99Ms.toFixed(1)} ms, max ${after.loopMaxMs.toFixed(1)} ms`,
+    handlers: after.handlers,
   };
 }
 
@@ -339,15 +384,19 @@ async function parent() {
       lostUp: of.reduce((sum, r) => sum + r.lostUp, 0),
       lostDown: of.reduce((sum, r) => sum + r.lostDown, 0),
       loop: of.map((r) => r.loop).join('; '),
+      handlers: {
+        up: { p50: mean(of.map((r) => r.handlers.up.p50)), p99: mean(of.map((r) => r.handlers.up.p99)) },
+        down: { p50: mean(of.map((r) => r.handlers.down.p50)), p99: mean(of.map((r) => r.handlers.down.p99)) },
+      },
     };
   });
   const fmt = (ms: number) => (ms === undefined ? '-' : ms.toFixed(3));
-  console.log('\n| relay | direction | frames | p50 ms | p99 ms | max ms | relay CPU per call |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('\n| relay | direction | frames | p50 ms | p99 ms | max ms | in-relay p50 / p99 µs | relay CPU per call |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of results) {
-    for (const [direction, samples] of [['caller → OpenAI', r.up], ['OpenAI → caller', r.down]] as const) {
+    for (const [direction, samples, handler] of [['caller → OpenAI', r.up, r.handlers.up], ['OpenAI → caller', r.down, r.handlers.down]] as const) {
       console.log(
-        `| ${r.mode} | ${direction} | ${samples.length} | ${fmt(percentile(samples, 50))} | ${fmt(percentile(samples, 99))} | ${fmt(samples.at(-1)!)} | ${r.cpuPerCallPercent.toFixed(2)} % of a core |`,
+        `| ${r.mode} | ${direction} | ${samples.length} | ${fmt(percentile(samples, 50))} | ${fmt(percentile(samples, 99))} | ${fmt(samples.at(-1)!)} | ${(handler.p50 * 1000).toFixed(0)} / ${(handler.p99 * 1000).toFixed(0)} | ${r.cpuPerCallPercent.toFixed(2)} % of a core |`,
       );
     }
     console.log(`(${r.mode} relay event-loop delay: ${r.loop})`);
