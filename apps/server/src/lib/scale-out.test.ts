@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config/env.ts';
 import type { AppContext } from '../context.ts';
@@ -10,7 +11,7 @@ import { STREAMS_PER_CLIENT } from '../modules/conversations/conversation-events
 import { buildConversationType } from '../test/conversation-factories.ts';
 import { buildUser } from '../test/factories.ts';
 import { openTestDatabase } from '../test/test-database.ts';
-import { NOTIFY_INLINE_LIMIT, PgEventBus } from './events.ts';
+import { EVENT_CHANNEL, NOTIFY_INLINE_LIMIT, PgEventBus } from './events.ts';
 
 /**
  * Two server instances on one PostgreSQL, each with its own connection pool and event listener, as two
@@ -121,6 +122,27 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
     });
     a.ctx.events.emit('conversation.changed', { conversationId: -42, uuid: big });
     expect((await received).uuid).toBe(big);
+  });
+
+  it('resumes delivery after the listening connection is lost (the instance reconnects)', async () => {
+    const killed = await a.ctx.db.execute(sql`
+      select pg_terminate_backend(pid) as done from pg_stat_activity
+      where datname = current_database() and query = ${`listen ${EVENT_CHANNEL}`}`);
+    expect((killed as unknown as { rows: unknown[] }).rows.length).toBeGreaterThanOrEqual(2);
+    let received = 0;
+    const stop = b.ctx.events.on('unanswered.changed', (event) => {
+      if (event.conversationId === -7) received++;
+    });
+    // Events sent while B is reconnecting are lost (the page's poll covers that gap); keep sending until one
+    // arrives through the new connection.
+    await vi.waitFor(
+      () => {
+        a.ctx.events.emit('unanswered.changed', { conversationId: -7 });
+        expect(received).toBeGreaterThan(0);
+      },
+      { timeout: 10_000, interval: 200 },
+    );
+    stop();
   });
 
   it('the login limit reached through one instance is enforced by the other', async () => {
