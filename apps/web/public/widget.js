@@ -20,6 +20,30 @@
   }
 
   var PREFIX = 'sales-agent-widget';
+  // The conversation uuid, kept in the host site's storage too: browsers that block storage in third-party
+  // frames would otherwise start a new conversation on every page load (see embed.tsx tellHost).
+  var conversationKey = PREFIX + ':' + origin + ':' + typeId;
+  function readConversation() {
+    try {
+      return localStorage.getItem(conversationKey);
+    } catch (e) {
+      return null;
+    }
+  }
+  function keepConversation(uuid) {
+    try {
+      if (uuid) localStorage.setItem(conversationKey, uuid);
+      else localStorage.removeItem(conversationKey);
+    } catch (e) {
+      /* storage blocked: the frame's own storage may still resume it */
+    }
+  }
+  window.addEventListener('message', function (event) {
+    var data = event.data;
+    if (event.origin !== origin || !data || data.source !== PREFIX || data.type !== 'conversation') return;
+    if (String(data.typeId) !== String(typeId)) return;
+    keepConversation(typeof data.uuid === 'string' ? data.uuid : null);
+  });
   var css =
     '.' + PREFIX + '-launcher{position:fixed;right:20px;bottom:20px;z-index:2147483000;display:flex;align-items:center;gap:8px;' +
     'padding:12px 18px;border:0;border-radius:999px;background:' + color + ';color:#fff;font:600 15px/1.2 system-ui,sans-serif;' +
@@ -71,7 +95,8 @@
       frame = document.createElement('iframe');
       frame.className = PREFIX + '-frame';
       frame.title = label;
-      frame.src = origin + '/embed/' + encodeURIComponent(typeId);
+      var resume = readConversation();
+      frame.src = origin + '/embed/' + encodeURIComponent(typeId) + (resume ? '?resume=' + encodeURIComponent(resume) : '');
       frame.allow = 'clipboard-write';
       panel.appendChild(frame);
     }

@@ -1,7 +1,7 @@
 import { Alert, Anchor, Box, Button, Center, Group, Loader, Stack, Text } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
-import { Outlet, useNavigate, useParams } from 'react-router';
+import { Outlet, useNavigate, useParams, useSearchParams } from 'react-router';
 import { errorMessage } from '../lib/api-client.ts';
 import { startConversation } from '../features/conversations/api/conversations.ts';
 
@@ -16,6 +16,19 @@ export const embedPaths = {
 };
 
 const storageKey = (typeId: string) => `sales-agent-widget:${typeId}`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Tells the widget script on the host page which conversation is open (null: forget it). Browsers that block
+ * storage in third-party frames (Chromium's third-party storage blocking, Safari) lose this frame's
+ * localStorage, so the widget keeps the uuid in the host site's storage and hands it back as ?resume=.
+ * Only a uuid the host page already knows or that was just created for it is posted, never one read from
+ * this frame's storage, so a foreign page framing /embed cannot learn another site's visitor's conversation.
+ */
+function tellHost(typeId: string, uuid: string | null): void {
+  if (window.parent === window) return;
+  window.parent.postMessage({ source: 'sales-agent-widget', type: 'conversation', typeId, uuid }, '*');
+}
 
 function readStored(typeId: string): string | null {
   try {
@@ -40,6 +53,7 @@ export function EmbedLayout() {
   const navigate = useNavigate();
   const restart = () => {
     store(typeId, null);
+    tellHost(typeId, null);
     navigate(embedPaths.start(typeId), { replace: true });
   };
   return (
@@ -62,9 +76,11 @@ export function EmbedLayout() {
   );
 }
 
-/** /embed/{typeId}: resumes the stored conversation of this type, or starts one. */
+/** /embed/{typeId}[?resume={uuid}]: resumes the host's or the stored conversation of this type, or starts one. */
 export function EmbedStartPage() {
   const { typeId = '' } = useParams();
+  const [searchParams] = useSearchParams();
+  const resume = searchParams.get('resume');
   const navigate = useNavigate();
   const [error, setError] = useState<string | null>(null);
   const started = useRef(false);
@@ -73,6 +89,11 @@ export function EmbedStartPage() {
     // StrictMode runs effects twice in development; one visitor must get one conversation.
     if (started.current) return;
     started.current = true;
+    if (resume && UUID.test(resume)) {
+      store(typeId, resume);
+      navigate(embedPaths.conversation(typeId, resume), { replace: true });
+      return;
+    }
     const stored = readStored(typeId);
     if (stored) {
       navigate(embedPaths.conversation(typeId, stored), { replace: true });
@@ -86,10 +107,11 @@ export function EmbedStartPage() {
     startConversation(id)
       .then(({ uuid }) => {
         store(typeId, uuid);
+        tellHost(typeId, uuid);
         navigate(embedPaths.conversation(typeId, uuid), { replace: true });
       })
       .catch((err) => setError(errorMessage(err)));
-  }, [typeId, navigate]);
+  }, [typeId, resume, navigate]);
 
   if (error) {
     return (

@@ -1,4 +1,6 @@
-import { Anchor, Button, Group, Table, Text } from '@mantine/core';
+import { Anchor, Button, Group, Text } from '@mantine/core';
+import { DataTable } from 'mantine-datatable';
+import 'mantine-datatable/styles.css';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
@@ -41,40 +43,46 @@ export default function PermissionListPage() {
           rows.length === 0 ? (
             <Text c="dimmed">No user has been given access to a messaging account yet.</Text>
           ) : (
-            <Table.ScrollContainer minWidth={520}>
-              <Table striped highlightOnHover aria-label="Permissions">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>ID</Table.Th>
-                    <Table.Th>User</Table.Th>
-                    <Table.Th>Messaging Account</Table.Th>
-                    <Table.Th>Delete</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {rows.map((permission) => (
-                    <Table.Tr key={permission.id}>
-                      <Table.Td>{permission.id}</Table.Td>
-                      <Table.Td>
-                        <Anchor component={Link} to={paths.profile(permission.user.email)}>
-                          {permission.user.email}
-                        </Anchor>
-                      </Table.Td>
-                      <Table.Td>
-                        <Anchor component={Link} to={paths.admin.messagingAccountEdit(permission.messagingAccountId)}>
-                          {permission.messagingAccount.pageName}
-                        </Anchor>
-                      </Table.Td>
-                      <Table.Td>
-                        <Button size="xs" color="red" variant="light" onClick={() => onDelete(permission)}>
-                          Delete
-                        </Button>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            // mantine-datatable: the Delete column stays pinned in view when the table scrolls on a phone.
+            <DataTable
+              aria-label="Permissions"
+              withTableBorder
+              striped
+              highlightOnHover
+              pinLastColumn
+              minHeight={0}
+              records={rows}
+              columns={[
+                { accessor: 'id', title: 'ID' },
+                {
+                  accessor: 'user.email',
+                  title: 'User',
+                  render: (permission) => (
+                    <Anchor component={Link} to={paths.profile(permission.user.email)}>
+                      {permission.user.email}
+                    </Anchor>
+                  ),
+                },
+                {
+                  accessor: 'messagingAccount.pageName',
+                  title: 'Messaging Account',
+                  render: (permission) => (
+                    <Anchor component={Link} to={paths.admin.messagingAccountEdit(permission.messagingAccountId)}>
+                      {permission.messagingAccount.pageName}
+                    </Anchor>
+                  ),
+                },
+                {
+                  accessor: 'actions',
+                  title: 'Delete',
+                  render: (permission) => (
+                    <Button size="xs" color="red" variant="light" onClick={() => onDelete(permission)}>
+                      Delete
+                    </Button>
+                  ),
+                },
+              ]}
+            />
           )
         }
       </QueryState>
