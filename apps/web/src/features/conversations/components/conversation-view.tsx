@@ -47,6 +47,8 @@ export interface ConversationViewProps {
   viewOnly?: boolean;
   /** The reply box, for the inbox's keyboard shortcut. */
   replyRef?: RefObject<HTMLTextAreaElement | null>;
+  /** Where the closing notice's 'Start a new conversation' goes (the widget's frame stays in the frame). */
+  newConversationHref?: string;
   /** Fold the admin controls behind a summary line (the inbox: the thread comes first). Always in pane mode. */
   foldControls?: boolean;
   /** After the conversation was deleted (the inbox closes it; the page goes to the list). */
@@ -287,7 +289,10 @@ export function ConversationView(props: ConversationViewProps) {
         <Group>
           <Button
             component={Link}
-            to={c.conversationTypeId ? `${paths.conversationNew}?conversationType=${c.conversationTypeId}` : paths.conversationNew}
+            to={
+              props.newConversationHref ??
+              (c.conversationTypeId ? `${paths.conversationNew}?conversationType=${c.conversationTypeId}` : paths.conversationNew)
+            }
             size="xs"
           >
             Start a new conversation

@@ -8,13 +8,14 @@ import { ConversationView } from '../components/conversation-view.tsx';
  * the web chat, its message box pinned to the bottom of the screen; viewOnly=true hides the send box.
  */
 export default function ConversationDetailPage() {
-  const { uuid = '' } = useParams();
+  // Also the website widget's frame, /embed/{typeId}/conversation/{uuid} (app/embed.tsx).
+  const { uuid = '', typeId } = useParams();
   const [searchParams] = useSearchParams();
   const viewOnly = searchParams.get('viewOnly') === 'true';
   return (
     <Box maw={900} mx="auto">
       <PageTitle>Conversation</PageTitle>
-      <ConversationView uuid={uuid} mode="page" viewOnly={viewOnly} />
+      <ConversationView uuid={uuid} mode="page" viewOnly={viewOnly} newConversationHref={typeId ? `/embed/${typeId}` : undefined} />
     </Box>
   );
 }
