@@ -15,7 +15,7 @@ export function loggerOptions(config: Pick<AppConfig, 'LOG_LEVEL'>): NonNullable
     serializers: {
       err: serializeError as never,
       error: (value: unknown) => (value instanceof Error ? serializeError(value) : value),
-      req: serializeRequest,
+      req: serializeRequest as never,
     },
   };
 }
