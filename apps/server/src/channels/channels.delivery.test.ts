@@ -1,10 +1,11 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversations, outbox } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import {
   buildChannelAccount,
+  settle,
   conversationOfProspect,
   makeJobsDue,
   META_APP_ID,
@@ -77,10 +78,8 @@ describe('channel delivery', () => {
     await Promise.all([graph.close(), igGraph.close(), twilio.close(), gateway.close()]);
   });
   beforeEach(() => {
-    for (const fake of [graph, igGraph]) {
-      fake.requests.length = 0;
-      fake.sends().length = 0;
-    }
+    graph.reset();
+    igGraph.reset();
     twilio.requests.length = 0;
     twilio.messages.length = 0;
     gateway.requests.length = 0;
@@ -99,6 +98,14 @@ describe('channel delivery', () => {
       .filter((s) => (s.body.recipient as { id?: string } | undefined)?.id === recipient || s.body.to === recipient)
       .map((s) => (s.body.message as { text: string }).text);
 
+  /** Delivery jobs that threw (a retry must be a new job, never a crash of the old one). */
+  const crashedDeliveries = async () =>
+    (
+      (await t.ctx.db.execute(sql`select last_error from jobs where name = ${DELIVER_JOB} and last_error is not null`)) as unknown as {
+        rows: { last_error: string }[];
+      }
+    ).rows.map((r) => r.last_error);
+
   const instagram = (config: Record<string, unknown> = {}, token = IG_TOKEN) =>
     buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token, config, conversationTypeId: typeId });
   const agentTexts = (found: Awaited<ReturnType<typeof conversationOfProspect>>) => found!.messages.filter((m) => m.role === 'AGENT').map((m) => m.message);
@@ -106,14 +113,14 @@ describe('channel delivery', () => {
   const writeAsPerson = async (uuid: string, message: string) => {
     const res = await t.request({ method: 'POST', url: `/api/conversation/${uuid}/written-message`, as: admin.cookie, payload: { message } });
     expect(res.statusCode).toBe(200);
-    await t.ctx.jobs.drain();
+    await settle(t.ctx);
   };
 
   describe('one inbound message answered on the same channel with the account credentials', () => {
     it('Instagram (Facebook Login): POST /{version}/me/messages with the page token, messaging_type RESPONSE', async () => {
       const account = await instagram();
       expect((await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-1', unique('mid'), 'Hello from IG'))).statusCode).toBe(200);
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, 'igsid-1');
       expect(found!.messages.map((m) => m.role)).toEqual(['PROSPECT', 'AGENT']);
       const posts = postsTo(graph, 'igsid-1');
@@ -127,7 +134,7 @@ describe('channel delivery', () => {
     it('Instagram (Instagram Login): the same call on INSTAGRAM_GRAPH_URL', async () => {
       const account = await instagram({ login: 'instagram' }, IG_LOGIN_TOKEN);
       await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-2', unique('mid'), 'Hi'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       expect(postsTo(graph, 'igsid-2')).toHaveLength(0);
       expect(igGraph.sends()).toEqual([
         { path: '/v21.0/me/messages', token: IG_LOGIN_TOKEN, body: expect.objectContaining({ recipient: { id: 'igsid-2' }, messaging_type: 'RESPONSE' }) },
@@ -137,7 +144,7 @@ describe('channel delivery', () => {
     it('Messenger: POST /{version}/me/messages with the page token', async () => {
       const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
       await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-1', unique('mid'), 'Hello from Messenger'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, 'psid-1');
       expect(graph.sends()).toEqual([
         { path: '/v21.0/me/messages', token: FB_TOKEN, body: { recipient: { id: 'psid-1' }, messaging_type: 'RESPONSE', message: { text: agentTexts(found)[0] } } },
@@ -147,7 +154,7 @@ describe('channel delivery', () => {
     it('WhatsApp: POST /{version}/{phone_number_id}/messages with the system-user token', async () => {
       const account = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
       await postMeta(t, whatsAppPayload(account.pageId, '34600111222', `wamid.${unique('w')}`, 'Hola'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, '34600111222');
       expect(graph.sends()).toEqual([
         {
@@ -163,7 +170,7 @@ describe('channel delivery', () => {
       const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100001', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
       const res = await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), AccountSid: TWILIO_SID, From: '+15557770001', To: account.pageId, Body: 'Hi by SMS', NumMedia: '0' });
       expect(res.statusCode).toBe(200);
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, '+15557770001');
       expect(twilio.requests).toHaveLength(1);
       expect(twilio.requests[0]).toMatchObject({
@@ -185,7 +192,7 @@ describe('channel delivery', () => {
         conversationTypeId: typeId,
       });
       expect((await postSmsGateway(t, 'gw-sign', smsGatewayEvent(account.pageId, '+34600222333', unique('evt'), 'Hola gateway'))).statusCode).toBe(200);
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, '+34600222333');
       expect(gateway.requests).toEqual([
         { method: 'POST', path: '/3rdparty/v1/message', authorized: true, body: { message: agentTexts(found)[0], phoneNumbers: ['+34600222333'] } },
@@ -201,7 +208,7 @@ describe('channel delivery', () => {
     for (let i = 0; i < 3; i += 1) expect((await postMeta(t, payload)).statusCode).toBe(200);
     // Meta's redelivery may differ in bytes (another entry time): the mid still dedupes it.
     expect((await postMeta(t, { ...payload, entry: [{ ...payload.entry[0], time: Date.now() + 5 }] })).statusCode).toBe(200);
-    await t.ctx.jobs.drain();
+    await settle(t.ctx);
     const found = await conversationOfProspect(t.ctx, account.id, 'igsid-redeliver');
     expect(found!.messages.map((m) => m.role)).toEqual(['PROSPECT', 'AGENT']);
     expect(textsTo(graph, 'igsid-redeliver')).toHaveLength(1);
@@ -211,7 +218,7 @@ describe('channel delivery', () => {
     it('drops the echo of our own send (by message id); stores a foreign echo as a human AGENT message and pauses the AI', async () => {
       const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
       await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-echo', unique('mid'), 'Hi'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const sentText = (graph.sends()[0].body.message as { text: string }).text;
       const [row] = await t.ctx.db.select().from(outbox).where(eq(outbox.messagingAccountId, account.id));
       expect(row.status).toBe('SENT');
@@ -221,20 +228,20 @@ describe('channel delivery', () => {
       ).then((r) => (r as unknown as { rows: { external_id: string }[] }).rows.map((row) => row.external_id)));
       expect(ourMid).toMatch(/^m_/);
       await postMeta(t, metaEchoPayload('page', account.pageId, 'psid-echo', ourMid, sentText));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       let found = await conversationOfProspect(t.ctx, account.id, 'psid-echo');
       expect(found!.messages.map((m) => m.role)).toEqual(['PROSPECT', 'AGENT']);
       expect(found!.conversation.aiPaused).toBe(false);
 
       // A person answers from Meta's inbox (another app, or none): stored as theirs, the AI steps back.
       await postMeta(t, metaEchoPayload('page', account.pageId, 'psid-echo', unique('mid-inbox'), 'Alex here, from the team.', '999000111'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       found = await conversationOfProspect(t.ctx, account.id, 'psid-echo');
       expect(found!.messages.slice(-1)).toEqual([{ role: 'AGENT', message: 'Alex here, from the team.', writtenByHuman: true }]);
       expect(found!.conversation.aiPaused).toBe(true);
       // The prospect writes again: no AI reply while paused, and nothing more sent.
       await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-echo', unique('mid'), 'Thanks Alex'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       found = await conversationOfProspect(t.ctx, account.id, 'psid-echo');
       expect(found!.messages.map((m) => m.role)).toEqual(['PROSPECT', 'AGENT', 'AGENT', 'PROSPECT']);
       expect(textsTo(graph, 'psid-echo')).toHaveLength(1);
@@ -246,19 +253,20 @@ describe('channel delivery', () => {
       const account = await instagram();
       graph.failNext('send', { code: 2 });
       await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-transient', unique('mid'), 'Hi'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       let found = await conversationOfProspect(t.ctx, account.id, 'igsid-transient');
       expect(found!.outbox.map((o) => [o.status, o.attempts, o.errorCode])).toEqual([['PENDING', 1, '2']]);
       expect(found!.outbox[0].nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
       expect(postsTo(graph, 'igsid-transient')).toHaveLength(1);
       // Backoff "passes": the retry goes out and succeeds.
       await makeJobsDue(t.ctx, DELIVER_JOB);
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       found = await conversationOfProspect(t.ctx, account.id, 'igsid-transient');
       expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['SENT', 2]]);
       expect(postsTo(graph, 'igsid-transient')).toHaveLength(2);
       expect(textsTo(graph, 'igsid-transient')).toHaveLength(1);
       expect(await unansweredErrors(t.ctx, found!.conversation.id)).toEqual([]);
+      expect(await crashedDeliveries()).toEqual([]);
     });
 
     it('retries network failures and rate limits (Twilio 20429, gateway 503) until they pass', async () => {
@@ -266,22 +274,22 @@ describe('channel delivery', () => {
       twilio.dropNext();
       twilio.failNext('Messages', { status: 429, code: 20429 });
       await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770002', To: account.pageId, Body: 'Hi' });
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       for (const expected of [['PENDING', 1], ['PENDING', 2], ['SENT', 3]]) {
         const found = await conversationOfProspect(t.ctx, account.id, '+15557770002');
         expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([expected]);
         await makeJobsDue(t.ctx, DELIVER_JOB);
-        await t.ctx.jobs.drain();
+        await settle(t.ctx);
       }
       expect(twilio.messages).toHaveLength(1);
 
       const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k2' }, conversationTypeId: typeId });
       gateway.failNext(503, 'device offline');
       await postSmsGateway(t, 'k2', smsGatewayEvent(gw.pageId, '+34600444555', unique('evt'), 'Hola'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       expect((await conversationOfProspect(t.ctx, gw.id, '+34600444555'))!.outbox.map((o) => [o.status, o.errorCode])).toEqual([['PENDING', 'HTTP_503']]);
       await makeJobsDue(t.ctx, DELIVER_JOB);
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       expect((await conversationOfProspect(t.ctx, gw.id, '+34600444555'))!.outbox.map((o) => o.status)).toEqual(['SENT']);
     });
 
@@ -289,14 +297,16 @@ describe('channel delivery', () => {
       const account = await instagram();
       graph.failNext('send', { code: 613 }, MAX_SEND_ATTEMPTS);
       await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-exhausted', unique('mid'), 'Hi'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       for (let i = 1; i < MAX_SEND_ATTEMPTS; i += 1) {
         await makeJobsDue(t.ctx, DELIVER_JOB);
-        await t.ctx.jobs.drain();
+        await settle(t.ctx);
       }
       const found = await conversationOfProspect(t.ctx, account.id, 'igsid-exhausted');
       expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['FAILED', MAX_SEND_ATTEMPTS]]);
       expect((await unansweredErrors(t.ctx, found!.conversation.id)).map((e) => e.code)).toEqual(['613']);
+      expect(postsTo(graph, 'igsid-exhausted')).toHaveLength(MAX_SEND_ATTEMPTS);
+      expect(await crashedDeliveries()).toEqual([]);
     });
 
     it('does not retry a permanent Graph failure (190) and shows it in the unanswered errors with every token removed', async () => {
@@ -304,9 +314,9 @@ describe('channel delivery', () => {
       // A provider that quotes the token back (in its message and a query string) must not leak it.
       graph.failNext('send', { code: 190, subcode: 463, message: `Error validating access token ${IG_TOKEN}: Session has expired (see ?access_token=${IG_TOKEN}).` });
       await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-permanent', unique('mid'), 'Hi'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       await makeJobsDue(t.ctx, DELIVER_JOB);
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, 'igsid-permanent');
       expect(found!.outbox.map((o) => [o.status, o.attempts, o.errorCode])).toEqual([['FAILED', 1, '190/463']]);
       expect(postsTo(graph, 'igsid-permanent')).toHaveLength(1);
@@ -333,7 +343,7 @@ describe('channel delivery', () => {
       const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
       graph.failNext('send', failure);
       await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-perm', unique('mid'), 'Hi'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, 'psid-perm');
       expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['FAILED', 1]]);
       expect((await unansweredErrors(t.ctx, found!.conversation.id)).map((e) => e.code)).toEqual([code]);
@@ -345,9 +355,9 @@ describe('channel delivery', () => {
       await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770003', To: account.pageId, Body: 'Hi' });
       twilio.failNext('Messages', { status: 400, code: 21610 });
       await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770004', To: account.pageId, Body: 'Hi' });
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       await makeJobsDue(t.ctx, DELIVER_JOB);
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       for (const [from, code] of [['+15557770003', '21211'], ['+15557770004', '21610']]) {
         const found = await conversationOfProspect(t.ctx, account.id, from);
         expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['FAILED', 1]]);
@@ -360,7 +370,7 @@ describe('channel delivery', () => {
       const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k3' }, conversationTypeId: typeId });
       gateway.failNext(400, `invalid phone number (auth ${GATEWAY_PASSWORD})`);
       await postSmsGateway(t, 'k3', smsGatewayEvent(gw.pageId, '+34600555666', unique('evt'), 'Hola'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, gw.id, '+34600555666');
       expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['FAILED', 1]]);
       const errors = await unansweredErrors(t.ctx, found!.conversation.id);
@@ -373,7 +383,7 @@ describe('channel delivery', () => {
       await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770005', To: account.pageId, Body: 'Hi' });
       const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: 'no-colon', config: { baseUrl: gateway.baseUrl, signingKey: 'k4' }, conversationTypeId: typeId });
       await postSmsGateway(t, 'k4', smsGatewayEvent(gw.pageId, '+34600777888', unique('evt'), 'Hola'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const twilioFound = await conversationOfProspect(t.ctx, account.id, '+15557770005');
       expect(twilioFound!.outbox.map((o) => o.status)).toEqual(['FAILED']);
       expect((await unansweredErrors(t.ctx, twilioFound!.conversation.id))[0]).toMatchObject({ code: 'TWILIO_ACCOUNT_SID_MISSING', message: expect.stringContaining('accountSid') });
@@ -389,7 +399,7 @@ describe('channel delivery', () => {
     it('Instagram: no AI reply after 24 h (recorded), a person\'s message goes with HUMAN_AGENT within 7 days, nothing after', async () => {
       const account = await instagram();
       await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-late', unique('mid'), 'Old message', Date.now() - 25 * HOUR));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, 'igsid-late');
       expect(found!.outbox.map((o) => [o.status, o.errorCode])).toEqual([['FAILED', 'OUTSIDE_24H_WINDOW']]);
       expect((await unansweredErrors(t.ctx, found!.conversation.id)).map((e) => e.code)).toEqual(['OUTSIDE_24H_WINDOW']);
@@ -406,7 +416,7 @@ describe('channel delivery', () => {
 
       const old = await instagram();
       await postMeta(t, metaMessagePayload('instagram', old.pageId, 'igsid-8days', unique('mid'), 'Very old', Date.now() - 8 * 24 * HOUR));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const oldFound = await conversationOfProspect(t.ctx, old.id, 'igsid-8days');
       await writeAsPerson(oldFound!.conversation.uuid, 'Still there?');
       const after = await conversationOfProspect(t.ctx, old.id, 'igsid-8days');
@@ -420,7 +430,7 @@ describe('channel delivery', () => {
     it('Messenger: inside 24 h even a person\'s message goes as RESPONSE (the tag is only for the late window)', async () => {
       const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
       await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-win', unique('mid'), 'Hi'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, 'psid-win');
       await writeAsPerson(found!.conversation.uuid, 'A person here.');
       expect(graph.sends().map((s) => [s.body.messaging_type, s.body.tag])).toEqual([
@@ -435,7 +445,7 @@ describe('channel delivery', () => {
       await postMeta(t, whatsAppPayload(withTemplate.pageId, '34600999001', `wamid.${unique('w')}`, 'Hola', 'Ana', Date.now() - 30 * HOUR));
       const without = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
       await postMeta(t, whatsAppPayload(without.pageId, '34600999002', `wamid.${unique('w')}`, 'Hola', 'Bea', Date.now() - 30 * HOUR));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       expect(graph.sends()).toEqual([
         {
           path: `/v21.0/${withTemplate.pageId}/messages`,
@@ -453,7 +463,7 @@ describe('channel delivery', () => {
       const event = smsGatewayEvent(gw.pageId, '+34600123123', unique('evt'), 'Hola');
       event.payload.receivedAt = new Date(Date.now() - 10 * 24 * HOUR).toISOString();
       await postSmsGateway(t, 'k5', event);
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       expect(gateway.messages).toHaveLength(1);
     });
   });
@@ -464,7 +474,7 @@ describe('channel delivery', () => {
     /** A prospect conversation on the account, answered once by the AI; answers the conversation. */
     const started = async (account: { id: number; pageId: string; type: string }, recipient: string) => {
       await postMeta(t, metaMessagePayload(account.type === 'FACEBOOK' ? 'page' : 'instagram', account.pageId, recipient, unique('mid'), 'Hi'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       return (await conversationOfProspect(t.ctx, account.id, recipient))!;
     };
 
@@ -497,7 +507,7 @@ describe('channel delivery', () => {
         ['PENDING', 1],
       ]);
       await makeJobsDue(t.ctx, DELIVER_JOB);
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       after = await conversationOfProspect(t.ctx, account.id, 'igsid-resume');
       const parts = textsTo(graph, 'igsid-resume').slice(1);
       expect(parts.join(' ')).toBe(longText());
@@ -521,7 +531,7 @@ describe('channel delivery', () => {
       await postMeta(t, whatsAppPayload(wa.pageId, '34600888001', `wamid.${unique('w')}`, 'Hola'));
       const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k6' }, conversationTypeId: typeId });
       await postSmsGateway(t, 'k6', smsGatewayEvent(gw.pageId, '+34600888002', unique('evt'), 'Hola'));
-      await t.ctx.jobs.drain();
+      await settle(t.ctx);
       const text = `${longText()} ${longText()}`; // about 5,000 characters
       await writeAsPerson((await conversationOfProspect(t.ctx, wa.id, '34600888001'))!.conversation.uuid, text);
       await writeAsPerson((await conversationOfProspect(t.ctx, gw.id, '+34600888002'))!.conversation.uuid, text);
@@ -540,14 +550,14 @@ describe('channel delivery', () => {
     const account = await instagram();
     graph.failNext('send', { code: 4 });
     await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-order', unique('mid'), 'First'));
-    await t.ctx.jobs.drain();
+    await settle(t.ctx);
     const found = await conversationOfProspect(t.ctx, account.id, 'igsid-order');
     await writeAsPerson(found!.conversation.uuid, 'Second, from a person.');
     expect(textsTo(graph, 'igsid-order')).toHaveLength(0);
     await makeJobsDue(t.ctx, DELIVER_JOB);
-    await t.ctx.jobs.drain();
+    await settle(t.ctx);
     await makeJobsDue(t.ctx, DELIVER_JOB);
-    await t.ctx.jobs.drain();
+    await settle(t.ctx);
     expect(textsTo(graph, 'igsid-order')).toEqual([agentTexts(found)[0], 'Second, from a person.']);
     const [conversation] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, found!.conversation.id));
     expect(conversation.aiPaused).toBe(true);

@@ -23,7 +23,8 @@ export function retryDelayMs(attempt: number, random = Math.random): number {
 }
 
 interface OutboxRow {
-  id: number;
+  /** bigserial: node-postgres answers it as a string (PGlite as a number); use the job's outboxId where a number matters. */
+  id: number | string;
   conversation_id: number | null;
   messaging_account_id: number | null;
   status: string;
@@ -51,7 +52,7 @@ export const deliverJob: JobDefinition<z.ZodObject<{ outboxId: z.ZodNumber }>> =
     const row = await loadOutboxRow(ctx, outboxId);
     if (!row || row.status !== 'PENDING') return;
     if (row.older_pending_at) {
-      await retryLater(ctx, job, row.id, new Date(Math.max(Date.now(), new Date(row.older_pending_at).getTime()) + 1_000));
+      await retryLater(ctx, job, outboxId, new Date(Math.max(Date.now(), new Date(row.older_pending_at).getTime()) + 1_000));
       return;
     }
     if (row.simulated) {
@@ -71,7 +72,7 @@ export const deliverJob: JobDefinition<z.ZodObject<{ outboxId: z.ZodNumber }>> =
             error_code = ${err.record.code}, last_error = ${err.record.message.slice(0, 2000)}
           where id = ${row.id}`);
         ctx.log.warn({ outboxId: row.id, attempt: attempts, error: err.record }, 'channel send failed; retrying');
-        await retryLater(ctx, job, row.id, at);
+        await retryLater(ctx, job, outboxId, at);
         return;
       }
       await fail(ctx, row, attempts, err.record);

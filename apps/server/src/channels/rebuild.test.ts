@@ -5,6 +5,7 @@ import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import {
   buildChannelAccount,
+  settle,
   conversationOfProspect,
   META_APP_ID,
   META_APP_SECRET,
@@ -53,8 +54,8 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
     await Promise.all([graph.close(), igGraph.close()]);
   });
   beforeEach(() => {
-    graph.requests.length = 0;
-    igGraph.requests.length = 0;
+    graph.reset();
+    igGraph.reset();
   });
 
   const rebuild = (conversationId: number | string, as = admin.cookie) =>
@@ -66,7 +67,7 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
     const user = unique('user');
     const mid = unique('mid');
     await postMeta(t, metaMessagePayload(type === 'INSTAGRAM' ? 'instagram' : 'page', account.pageId, user, mid, 'Hi'));
-    await t.ctx.jobs.drain();
+    await settle(t.ctx);
     const found = (await conversationOfProspect(t.ctx, account.id, user))!;
     return { account, user, mid, conversationId: found.conversation.id };
   }
@@ -120,7 +121,7 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
 
     // A redelivery of a rebuilt message is still recognised: nothing new is stored.
     await postMeta(t, metaMessagePayload('instagram', account.pageId, user, all[2].id, 'Do you ship to Spain?'));
-    await t.ctx.jobs.drain();
+    await settle(t.ctx);
     expect(await storedMessages(conversationId)).toHaveLength(5);
   });
 
@@ -154,7 +155,7 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
     await postTwilioSms(t, 'tw-token', { MessageSid: unique('SM'), From: '+15557779999', To: tw.pageId, Body: 'Hi' });
     const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('dev'), token: 'a:b', config: { baseUrl: 'http://127.0.0.1:9', signingKey: 'rk' }, conversationTypeId: typeId });
     await postSmsGateway(t, 'rk', smsGatewayEvent(gw.pageId, '+34600000222', unique('evt'), 'Hola'));
-    await t.ctx.jobs.drain();
+    await settle(t.ctx);
     const cases = [
       [wa.id, '34600000111', 'WhatsApp offers no message history to rebuild from: the stored messages are all there is.'],
       [tw.id, '+15557779999', 'Twilio SMS offers no message history to rebuild from: the stored messages are all there is.'],

@@ -141,6 +141,22 @@ export async function makeJobsDue(ctx: AppContext, name?: string) {
     .where(name ? sql`${jobs.status} = 'pending' and ${jobs.name} = ${name}` : eq(jobs.status, 'pending'));
 }
 
+/**
+ * Runs jobs until none is running or due. `jobs.drain()` alone can return while a job woken by an enqueue
+ * runs on the runner's own loop (on PostgreSQL the two use different pool connections), so a test that reads
+ * the outcome right after a drain could read it half done.
+ */
+export async function settle(ctx: AppContext): Promise<void> {
+  for (let i = 0; i < 1000; i += 1) {
+    await ctx.jobs.drain();
+    const result = await ctx.db.execute(sql`select count(*)::int as n from jobs where status = 'running' or (status = 'pending' and run_at <= now())`);
+    if (Number((result as unknown as { rows: { n: number }[] }).rows[0].n) === 0) return;
+    // A job is running on the runner's loop: give it a moment (there is no event to await for it).
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error('jobs did not settle');
+}
+
 /** The errors of a conversation's unanswered entry (spec §2.9), parsed; [] when it has no entry. */
 export async function unansweredErrors(ctx: AppContext, conversationId: number): Promise<Record<string, unknown>[]> {
   const [entry] = await ctx.db.select().from(unansweredConversations).where(eq(unansweredConversations.conversationId, conversationId));

@@ -59,6 +59,8 @@ export interface MetaGraphFake {
   failNext(target: 'send' | 'history', failure: GraphFailure, times?: number, options?: { after?: number }): void;
   /** The next `times` requests are cut without an answer (the client sees a network error). */
   dropNext(times?: number): void;
+  /** Forgets the recorded requests and sends and any scripted failure not used yet. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -118,6 +120,13 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
     },
     dropNext(times = 1) {
       drops += times;
+    },
+    reset() {
+      requests.length = 0;
+      sent.length = 0;
+      failures.send.length = 0;
+      failures.history.length = 0;
+      drops = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {
