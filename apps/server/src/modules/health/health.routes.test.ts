@@ -1,8 +1,12 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildUser } from '../../test/factories.ts';
 import { multipartPayload } from '../../test/multipart.ts';
+import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
+import { WRITE_PROBE_FILE } from './storage-room.ts';
 
 describe('GET /api/health and /api/health/ready', () => {
   let t: TestApp;
@@ -37,6 +41,25 @@ describe('GET /api/health and /api/health/ready', () => {
     } finally {
       await t.ctx.db.execute(sql`drop trigger refuse_writes on rate_counters`);
       await t.ctx.db.execute(sql`drop function refuse_writes()`);
+    }
+    expect((await t.request({ method: 'GET', url: '/api/health/ready' })).statusCode).toBe(200);
+  });
+
+  it('fails readiness while writes to the storage fail, and recovers', async () => {
+    // An injected failure: a directory where the probe writes its file makes the write fail (EISDIR), as a
+    // read-only or broken disk would.
+    const blocker = path.join(recordingStorage(t.ctx).incomingDir, WRITE_PROBE_FILE);
+    mkdirSync(blocker);
+    try {
+      const ready = await t.request({ method: 'GET', url: '/api/health/ready' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json()).toEqual({
+        error: 'Not ready: the storage cannot be written.',
+        code: 'NOT_READY',
+        checks: { database: 'ok', storage: 'failing' },
+      });
+    } finally {
+      rmSync(blocker, { recursive: true });
     }
     expect((await t.request({ method: 'GET', url: '/api/health/ready' })).statusCode).toBe(200);
   });

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
-import { storageRoom } from './storage-room.ts';
+import { probeStorageWrite, storageRoom } from './storage-room.ts';
 
 /**
  * Two answers for two questions (docs/operations.md): `/api/health` is liveness (the process runs and the
  * database answers; a failure here means restart), `/api/health/ready` is readiness (this instance can do
- * its work: the database takes a write and the storage has room; a failure means send traffic elsewhere
+ * its work: the database takes a write and the storage takes a write and has room; a failure means send traffic elsewhere
  * and alert, since a restart would not help).
  */
 export async function healthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
@@ -31,6 +31,13 @@ export async function healthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
         ctx.log.warn({ err }, 'readiness: the database cannot take a write');
         checks.database = 'failing';
         problems.push('the database cannot take a write');
+      }
+      try {
+        await probeStorageWrite(ctx);
+      } catch (err) {
+        ctx.log.warn({ err }, 'readiness: the storage cannot be written');
+        checks.storage = 'failing';
+        problems.push('the storage cannot be written');
       }
       try {
         const room = await storageRoom(ctx);

@@ -1,4 +1,5 @@
-import { statfs } from 'node:fs/promises';
+import { rm, statfs, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { AppContext } from '../../context.ts';
 import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
 
@@ -20,4 +21,13 @@ export async function storageRoom(ctx: AppContext): Promise<StorageRoom> {
   const free = Number(stats.bavail) * Number(stats.bsize);
   const minFree = ctx.config.STORAGE_MIN_FREE_BYTES;
   return { usable: Math.max(0, free - minFree), free, minFree };
+}
+
+/** A file written and removed by the readiness check: a read-only or broken disk fails here, statfs would not. */
+export const WRITE_PROBE_FILE = '.ready-probe';
+
+export async function probeStorageWrite(ctx: AppContext): Promise<void> {
+  const file = path.join(recordingStorage(ctx).incomingDir, WRITE_PROBE_FILE);
+  await writeFile(file, 'ok');
+  await rm(file, { force: true });
 }
