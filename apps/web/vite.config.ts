@@ -49,8 +49,44 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * The first screen of `/` is a lazy route (router.tsx), so its chunk would only be requested after the main
+ * chunk has run: one more round trip on a slow link. This adds <link rel="modulepreload"> for that page's
+ * chunk and the chunks it imports, so they download in parallel with the main one.
+ */
+function preloadFirstScreen(entries: string[]): Plugin {
+  return {
+    name: 'sales-agent:preload-first-screen',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        const bundle = ctx.bundle;
+        if (!bundle) return html;
+        const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
+        const wanted = new Set<string>();
+        const visit = (fileName: string) => {
+          const chunk = chunks.find((c) => c.fileName === fileName);
+          if (!chunk || chunk.isEntry || wanted.has(fileName)) return;
+          wanted.add(fileName);
+          chunk.imports.forEach(visit);
+        };
+        for (const entry of entries) {
+          const chunk = chunks.find((c) => c.facadeModuleId?.endsWith(entry));
+          if (chunk) visit(chunk.fileName);
+        }
+        return [...wanted].map((fileName) => ({
+          tag: 'link',
+          attrs: { rel: 'modulepreload', crossorigin: '', href: `/${fileName}` },
+          injectTo: 'head' as const,
+        }));
+      },
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), precompress()],
+  plugins: [react(), precompress(), preloadFirstScreen(['src/features/conversations/pages/conversation-new-page.tsx'])],
   build: {
     outDir: 'dist',
     // Spec §7.9: script chunks load from a static/js path on the same origin.
