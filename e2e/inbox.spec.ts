@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
 
 /**
  * Issue 12: the team's inbox (list, open conversation and prospect panel side by side; list then
@@ -169,6 +169,33 @@ test.describe('inbox at 1366×800', () => {
     await expect(page.getByTestId('total-pages')).toHaveCount(0);
     await page.getByRole('button', { name: 'Reset filters' }).click();
     await expect(page).not.toHaveURL(/uuid=/);
+  });
+
+  test('a NORMAL user sees only granted conversations and can take over and hand back', async ({ page, browser }) => {
+    await loginAsAdmin(page);
+    const typeId = await demoTypeId(page.request);
+    const granted = await createInstagramAccount(page.request, typeId);
+    const hidden = await createInstagramAccount(page.request, typeId);
+    const mine = await prospectWrites(page.request, granted, `9${unique()}`, 'Granted prospect here');
+    const theirs = await prospectWrites(page.request, hidden, `9${unique()}`, 'Someone else prospect');
+    // Registered from the user's own context: registering signs that context in, not the admin's.
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const user = await registerUser(context.request);
+    const grant = await page.request.post('/api/admin/user-messaging-accounts/create', { data: { userEmail: user.email, messagingAccountId: granted.id } });
+    expect(grant.status(), await grant.text()).toBeLessThan(300);
+
+    const normal = await context.newPage();
+    await loginAs(normal, user.email, user.password);
+    await normal.goto('/conversation/list');
+    await expect(rowOf(normal, mine)).toBeVisible();
+    await expect(rowOf(normal, theirs)).toHaveCount(0);
+    await rowOf(normal, mine).click();
+    const pane = normal.getByTestId('conversation-pane');
+    await pane.getByRole('button', { name: 'Take over' }).click();
+    await expect(pane.getByTestId('ai-state')).toHaveText('AI paused: a person answers');
+    await pane.getByTestId('hand-back').click();
+    await expect(pane.getByTestId('ai-state')).toHaveText('AI working');
+    await context.close();
   });
 
   test('Follow-up is disabled with the reason outside a working phase', async ({ page }) => {
