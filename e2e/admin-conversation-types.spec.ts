@@ -97,7 +97,7 @@ test.describe('admin conversation types', () => {
 
     // Config: heading cut to 50 characters; invalid JSON refused in the browser; server 400 shown; valid saved
     await page.goto(`/admin/conversation-type/${typeId}/config`);
-    const heading = page.getByRole('heading', { level: 2 });
+    const heading = page.getByRole('heading', { level: 1 });
     await expect(heading).toHaveText(/^Config: E2E playbook/);
     expect((await heading.textContent())!.length).toBe(50);
     await expect(page.locator('.cm-content')).toHaveText('{}');

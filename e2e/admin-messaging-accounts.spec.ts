@@ -88,7 +88,7 @@ test.describe('admin messaging accounts', () => {
 
     // Config: invalid JSON is refused in the browser; valid JSON is saved.
     await edited.getByRole('link', { name: 'Config' }).click();
-    const heading = page.getByRole('heading', { level: 2 });
+    const heading = page.getByRole('heading', { level: 1 });
     await expect(heading).toHaveText(/…$/);
     expect((await heading.textContent())!.length).toBe(50);
     const editor = page.getByRole('textbox', { name: 'JSON configuration' });

@@ -1,4 +1,6 @@
-import { Anchor, Button, Group, Table, Text } from '@mantine/core';
+import { Anchor, Button, Group, Text } from '@mantine/core';
+import { DataTable } from 'mantine-datatable';
+import 'mantine-datatable/styles.css';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
@@ -43,80 +45,78 @@ export default function MessagingAccountListPage() {
           rows.length === 0 ? (
             <Text c="dimmed">No messaging accounts yet. Create one to connect a page or number.</Text>
           ) : (
-            <Table.ScrollContainer minWidth={900}>
-              <Table striped highlightOnHover aria-label="Messaging accounts">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>ID</Table.Th>
-                    <Table.Th>Type</Table.Th>
-                    <Table.Th>Page name</Table.Th>
-                    <Table.Th>Page id</Table.Th>
-                    <Table.Th>Users</Table.Th>
-                    <Table.Th>Expiration</Table.Th>
-                    <Table.Th>Conversation type</Table.Th>
-                    <Table.Th>Actions</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {rows.map((account) => (
-                    <Table.Tr key={account.id}>
-                      <Table.Td>{account.id}</Table.Td>
-                      <Table.Td>{account.type}</Table.Td>
-                      <Table.Td>{account.pageName}</Table.Td>
-                      <Table.Td>{account.pageId}</Table.Td>
-                      <Table.Td>
-                        {account.user_messaging_accounts.length === 0 ? (
-                          <Text c="dimmed">—</Text>
-                        ) : (
-                          account.user_messaging_accounts.map((grant) => (
-                            <Anchor key={grant.id} component={Link} to={paths.profile(grant.user.email)} display="block" size="sm">
-                              {grant.user.email}
-                            </Anchor>
-                          ))
-                        )}
-                      </Table.Td>
-                      <Table.Td>
-                        <Expiration value={account.expirationDate} reconnectNeeded={account.reconnectNeeded} />
-                      </Table.Td>
-                      <Table.Td>
-                        {account.conversationType ? (
-                          `#${account.conversationType.id} ${account.conversationType.title ?? ''}`.trim()
-                        ) : (
-                          <Text c="dimmed">—</Text>
-                        )}
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap="xs" wrap="nowrap">
-                          <Button size="xs" variant="light" component={Link} to={paths.admin.messagingAccountEdit(account.id)}>
-                            Edit
-                          </Button>
-                          <Button size="xs" variant="light" component={Link} to={paths.admin.messagingAccountConfig(account.id)}>
-                            Config
-                          </Button>
-                          {account.conversationTypeId !== null ? (
-                            <Button
-                              size="xs"
-                              variant="light"
-                              component={Link}
-                              to={`${paths.conversationList}?conversationType=${account.conversationTypeId}`}
-                            >
-                              Conversations
-                            </Button>
-                          ) : (
-                            <Button size="xs" variant="light" disabled title="Set a conversation type to see its conversations">
-                              Conversations
-                            </Button>
-                          )}
-                          <Button size="xs" color="red" variant="light" onClick={() => onDelete(account)}>
-                            Delete
-                          </Button>
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            // mantine-datatable: the Actions column stays pinned in view when the table scrolls on a phone.
+            <DataTable
+              aria-label="Messaging accounts"
+              withTableBorder
+              striped
+              highlightOnHover
+              pinLastColumn
+              minHeight={0}
+              records={rows}
+              columns={[
+                { accessor: 'id', title: 'ID' },
+                { accessor: 'type', title: 'Type' },
+                { accessor: 'pageName', title: 'Page name' },
+                { accessor: 'pageId', title: 'Page id' },
+                {
+                  accessor: 'users',
+                  title: 'Users',
+                  render: (account) =>
+                    account.user_messaging_accounts.length === 0 ? (
+                      <Text c="dimmed">—</Text>
+                    ) : (
+                      account.user_messaging_accounts.map((grant) => (
+                        <Anchor key={grant.id} component={Link} to={paths.profile(grant.user.email)} display="block" size="sm">
+                          {grant.user.email}
+                        </Anchor>
+                      ))
+                    ),
+                },
+                {
+                  accessor: 'expirationDate',
+                  title: 'Expiration',
+                  render: (account) => <Expiration value={account.expirationDate} reconnectNeeded={account.reconnectNeeded} />,
+                },
+                {
+                  accessor: 'conversationType',
+                  title: 'Conversation type',
+                  render: (account) =>
+                    account.conversationType ? (
+                      `#${account.conversationType.id} ${account.conversationType.title ?? ''}`.trim()
+                    ) : (
+                      <Text c="dimmed">—</Text>
+                    ),
+                },
+                {
+                  accessor: 'actions',
+                  title: 'Actions',
+                  render: (account) => (
+                    // Wraps to two rows on a phone so the pinned column stays narrow.
+                    <Group gap="xs" maw={{ base: 150, sm: 'none' }}>
+                      <Button size="xs" variant="light" component={Link} to={paths.admin.messagingAccountEdit(account.id)}>
+                        Edit
+                      </Button>
+                      <Button size="xs" variant="light" component={Link} to={paths.admin.messagingAccountConfig(account.id)}>
+                        Config
+                      </Button>
+                      {account.conversationTypeId !== null ? (
+                        <Button size="xs" variant="light" component={Link} to={`${paths.conversationList}?conversationType=${account.conversationTypeId}`}>
+                          Conversations
+                        </Button>
+                      ) : (
+                        <Button size="xs" variant="light" disabled title="Set a conversation type to see its conversations">
+                          Conversations
+                        </Button>
+                      )}
+                      <Button size="xs" color="red" variant="light" onClick={() => onDelete(account)}>
+                        Delete
+                      </Button>
+                    </Group>
+                  ),
+                },
+              ]}
+            />
           )
         }
       </QueryState>
