@@ -29,7 +29,7 @@ async function expectTables(page: Page, costs: Costs) {
   for (const [title, minutes] of PERIODS) {
     const table = page.getByRole('table', { name: title });
     for (const [label, key] of ROWS) {
-      await expect(table.getByRole('row', { name: label })).toContainText(`$${(costs[key] * minutes).toFixed(6)}`);
+      await expect(table.getByRole('row', { name: label })).toContainText(`$${(costs[key] * minutes).toLocaleString('en-US', { minimumFractionDigits: 6, maximumFractionDigits: 6 })}`);
     }
   }
 }
@@ -53,7 +53,7 @@ test.describe('admin pricing calculator', () => {
     const shown: number[] = [];
     for (const [label] of ROWS) {
       const text = await minute.getByRole('row', { name: label }).getByRole('cell').textContent();
-      expect(text).toMatch(/^\$\d+\.\d{6}$/);
+      expect(text).toMatch(/^\$\d{1,3}(,\d{3})*\.\d{6}$/);
       shown.push(Number(text!.slice(1)));
     }
     expect(shown[5]).toBeCloseTo(shown.slice(0, 5).reduce((a, b) => a + b, 0), 5);

@@ -21,6 +21,6 @@ describe('pricing periods', () => {
   it('scales the 1-minute value and shows dollars to 6 decimals', () => {
     expect(formatDollars(scaleCost(0.0013237, 60))).toBe('$0.079422');
     expect(formatDollars(0)).toBe('$0.000000');
-    expect(formatDollars(scaleCost(0.1176, 9600))).toBe('$1128.960000');
+    expect(formatDollars(scaleCost(0.1176, 9600))).toBe('$1,128.960000');
   });
 });

@@ -22,5 +22,9 @@ export const COST_ROWS: { key: keyof PricingResult; label: string }[] = [
 /** A per-period cost: the 1-minute value scaled by the period's minutes (spec §2.8). */
 export const scaleCost = (oneMinute: number, minutes: number) => oneMinute * minutes;
 
-/** Dollars to 6 decimals (spec §9). */
-export const formatDollars = (value: number) => `$${value.toFixed(LIMITS.pricingDecimals)}`;
+const dollars = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: LIMITS.pricingDecimals,
+  maximumFractionDigits: LIMITS.pricingDecimals,
+});
+/** Dollars to 6 decimals (spec §9), with thousands separators so large monthly totals read at a glance. */
+export const formatDollars = (value: number) => `$${dollars.format(value)}`;
