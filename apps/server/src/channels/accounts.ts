@@ -52,3 +52,11 @@ export function endpointsOf(ctx: AppContext): ChannelEndpoints {
   // These three have defaults in config/env.ts; its url() helper's type just cannot say so.
   return { META_GRAPH_URL: META_GRAPH_URL!, META_GRAPH_VERSION, INSTAGRAM_GRAPH_URL: INSTAGRAM_GRAPH_URL!, TWILIO_API_URL: TWILIO_API_URL! };
 }
+
+/**
+ * Records that Meta rejected an account's token (error code 190). Screens then show "reconnect needed"
+ * until a new token is stored (connect again, or an ADMIN saves one). For the refresh job and the senders.
+ */
+export async function flagTokenRejected(ctx: AppContext, accountId: number, at = new Date()): Promise<void> {
+  await ctx.db.update(messagingAccounts).set({ tokenRejectedAt: at }).where(eq(messagingAccounts.id, accountId));
+}

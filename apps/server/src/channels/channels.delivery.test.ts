@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversations, outbox } from '../db/schema/index.ts';
+import { conversations, messagingAccounts, outbox } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import {
@@ -332,6 +332,9 @@ describe('channel delivery', () => {
       expect(monitor.statusCode).toBe(200);
       expect(monitor.body).toContain('Session has expired');
       expect(monitor.body).not.toContain(IG_TOKEN);
+      // 190 means the stored token is dead: the account is flagged 'reconnect needed'.
+      const [flagged] = await t.ctx.db.select({ at: messagingAccounts.tokenRejectedAt }).from(messagingAccounts).where(eq(messagingAccounts.id, account.id));
+      expect(flagged.at).toBeInstanceOf(Date);
     });
 
     it.each([

@@ -5,13 +5,16 @@ import { channelMessages } from '../db/schema/index.ts';
 import type { ClaimedJob, JobDefinition } from '../jobs/runner.ts';
 import { recordAgentError } from '../agent/unanswered.ts';
 import type { AgentErrorRecord } from '../agent/llm/provider.ts';
-import { endpointsOf, findAccountById } from './accounts.ts';
+import { endpointsOf, findAccountById, flagTokenRejected } from './accounts.ts';
 import { senderFor } from './senders/index.ts';
 import { splitMessage } from './split.ts';
 import { ChannelSendError } from './types.ts';
 import { decideWindow } from './windows.ts';
 import { DELIVER_JOB, deliverJobKey } from './delivery-keys.ts';
 
+
+/** Channels reached through Meta's Graph API, whose code 190 means the stored token is no longer valid. */
+const META_CHANNELS = new Set(['INSTAGRAM', 'FACEBOOK', 'WHATSAPP']);
 
 /** Attempts of one outbox row before a transient failure counts as final. */
 export const MAX_SEND_ATTEMPTS = 6;
@@ -25,6 +28,7 @@ export function retryDelayMs(attempt: number, random = Math.random): number {
 interface OutboxRow {
   /** bigserial: node-postgres answers it as a string (PGlite as a number); use the job's outboxId where a number matters. */
   id: number | string;
+  channel: string;
   conversation_id: number | null;
   messaging_account_id: number | null;
   status: string;
@@ -82,7 +86,7 @@ export const deliverJob: JobDefinition<z.ZodObject<{ outboxId: z.ZodNumber }>> =
 
 async function loadOutboxRow(ctx: AppContext, outboxId: number): Promise<OutboxRow | null> {
   const result = await ctx.db.execute(sql`
-    select o.id, o.conversation_id, o.messaging_account_id, o.status, o.attempts, o.sent_parts, o.payload,
+    select o.id, o.channel, o.conversation_id, o.messaging_account_id, o.status, o.attempts, o.sent_parts, o.payload,
       m.written_by_human, p.simulated,
       (select max(pm.date_sent) from messages pm where pm.conversation_id = o.conversation_id and pm.role = 'PROSPECT') as last_prospect_at,
       (select min(e.next_attempt_at) from outbox e where e.conversation_id = o.conversation_id and e.status = 'PENDING' and e.id < o.id) as older_pending_at
@@ -129,6 +133,10 @@ async function fail(ctx: AppContext, row: OutboxRow, attempts: number, record: A
       last_error = ${record.message.slice(0, 2000)}
     where id = ${row.id}`);
   ctx.log.warn({ outboxId: row.id, error: record }, 'channel send failed for good');
+  // Meta 190 (token invalid or expired, any subcode): the account must be reconnected; say so on its screens.
+  if (row.messaging_account_id && META_CHANNELS.has(row.channel) && /^190(\/|$)/.test(record.code ?? '')) {
+    await flagTokenRejected(ctx, row.messaging_account_id);
+  }
   if (row.conversation_id) await recordAgentError(ctx, row.conversation_id, record);
 }
 

@@ -51,10 +51,5 @@ export function reconnectNeeded(account: { tokenRejectedAt: Date | null; expirat
   return account.tokenRejectedAt !== null || (account.expirationDate !== null && account.expirationDate.getTime() <= now);
 }
 
-/**
- * Records that Meta rejected an account's token (error code 190). Screens then show "reconnect needed"
- * until a new token is stored (connect again, or an ADMIN saves one). For the refresh job and senders.
- */
-export async function flagTokenRejected(ctx: AppContext, accountId: number, at = new Date()): Promise<void> {
-  await ctx.db.update(messagingAccounts).set({ tokenRejectedAt: at }).where(eq(messagingAccounts.id, accountId));
-}
+// Lives with the channel code (a send answered with 190 flags too); modules import it from here as before.
+export { flagTokenRejected } from '../../channels/accounts.ts';
