@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { jobs, sessions } from '../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { buildUser } from '../test/factories.ts';
@@ -40,3 +41,24 @@ describe('runMaintenance', () => {
     expect(sessionOwners).not.toContain(expired.id);
   });
 });
+
+describe('job failures', () => {
+  it("store a failed query's statement and error in last_error, never its parameter values", async () => {
+    const secret = 'EAAB-super-secret-token-value';
+    t.ctx.jobs.register({
+      name: 'test.failing-query',
+      payload: z.object({}),
+      async handler(ctx) {
+        // The same session token twice: the unique index refuses, and drizzle's error message quotes the parameters.
+        await ctx.db.execute(sql`insert into jobs (name, singleton_key) values ('test.twin', ${secret}), ('test.twin', ${secret})`);
+      },
+    });
+    await t.ctx.jobs.enqueue('test.failing-query', {}, { maxAttempts: 1 });
+    await t.ctx.jobs.drain();
+    const [row] = await t.ctx.db.select().from(jobs).where(sql`${jobs.name} = 'test.failing-query'`);
+    expect(row.status).toBe('failed');
+    expect(row.lastError).toContain('Failed query');
+    expect(row.lastError).not.toContain(secret);
+  });
+});
+

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { jobs } from '../db/schema/index.ts';
+import { serializeError } from '../plugins/logging.ts';
 
 /**
  * A job definition: `{ name, payload schema, handler }`. Handlers must be safe to run again after a crash
@@ -242,7 +243,8 @@ export class JobRunner {
         sql`update jobs set status = 'done', finished_at = now(), last_error = null where id = ${id}`,
       );
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      // A failed query's own message lists every parameter value (tokens, message texts): keep the statement only.
+      const message = err instanceof Error ? String((serializeError(err) as { message?: unknown }).message ?? err.message) : String(err);
       const final = row.attempts >= row.max_attempts;
       ctx.log.warn({ err, job: row.name, id, attempt: row.attempts, final }, 'job failed');
       // Exponential backoff: 1 s, 4 s, 16 s … capped at 10 minutes.
