@@ -32,7 +32,7 @@ import {
   recordingStorage,
   storeRecordings,
 } from './call-recordings.service.ts';
-import { parseRange } from './http-range.ts';
+import { sendByteRange } from './http-range.ts';
 import { transcriptionAvailability } from './transcription.ts';
 import { z } from 'zod';
 import { checkDeclaredLength, countUploadedBytes, formatBytes, type UploadBudget, UploadMeter, uploadBudget } from './upload-limits.ts';
@@ -191,25 +191,16 @@ async function sendRecording(
 ) {
   const row = await findRecording(ctx, requireUser(request), id);
   const size = await recordingSize(ctx, row);
-  const range = parseRange(request.headers.range, size);
-  if (range === 'unsatisfiable') {
-    return reply
-      .status(416)
-      .header('accept-ranges', 'bytes')
-      .header('content-range', `bytes */${size}`)
-      .send({ error: `The requested range is outside the file (${size} bytes).`, code: 'RANGE_NOT_SATISFIABLE' });
-  }
   const name = downloadName(row);
-  reply
-    .header('content-type', row.mimeType)
-    .header('accept-ranges', 'bytes')
-    .header('content-disposition', `${disposition}; filename="${name.ascii}"; filename*=UTF-8''${encodeURIComponent(name.utf8)}`)
-    .header('cache-control', 'private, max-age=0')
-    .header('x-content-type-options', 'nosniff');
-  if (range) {
-    reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
-  } else {
-    reply.header('content-length', size);
-  }
-  return reply.send(await openRecording(ctx, row, range ?? undefined));
+  return sendByteRange(
+    reply,
+    {
+      size,
+      contentType: row.mimeType,
+      rangeHeader: request.headers.range,
+      disposition: `${disposition}; filename="${name.ascii}"; filename*=UTF-8''${encodeURIComponent(name.utf8)}`,
+      what: 'file',
+    },
+    (range) => openRecording(ctx, row, range),
+  );
 }

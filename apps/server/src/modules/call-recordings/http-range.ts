@@ -1,3 +1,6 @@
+import type { FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
+
 /** A byte range of a file, both ends inclusive (as in Content-Range). */
 export interface ByteRange {
   start: number;
@@ -27,3 +30,37 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   if (start >= size || end < start) return 'unsatisfiable';
   return { start, end };
 }
+
+/**
+ * Answers a stored file with HTTP Range support: 416 with the size for an unsatisfiable range, 206 with
+ * Content-Range for one range, else 200 with the whole file. `open` reads the bytes (the range, or all).
+ * Shared by call recordings and the recordings of call conversations.
+ */
+export async function sendByteRange(
+  reply: FastifyReply,
+  file: { size: number; contentType: string; rangeHeader: string | undefined; disposition?: string; what: string },
+  open: (range: ByteRange | undefined) => Promise<Readable>,
+) {
+  const { size } = file;
+  const range = parseRange(file.rangeHeader, size);
+  if (range === 'unsatisfiable') {
+    return reply
+      .status(416)
+      .header('accept-ranges', 'bytes')
+      .header('content-range', `bytes */${size}`)
+      .send({ error: `The requested range is outside the ${file.what} (${size} bytes).`, code: 'RANGE_NOT_SATISFIABLE' });
+  }
+  reply
+    .header('content-type', file.contentType)
+    .header('accept-ranges', 'bytes')
+    .header('cache-control', 'private, max-age=0')
+    .header('x-content-type-options', 'nosniff');
+  if (file.disposition) reply.header('content-disposition', file.disposition);
+  if (range) {
+    reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
+  } else {
+    reply.header('content-length', size);
+  }
+  return reply.send(await open(range ?? undefined));
+}
+

@@ -6,7 +6,7 @@ import { callInfo, placeCallBody, placeCallParams, placeCallResult } from '@sale
 import type { AppContext } from '../../context.ts';
 import { requireAdmin } from '../../plugins/auth.ts';
 import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
-import { parseRange } from '../call-recordings/http-range.ts';
+import { sendByteRange } from '../call-recordings/http-range.ts';
 import { callInfoOf, callRecordingOf, placeCall } from './calls.service.ts';
 
 const tags = ['calls'];
@@ -41,24 +41,8 @@ export async function callsRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
   // recordingUrl of a call conversation: the recording downloaded from Twilio, streamed with Range support.
   r.get('/api/conversation/:uuid/recording', { schema: { tags, params: uuidParams } }, async (request, reply) => {
     const { key, size } = await callRecordingOf(ctx, request.actor, request.params.uuid);
-    const range = parseRange(request.headers.range, size);
-    if (range === 'unsatisfiable') {
-      return reply
-        .status(416)
-        .header('accept-ranges', 'bytes')
-        .header('content-range', `bytes */${size}`)
-        .send({ error: `The requested range is outside the recording (${size} bytes).`, code: 'RANGE_NOT_SATISFIABLE' });
-    }
-    reply
-      .type('audio/mpeg')
-      .header('accept-ranges', 'bytes')
-      .header('cache-control', 'private, max-age=0')
-      .header('x-content-type-options', 'nosniff');
-    if (range) {
-      reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
-    } else {
-      reply.header('content-length', size);
-    }
-    return reply.send(await recordingStorage(ctx).read(key, range ?? undefined));
+    return sendByteRange(reply, { size, contentType: 'audio/mpeg', rangeHeader: request.headers.range, what: 'recording' }, (range) =>
+      recordingStorage(ctx).read(key, range),
+    );
   });
 }
