@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import type { AppEvents } from '../../lib/events.ts';
 import { SESSION_COOKIE } from '../../plugins/auth.ts';
 
 /** A comment line every 15 s keeps proxies from closing an idle stream. */
@@ -44,37 +45,9 @@ export function streamConversationEvents(
   open: Set<() => void>,
   release: () => void,
 ): void {
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    // nginx buffers responses unless told otherwise.
-    'x-accel-buffering': 'no',
+  openEventStream(ctx, request, reply, { uuid: conversation.uuid }, open, release, (send) => (event) => {
+    if (event.conversationId === conversation.id) send({ uuid: conversation.uuid });
   });
-  res.write(`retry: 3000\n\nevent: ready\ndata: ${JSON.stringify({ uuid: conversation.uuid })}\n\n`);
-
-  const unsubscribe = ctx.events.on('conversation.changed', (event) => {
-    if (event.conversationId !== conversation.id) return;
-    res.write(`event: conversation.changed\ndata: ${JSON.stringify({ uuid: conversation.uuid })}\n\n`);
-  });
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-  keepAlive.unref();
-
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    clearInterval(keepAlive);
-    unsubscribe();
-    release();
-    open.delete(close);
-    if (!res.writableEnded) res.end();
-  };
-  open.add(close);
-  request.raw.on('close', close);
-  res.on('error', close);
 }
 
 /** Ends every open stream when the server shuts down, so closing does not wait for browsers. */
@@ -98,24 +71,47 @@ export function streamListEvents(
   open: Set<() => void>,
   release: () => void,
 ): void {
+  openEventStream(ctx, request, reply, {}, open, release, (send) => (event) => {
+    void maySee(event.conversationId).then(
+      (ok) => {
+        if (ok) send({ uuid: event.uuid });
+      },
+      (err: unknown) => ctx.log.warn({ err }, 'inbox stream: access check failed'),
+    );
+  });
+}
+
+type ChangedEvent = AppEvents['conversation.changed'];
+
+/**
+ * One Server-Sent Events response: headers, the `ready` event, a keep-alive comment every 15 s, and
+ * `conversation.changed` events as `listen` decides. Closing (browser gone, error, server shutdown) stops the
+ * keep-alive, unsubscribes, gives the stream slot back and ends the response, once.
+ */
+function openEventStream(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ready: Record<string, string>,
+  open: Set<() => void>,
+  release: () => void,
+  listen: (send: (data: { uuid: string }) => void) => (event: ChangedEvent) => void,
+): void {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     connection: 'keep-alive',
+    // nginx buffers responses unless told otherwise.
     'x-accel-buffering': 'no',
   });
-  res.write('retry: 3000\n\nevent: ready\ndata: {}\n\n');
+  res.write(`retry: 3000\n\nevent: ready\ndata: ${JSON.stringify(ready)}\n\n`);
   let closed = false;
-  const unsubscribe = ctx.events.on('conversation.changed', (event) => {
-    void maySee(event.conversationId).then(
-      (ok) => {
-        if (ok && !closed) res.write(`event: conversation.changed\ndata: ${JSON.stringify({ uuid: event.uuid })}\n\n`);
-      },
-      (err: unknown) => ctx.log.warn({ err }, 'inbox stream: access check failed'),
-    );
-  });
+  const send = (data: { uuid: string }) => {
+    if (!closed) res.write(`event: conversation.changed\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  const unsubscribe = ctx.events.on('conversation.changed', listen(send));
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
   keepAlive.unref();
   const close = () => {
