@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { conversations } from '../db/schema/index.ts';
-import type { JobDefinition } from '../jobs/runner.ts';
+import type { EnqueueOptions, JobDefinition } from '../jobs/runner.ts';
 import { agentSettingsOf, loadConversation } from './conversation-store.ts';
 import { runConversationTurn } from './turn.ts';
 
@@ -15,7 +15,12 @@ export const turnJobKey = (conversationId: number) => `turn:${conversationId}`;
  * restarts with each message, so a burst is answered once). While a turn is RUNNING its key is taken and
  * enqueue returns null: that turn looks again when it finishes (see the handler below).
  */
-export async function scheduleTurn(ctx: AppContext, conversationId: number, debounceSeconds: number): Promise<void> {
+export async function scheduleTurn(
+  ctx: AppContext,
+  conversationId: number,
+  debounceSeconds: number,
+  executor?: EnqueueOptions['executor'],
+): Promise<void> {
   // One statement: a waiting turn is moved to the new time (replace), a running one is left alone. No runAt
   // for a zero window, so the runner is woken at once; otherwise it wakes when the window closes.
   await ctx.jobs.enqueue(
@@ -25,6 +30,7 @@ export async function scheduleTurn(ctx: AppContext, conversationId: number, debo
       singletonKey: turnJobKey(conversationId),
       replace: true,
       maxAttempts: 10,
+      executor,
       ...(debounceSeconds > 0 ? { runAt: new Date(Date.now() + debounceSeconds * 1000) } : {}),
     },
   );

@@ -77,6 +77,9 @@ async function receiveMessage(
         .update(channelMessages)
         .set({ conversationId, messageId: stored.stored.id })
         .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)));
+      // The turn that answers it commits with the message: were the process killed right after the commit,
+      // a redelivery or a rerun of this job would find the id claimed and stop, leaving it unanswered.
+      if (stored.waiting) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, stored.typeConfig).debounceSeconds, tx);
     }
     return stored ? { ...stored, prospect } : null;
   });
@@ -84,6 +87,9 @@ async function receiveMessage(
   const conversationId = result.conversation.id;
   emitConversationChanged(ctx, result.conversation);
   if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId });
+  // Again after the commit, as a web chat does: a turn running meanwhile may have looked for -3 before this
+  // commit (docs/agent.md, Concurrency 4), and the runner is woken. A second enqueue of a waiting turn only
+  // moves it; one that already ran finds nothing left to answer.
   if (result.waiting) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, result.typeConfig).debounceSeconds);
   // After the turn is scheduled: the lookup is a network call the reply must not wait for.
   if (result.prospect.isNew && !result.prospect.name && !simulated) await nameNewProspect(ctx, account, result.prospect.id, event.senderId);

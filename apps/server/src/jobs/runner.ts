@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AppContext } from '../context.ts';
+import type { Db } from '../db/client.ts';
 import { jobs } from '../db/schema/index.ts';
 import { serializeError } from '../plugins/logging.ts';
 
@@ -33,6 +34,12 @@ export interface EnqueueOptions {
    * statement, instead of cancel + enqueue). A running one is left alone and null is returned.
    */
   replace?: boolean;
+  /**
+   * Insert through this open transaction instead of the pool, so the job commits (or rolls back) with the
+   * caller's rows: a stored message can then never be left without the job that answers it, even when the
+   * process dies right after the commit. The runner is woken when the job is due either way.
+   */
+  executor?: Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 }
 
 interface JobRow {
@@ -81,7 +88,7 @@ export class JobRunner {
       singletonKey: options.singletonKey ?? null,
       maxAttempts: options.maxAttempts ?? 5,
     };
-    const insert = this.context().db.insert(jobs).values(values);
+    const insert = (options.executor ?? this.context().db).insert(jobs).values(values);
     const rows = await (options.replace && options.singletonKey
       ? insert.onConflictDoUpdate({
           target: jobs.singletonKey,
