@@ -202,10 +202,19 @@ test.describe('upload failures', () => {
   });
 });
 
-test('transcript generation without a speech-to-text provider: alert, and the 503 reason as a notification', async ({ page, request }) => {
+test('transcript generation without a speech-to-text provider: the button is disabled with the reason; a 503 anyway gives the alert and the reason', async ({ page, request }) => {
   await newUserOnStatistics(page, request);
   const dialogs = collectDialogs(page);
   const id = await seedRecording(page, { name: 'call.mp3', mimeType: 'audio/mpeg', buffer: toneMp3 });
+  const reason = 'Transcription is not configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server) on the server.';
+  // Honest action (issue 12): the server says no provider is configured, so the button cannot work.
+  await openStatistics(page);
+  await expect(row(page, id).getByRole('button', { name: 'Generate Transcript' })).toBeDisabled();
+  await expect(page.getByTestId('transcription-off')).toContainText(reason);
+
+  // A page that still believed a provider was there (e.g. it was removed since): the spec's alert (§8.3) and
+  // the server's 503 reason as a notification.
+  await page.route('**/api/call-recording/transcription', (route) => route.fulfill({ json: { available: true, reason: null } }));
   await openStatistics(page);
   const answer = page.waitForResponse((r) => r.url().endsWith(`/api/call-recording/${id}/transcript`) && r.request().method() === 'POST');
   await row(page, id).getByRole('button', { name: 'Generate Transcript' }).click();
@@ -213,9 +222,7 @@ test('transcript generation without a speech-to-text provider: alert, and the 50
   expect(response.status()).toBe(503);
   expect(await response.json()).toMatchObject({ code: 'TRANSCRIPTION_NOT_CONFIGURED' });
   await expect.poll(() => dialogs).toEqual(['Failed to generate transcript. Please try again.']);
-  await expect(
-    page.getByText('Transcription is not configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server) on the server.'),
-  ).toBeVisible();
+  await expect(page.getByText(reason).first()).toBeVisible();
   // Still no transcript, and the action is offered again.
   await expect(row(page, id)).toContainText('None');
   await expect(row(page, id).getByRole('button', { name: 'Generate Transcript' })).toBeEnabled();
