@@ -28,7 +28,7 @@ export function GlobalMessage() {
 
   if (!open) return null;
   return (
-    <Alert color="indigo" variant="filled" radius={0} withCloseButton onClose={() => setOpen(false)} role="status" aria-label="Global message">
+    <Alert color="indigo" variant="filled" radius={0} withCloseButton closeButtonLabel="Close the message" onClose={() => setOpen(false)} role="status" aria-label="Global message">
       {message}
     </Alert>
   );
