@@ -72,14 +72,15 @@ for (const viewport of [
 
     await box.fill('Do you have a slot on Friday?');
     await box.press('Enter');
-    await expect(chatFrame(page).getByText('Do you have a slot on Friday?', { exact: true })).toBeVisible();
+    // The bubble, not the message box (which still holds the text while the send is in flight).
+    await expect(chatFrame(page).getByRole('log', { name: 'Messages' }).getByText('Do you have a slot on Friday?', { exact: true })).toBeVisible();
     const uuid = await conversationUuid(page);
 
     // Another page load of the host site: the panel is still open and shows the same conversation.
     await page.reload();
     await expect(chatFrame(page).getByRole('textbox', { name: 'Message' })).toBeVisible();
     expect(await conversationUuid(page)).toBe(uuid);
-    await expect(chatFrame(page).getByText('Do you have a slot on Friday?', { exact: true })).toBeVisible();
+    await expect(chatFrame(page).getByRole('log', { name: 'Messages' }).getByText('Do you have a slot on Friday?', { exact: true })).toBeVisible();
 
     // Closing returns focus to the launcher; the conversation stays for the next open.
     await page.getByRole('button', { name: 'Close chat' }).click();
