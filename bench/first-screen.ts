@@ -13,10 +13,10 @@
  * Each screen is measured with the browser's normal Accept-Encoding and with `identity` (what an uncompressing
  * server sends). BENCH_RUNS (3) runs per case; the median is printed.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from '@playwright/test';
 import { E2E_ADMIN } from '../e2e/support/constants.ts';
+import { startWebServer } from './support/web-server.ts';
 
 const PORT = Number(process.env.BENCH_PORT ?? 3195);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -24,23 +24,6 @@ const BASE = `http://localhost:${PORT}`;
 const dist = path.resolve(process.env.WEB_DIST_DIR ?? 'apps/web/dist');
 
 const LINK = { offline: false, latency: 150, downloadThroughput: (1.6e6 / 8) * 0.9, uploadThroughput: (750e3 / 8) * 0.9 };
-
-async function startServer() {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'e2e/support/start-server.ts'], {
-    env: { ...process.env, E2E_PORT: String(PORT), WEB_DIST_DIR: dist },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 240; i += 1) {
-    try {
-      if ((await fetch(`${BASE}/api/health`)).ok) return child;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  child.kill();
-  throw new Error('server did not start');
-}
 
 interface Measure {
   js: number;
@@ -79,7 +62,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
 
 async function main() {
-  const server = await startServer();
+  const server = await startWebServer(PORT, dist);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
   try {
     const screens = [
