@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
@@ -13,9 +13,16 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   name: string;
   payload: S;
   handler(ctx: AppContext, payload: z.infer<S>, job: ClaimedJob): Promise<void>;
-  /** How long a claim lasts before another worker may take the job over (a crashed worker). */
+  /**
+   * How long a claim lasts without a renewal (default DEFAULT_LEASE_MS). The worker renews it every third of
+   * it while the job runs, so it bounds how soon a job whose worker died (kill -9) runs again, not how long a
+   * job may take.
+   */
   leaseMs?: number;
 }
+
+/** A claim's lease when the definition names none: a crashed worker's jobs run again after about a minute. */
+export const DEFAULT_LEASE_MS = 60_000;
 
 export interface ClaimedJob {
   id: number;
@@ -69,6 +76,9 @@ export class JobRunner {
   constructor(private readonly options: { pollMs?: number; batchSize?: number } = {}) {}
 
   register(definition: JobDefinition): void {
+    if (definition.leaseMs !== undefined && !(Number.isInteger(definition.leaseMs) && definition.leaseMs > 0)) {
+      throw new Error(`Job ${definition.name}: leaseMs must be a positive whole number of milliseconds`);
+    }
     this.definitions.set(definition.name, definition as JobDefinition);
   }
 
@@ -220,23 +230,78 @@ export class JobRunner {
     const ctx = this.context();
     const names = [...this.definitions.keys()];
     if (names.length === 0) return 0;
-    const leaseMs = 5 * 60_000;
+    // Each row is locked for its own definition's lease; the renewals below keep it while the batch works.
+    // RETURNING follows no order: the batch runs in the order it was picked (due first, then as queued).
     const result = await ctx.db.execute(sql`
-      update jobs set status = 'running', attempts = attempts + 1,
-        locked_until = now() + (${leaseMs}::int * interval '1 millisecond')
-      where id in (
-        select id from jobs
-        where run_at <= now()
-          and (status = 'pending' or (status = 'running' and locked_until < now()))
-          and name in (${sql.join(names.map((n) => sql`${n}`), sql`, `)})
-        order by run_at, id
-        limit ${this.options.batchSize ?? 10}
-        for update skip locked
+      with claimed as (
+        update jobs set status = 'running', attempts = attempts + 1,
+          locked_until = now() + (${this.leaseOfRow()} * interval '1 millisecond')
+        where id in (
+          select id from jobs
+          where run_at <= now()
+            and (status = 'pending' or (status = 'running' and locked_until < now()))
+            and name in (${sql.join(names.map((n) => sql`${n}`), sql`, `)})
+          order by run_at, id
+          limit ${this.options.batchSize ?? 10}
+          for update skip locked
+        )
+        returning id, name, payload, attempts, max_attempts, run_at
       )
-      returning id, name, payload, attempts, max_attempts`);
+      select id, name, payload, attempts, max_attempts from claimed order by run_at, id`);
     const rows = (result as unknown as { rows: JobRow[] }).rows;
-    for (const row of rows) await this.runOne(ctx, row);
+    if (rows.length === 0) return 0;
+    // The whole batch is claimed at once but runs one job after the other: every claim not yet finished is
+    // renewed, or the last jobs of a slow batch would look abandoned to another instance before they start.
+    const claims = new Map(rows.map((row) => [Number(row.id), row.attempts]));
+    const renewal = this.renewLeases(ctx, claims, Math.min(...rows.map((row) => this.leaseOf(row.name))));
+    try {
+      for (const row of rows) {
+        await this.runOne(ctx, row);
+        claims.delete(Number(row.id));
+      }
+    } finally {
+      renewal.stop();
+    }
     return rows.length;
+  }
+
+  private leaseOf(name: string): number {
+    return this.definitions.get(name)?.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** The lease of the row's job, in ms, as SQL over the row's `name` column. */
+  private leaseOfRow(): SQL {
+    const custom = [...this.definitions.values()].filter((d) => d.leaseMs !== undefined);
+    if (custom.length === 0) return sql`${DEFAULT_LEASE_MS}::int`;
+    const cases = custom.map((d) => sql`when ${d.name} then ${d.leaseMs}::int`);
+    return sql`(case name ${sql.join(cases, sql` `)} else ${DEFAULT_LEASE_MS}::int end)`;
+  }
+
+  /**
+   * Renews the leases of this batch's unfinished claims every third of the shortest lease, so a job that runs
+   * longer than its lease is not taken over by another instance while it still runs. A claim is identified by
+   * (id, attempts): a job this worker lost (it stalled past the lease and another one claimed it again) is
+   * left to its new owner. A failed renewal is logged; the next one tries again.
+   */
+  private renewLeases(ctx: AppContext, claims: Map<number, number>, shortestLeaseMs: number): { stop(): void } {
+    let inFlight = false;
+    const renew = async () => {
+      if (inFlight || claims.size === 0) return;
+      inFlight = true;
+      try {
+        const owned = [...claims].map(([id, attempts]) => sql`(${id}::bigint, ${attempts}::int)`);
+        await ctx.db.execute(sql`
+          update jobs set locked_until = now() + (${this.leaseOfRow()} * interval '1 millisecond')
+          where status = 'running' and (id, attempts) in (${sql.join(owned, sql`, `)})`);
+      } catch (err) {
+        ctx.log.warn({ err, jobs: [...claims.keys()] }, 'job lease renewal failed');
+      } finally {
+        inFlight = false;
+      }
+    };
+    const timer = setInterval(() => void renew(), Math.max(1, Math.floor(shortestLeaseMs / 3)));
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
   }
 
   private async runOne(ctx: AppContext, row: JobRow): Promise<void> {
@@ -246,8 +311,9 @@ export class JobRunner {
     try {
       const payload = definition.payload.parse(row.payload);
       await definition.handler(ctx, payload, job);
+      // Only this claim's row (same attempts): a worker that lost its lease leaves the job to its new owner.
       await ctx.db.execute(
-        sql`update jobs set status = 'done', finished_at = now(), last_error = null where id = ${id}`,
+        sql`update jobs set status = 'done', finished_at = now(), last_error = null where id = ${id} and attempts = ${row.attempts}`,
       );
     } catch (err) {
       // A failed query's own message lists every parameter value (tokens, message texts): keep the statement only.
@@ -260,7 +326,7 @@ export class JobRunner {
         update jobs set status = ${final ? 'failed' : 'pending'}, last_error = ${message.slice(0, 2000)},
           run_at = now() + (${backoffMs}::int * interval '1 millisecond'),
           finished_at = ${final ? sql`now()` : sql`null`}
-        where id = ${id}`);
+        where id = ${id} and attempts = ${row.attempts}`);
     }
   }
 
