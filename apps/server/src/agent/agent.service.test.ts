@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPlaybook, buildProspectConversation, conversationRow, messagesOf, pendingJobs } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
 
 const fake = new OpenAiFake();
@@ -54,6 +55,32 @@ describe('receiveProspectMessage', () => {
     expect(events).toContainEqual({ conversationId: id, uuid });
     const [turn] = await pendingJobs(t.ctx, `turn:${id}`);
     expect(turn.runAt.getTime() - Date.now()).toBeGreaterThan(25_000);
+  });
+
+  it('commits the turn with the message: a process killed right after the commit leaves the message answered', async () => {
+    const type = await buildPlaybook(t.ctx, { config: { replyDebounceSeconds: 30 } });
+    const { id } = await startWebConversation(t.ctx, type.id);
+    // The process "dies" right after the message's transaction: every enqueue outside a transaction fails.
+    const dying = Object.create(t.ctx.jobs) as JobRunner;
+    dying.enqueue = (name, payload, options = {}) =>
+      options.executor ? t.ctx.jobs.enqueue(name, payload, options) : Promise.reject(new Error('killed after the commit'));
+    await expect(receiveProspectMessage({ ...t.ctx, jobs: dying }, id, 'anyone there?')).rejects.toThrow('killed after the commit');
+    expect((await messagesOf(t.ctx, id)).map((m) => m.message)).toContain('anyone there?');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(-3);
+    const turns = await pendingJobs(t.ctx, `turn:${id}`);
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({ name: 'agent.turn', payload: { conversationId: id } });
+  });
+
+  it('stores neither the message nor its turn when the turn cannot be queued', async () => {
+    const type = await buildPlaybook(t.ctx);
+    const { id } = await startWebConversation(t.ctx, type.id);
+    const broken = Object.create(t.ctx.jobs) as JobRunner;
+    broken.enqueue = () => Promise.reject(new Error('jobs table unavailable'));
+    await expect(receiveProspectMessage({ ...t.ctx, jobs: broken }, id, 'hello?')).rejects.toThrow('jobs table unavailable');
+    expect((await messagesOf(t.ctx, id)).map((m) => m.message)).not.toContain('hello?');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(0);
+    expect(await pendingJobs(t.ctx, `turn:${id}`)).toHaveLength(0);
   });
 
   it('ignores a redelivered channel message (same externalId) and answers null', async () => {

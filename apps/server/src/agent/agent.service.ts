@@ -68,21 +68,29 @@ export async function receiveProspectMessage(
   options: { externalId?: string; dateSent?: Date } = {},
 ): Promise<StoredMessage | null> {
   const message = cleanText(text);
+  const debounceOf = (typeConfig: string | null) => agentSettingsOf(ctx, typeConfig).debounceSeconds;
   // One statement stores the message, opens the debounce window and ends the silence (see
-  // storeProspectMessage); a second schedules the turn. -3 is set before the enqueue is tried, which the
-  // hand-over between a running turn and the next relies on (docs/agent.md, Concurrency 4).
-  const result = await storeProspectMessage(ctx.db, {
-    conversationId,
-    message,
-    externalId: options.externalId,
-    dateSent: options.dateSent,
-    followUpJobKey: followUpJobKey(conversationId),
+  // storeProspectMessage); the turn that answers it is queued in the same transaction, so a process killed
+  // right after the commit cannot leave a message that nobody answers (as channels/receive.ts does).
+  const result = await ctx.db.transaction(async (tx) => {
+    const stored = await storeProspectMessage(tx, {
+      conversationId,
+      message,
+      externalId: options.externalId,
+      dateSent: options.dateSent,
+      followUpJobKey: followUpJobKey(conversationId),
+    });
+    if (stored?.stored && stored.waiting) await scheduleTurn(ctx, conversationId, debounceOf(stored.typeConfig), tx);
+    return stored;
   });
   if (!result) throw conversationNotFound();
   if (!result.stored) return null;
   emitConversationChanged(ctx, result.conversation);
   if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId });
-  if (result.waiting) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, result.typeConfig).debounceSeconds);
+  // Again after the commit: a turn running meanwhile holds `turn:<id>` (the enqueue above was a no-op) and
+  // may have looked for -3 before this commit (docs/agent.md, Concurrency 4); this one runs after -3 is
+  // visible, so either it queues the turn or the running turn sees -3. A waiting turn is only moved.
+  if (result.waiting) await scheduleTurn(ctx, conversationId, debounceOf(result.typeConfig));
   return result.stored;
 }
 

@@ -77,7 +77,9 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('two server processes sharing Post
   });
 
   it('lets only one of two processes run a turn of the same conversation at a time', async () => {
-    const type = await buildPlaybook(a());
+    // The queued turn is due only in a minute, so neither runner races the two direct calls below (with a
+    // zero window a runner could answer first and both calls would find nothing to answer).
+    const type = await buildPlaybook(a(), { config: { replyDebounceSeconds: 60 } });
     const { conversation } = await buildProspectConversation(a(), type.id);
     await receiveProspectMessage(a(), conversation.id, 'hi');
     // Both processes try the turn at once, bypassing the job queue: the advisory lock serialises them and
