@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +13,8 @@ import {
 } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { recordingPath, recordingStorageKey } from '../../voice/urls.ts';
+import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
 import { canAccessAccount, flagTokenRejected, grantedAccountIds, readAccessToken } from './access.ts';
 
 let t: TestApp;
@@ -300,6 +305,24 @@ async function conversationOn(accountId: number) {
   return conversation;
 }
 
+/** A call conversation on `accountId` whose recording was downloaded into our storage (voice/recording.job.ts). */
+async function recordedCallOn(accountId: number, { storeFile = true } = {}) {
+  const conversation = await conversationOn(accountId);
+  await t.ctx.db
+    .update(conversations)
+    .set({ recordingUrl: recordingPath(conversation.uuid), recordingDuration: 3 })
+    .where(eq(conversations.id, conversation.id));
+  if (storeFile) {
+    const storage = recordingStorage(t.ctx);
+    const temp = path.join(storage.incomingDir, `${randomUUID()}.part`);
+    await writeFile(temp, Buffer.from('ID3 fake mp3 bytes'));
+    await storage.putFile(recordingStorageKey(conversation.uuid), temp, 'audio/mpeg');
+    await rm(temp, { force: true });
+    expect(await storage.size(recordingStorageKey(conversation.uuid))).not.toBeNull();
+  }
+  return conversation;
+}
+
 const exists = async (conversationId: number) =>
   (await t.ctx.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, conversationId))).length === 1;
 
@@ -376,6 +399,26 @@ describe('DELETE /api/messaging-accounts/:id', () => {
     expect(await storedRow(kept.id)).toBeDefined();
     const [type] = await t.ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, typeLinked.id));
     expect(type.messagingAccountId).toBeNull();
+  });
+
+  it("removes the call recordings of the account's conversations from storage, after the delete; a missing file is no error", async () => {
+    const doomed = await createAccount({ type: 'TWILIO' });
+    const kept = await createAccount({ type: 'TWILIO' });
+    const recorded = await recordedCallOn(doomed.id);
+    const fileLost = await recordedCallOn(doomed.id, { storeFile: false });
+    const otherAccount = await recordedCallOn(kept.id);
+    const storage = recordingStorage(t.ctx);
+
+    const refused = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${doomed.id}`, as: normal.cookie });
+    expect(refused.statusCode).toBe(403);
+    expect(await storage.size(recordingStorageKey(recorded.uuid))).not.toBeNull();
+
+    const res = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${doomed.id}`, as: admin.cookie });
+    expect(res.statusCode).toBe(200);
+    expect(await exists(recorded.id)).toBe(false);
+    expect(await exists(fileLost.id)).toBe(false);
+    expect(await storage.size(recordingStorageKey(recorded.uuid))).toBeNull();
+    expect(await storage.size(recordingStorageKey(otherAccount.uuid))).not.toBeNull();
   });
 
   it('lets the user who connected an account delete it; a user only granted it gets 403 and nothing changes', async () => {

@@ -6,11 +6,11 @@ import {
   conversations,
   conversationTypes,
   messagingAccounts,
-  prospects,
   userMessagingAccounts,
   users,
 } from '../../db/schema/index.ts';
 import { AppError, badRequest, forbidden, notFound } from '../../lib/errors.ts';
+import { removeCallRecording } from '../calls/calls.service.ts';
 import { canAccessAccount, canDeleteAccount } from './access.ts';
 import { presentMessagingAccount } from './messaging-accounts.presenter.ts';
 
@@ -118,7 +118,8 @@ export async function saveMessagingAccountConfig(ctx: AppContext, id: number, te
  * Deletes an account and, through the database's cascades (prospects → conversations → messages), every
  * conversation held on it. Allowed to an ADMIN and to the user who connected it (issue 13 item 3): the
  * account's conversations are shared by every user granted it, so a user who was only granted it may
- * remove their own grant (removeOwnGrant) but not the account.
+ * remove their own grant (removeOwnGrant) but not the account. Call recordings are files in storage: they
+ * are removed after the commit (removed first, a failed commit would leave conversations without them).
  */
 export async function deleteMessagingAccount(ctx: AppContext, actor: Actor, id: number): Promise<void> {
   const [account] = await ctx.db
@@ -137,14 +138,22 @@ export async function deleteMessagingAccount(ctx: AppContext, actor: Actor, id: 
     }
     throw forbidden('You do not have access to this messaging account.');
   }
-  const gone = await ctx.db
-    .select({ id: conversations.id, uuid: conversations.uuid })
-    .from(conversations)
-    .innerJoin(prospects, eq(prospects.id, conversations.prospectId))
-    .where(eq(prospects.messagingAccountId, id));
-  await ctx.db.delete(messagingAccounts).where(eq(messagingAccounts.id, id));
+  const gone = await ctx.db.transaction(async (tx) => {
+    // The row lock holds off new prospects and conversations of the account (their foreign keys wait on it),
+    // so the list below is exactly what the cascade deletes.
+    const [locked] = await tx.select({ id: messagingAccounts.id }).from(messagingAccounts).where(eq(messagingAccounts.id, id)).for('update');
+    if (!locked) throw accountNotFound();
+    const held = await tx
+      .select({ id: conversations.id, uuid: conversations.uuid, recordingUrl: conversations.recordingUrl })
+      .from(conversations)
+      .where(eq(conversations.messagingAccountId, id));
+    await tx.delete(messagingAccounts).where(eq(messagingAccounts.id, id));
+    return held;
+  });
   // Open conversation screens learn that their conversation is gone.
   for (const conversation of gone) ctx.events.emit('conversation.changed', { conversationId: conversation.id, uuid: conversation.uuid });
+  // A missing file is no error, and one that cannot be removed is logged: the account is gone either way.
+  for (const conversation of gone) if (conversation.recordingUrl) await removeCallRecording(ctx, conversation.uuid);
 }
 
 /**
