@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
-import { conversations } from '../../db/schema/index.ts';
+import { conversations, userMessagingAccounts } from '../../db/schema/index.ts';
 import { forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { canAccessAccount } from '../messaging-accounts/access.ts';
 
@@ -53,8 +53,36 @@ export async function loadConversationToView(ctx: AppContext, actor: Actor | nul
   const row = await loadBy(ctx, eq(conversations.uuid, uuid));
   if (!row) throw notFound(NOT_FOUND);
   const canAdminister = await mayAdminister(ctx, actor, row.messagingAccountId);
+  return { ...row, canAdminister: assertViewable(row, canAdminister) };
+}
+
+/** 404 for a prospect conversation the viewer may not administer (it does not exist for them); else canAdminister. */
+function assertViewable(row: { prospectId: number | null }, canAdminister: boolean): boolean {
   if (row.prospectId !== null && !canAdminister) throw notFound(NOT_FOUND);
-  return { ...row, canAdminister };
+  return canAdminister;
+}
+
+/**
+ * The same rule as loadConversationToView for a read that fetched the conversation and the viewer's grant in
+ * one statement (the detail read, docs/performance.md "Conversation read"): `granted` is the value of
+ * `grantedAccountSql` for that row. 404 when hidden; otherwise whether the viewer may administer it.
+ */
+export function viewAccess(
+  actor: Actor | null,
+  row: { prospectId: number | null; messagingAccountId: number | null },
+  granted: boolean,
+): boolean {
+  const canAdminister = !actor ? false : actor.role === 'ADMIN' ? true : row.messagingAccountId !== null && granted;
+  return assertViewable(row, canAdminister);
+}
+
+/**
+ * SQL for canAccessAccount inside a bigger statement: true when the user `userId` (a placeholder or value;
+ * null for an anonymous visitor, which matches nothing) holds a grant on the account in `accountId`.
+ */
+export function grantedAccountSql(userId: Placeholder | number | null, accountId: SQL | typeof conversations.messagingAccountId): SQL<boolean> {
+  const uma = userMessagingAccounts;
+  return sql<boolean>`exists (select 1 from ${uma} where ${uma.userId} = ${userId} and ${uma.messagingAccountId} = ${accountId})`;
 }
 
 /**

@@ -37,9 +37,9 @@ import {
   deleteMessages,
   editMessage,
   findProspectConversation,
-  getConversationDetail,
   handBack,
   listConversations,
+  readConversationDetail,
   takeOver,
   requestFollowUp,
   writeMessage,
@@ -94,7 +94,7 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
   r.get(
     '/api/conversation/:uuid',
     { schema: { tags, params: conversationUuidParams, response: { 200: conversationDetail, ...errors } } },
-    async (request) => getConversationDetail(ctx, await loadConversationToView(ctx, request.actor, request.params.uuid)),
+    async (request) => readConversationDetail(ctx, request.actor, request.params.uuid),
   );
 
   r.get(
