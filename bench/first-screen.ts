@@ -11,7 +11,8 @@
  *   - `/`: the 'Start new conversation' button is shown and enabled;
  *   - the conversation list (`/conversation/list`, signed in as the ADMIN): its h1 is shown and no loader is left.
  * Each screen is measured with the browser's normal Accept-Encoding and with `identity` (what an uncompressing
- * server sends). BENCH_RUNS (3) runs per case; the median is printed.
+ * server sends). BENCH_RUNS (3) runs per case; the median is printed. BENCH_SCREENS=/ (or /conversation/list)
+ * limits the screens, BENCH_ENCODINGS=browser (or identity) the encodings.
  */
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from '@playwright/test';
@@ -83,12 +84,13 @@ async function main() {
           await page.locator('.mantine-Loader-root').first().waitFor({ state: 'detached', timeout: 60_000 }).catch(() => undefined);
         },
       },
-    ];
+    ].filter((s) => !process.env.BENCH_SCREENS || process.env.BENCH_SCREENS.split(',').includes(new URL(s.url).pathname));
+    const encodings = (['browser', 'identity'] as const).filter((e) => !process.env.BENCH_ENCODINGS || process.env.BENCH_ENCODINGS.split(',').includes(e));
     console.log(`link: 1.6 Mbps down / 750 kbps up / 150 ms; ${RUNS} runs per case, median; dist ${dist}`);
     console.log('| screen | encoding | JS transferred | CSS transferred | usable first screen |');
     console.log('|---|---|---|---|---|');
     for (const screen of screens) {
-      for (const encoding of ['browser', 'identity'] as const) {
+      for (const encoding of encodings) {
         const results: Measure[] = [];
         for (let run = 0; run < RUNS; run += 1) {
           const context = await browser.newContext({ viewport: { width: 390, height: 844 } });

@@ -1,4 +1,6 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
@@ -85,8 +87,48 @@ function preloadFirstScreen(entries: string[]): Plugin {
   };
 }
 
+const REST_STYLES_ID = 'virtual:mantine-rest-styles.css';
+
+/**
+ * `virtual:mantine-rest-styles.css`: every @mantine/core component stylesheet that first-screen-styles.ts does
+ * not import, in the order of @mantine/core/styles.css. The start page loads only the first screen's styles;
+ * other pages load this one (all-styles.ts), so no rule is sent twice and a component added to Mantine is
+ * styled without anyone listing it.
+ */
+function mantineRestStyles(firstScreenFile: string): Plugin {
+  const resolvedId = `\0${REST_STYLES_ID}`;
+  return {
+    name: 'sales-agent:mantine-rest-styles',
+    resolveId(id) {
+      return id === REST_STYLES_ID ? resolvedId : undefined;
+    },
+    load(id) {
+      if (id !== resolvedId) return undefined;
+      this.addWatchFile(firstScreenFile);
+      const stylesDir = path.dirname(createRequire(import.meta.url).resolve('@mantine/core/styles.css'));
+      const full = readFileSync(path.join(stylesDir, 'styles.css'), 'utf8');
+      const firstScreen = new Set([...readFileSync(firstScreenFile, 'utf8').matchAll(/@mantine\/core\/styles\/([\w-]+)\.css/g)].map((m) => m[1]));
+      const parts = readdirSync(path.join(stylesDir, 'styles'))
+        .filter((file) => file.endsWith('.css') && !file.endsWith('.layer.css') && !firstScreen.has(file.slice(0, -'.css'.length)))
+        .map((file) => {
+          const css = readFileSync(path.join(stylesDir, 'styles', file), 'utf8').trim();
+          const at = full.indexOf(css);
+          // Not found verbatim (should not happen): after the others, still styled.
+          return { css, at: at === -1 ? Number.MAX_SAFE_INTEGER : at };
+        })
+        .sort((a, b) => a.at - b.at);
+      return parts.map((p) => p.css).join('\n');
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), precompress(), preloadFirstScreen(['src/features/conversations/pages/conversation-new-page.tsx'])],
+  plugins: [
+    react(),
+    precompress(),
+    preloadFirstScreen(['src/features/conversations/pages/conversation-new-page.tsx']),
+    mantineRestStyles(path.resolve(import.meta.dirname, 'src/app/first-screen-styles.ts')),
+  ],
   build: {
     outDir: 'dist',
     // Spec §7.9: script chunks load from a static/js path on the same origin.

@@ -1,5 +1,4 @@
-import '@mantine/core/styles.css';
-import '@mantine/notifications/styles.css';
+import './app/first-screen-styles.ts';
 import { createRoot } from 'react-dom/client';
 import { StrictMode } from 'react';
 import { AppProviders } from './app/providers.tsx';

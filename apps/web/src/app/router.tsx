@@ -3,10 +3,22 @@ import { AppLoading, Layout } from './layout.tsx';
 import { RequireRole } from './guards.tsx';
 
 type PageModule = { default: React.ComponentType };
-/** Each page is its own lazily loaded chunk. */
+/**
+ * Each page is its own lazily loaded chunk, loaded together with Mantine's full stylesheet (all-styles.ts).
+ * The stylesheet is requested first so that its <link> comes before the page chunk's own CSS (a page's
+ * styles may override Mantine's at equal specificity).
+ */
+const loadAllStyles = () => import('./all-styles.ts');
 const page = (load: () => Promise<PageModule>): Pick<RouteObject, 'lazy'> => ({
-  lazy: async () => ({ Component: (await load()).default }),
+  lazy: async () => {
+    const [, module] = await Promise.all([loadAllStyles(), load()]);
+    return { Component: module.default };
+  },
 });
+/** The start page needs only the first screen's styles (first-screen-styles.ts, loaded by main.tsx). */
+const startPage: Pick<RouteObject, 'lazy'> = {
+  lazy: async () => ({ Component: (await import('../features/conversations/pages/conversation-new-page.tsx')).default }),
+};
 
 /** Every route of spec §2.2 with the guards of spec §6. */
 export const routes: RouteObject[] = [
@@ -16,8 +28,8 @@ export const routes: RouteObject[] = [
     HydrateFallback: AppLoading,
     children: [
       // Open pages
-      { index: true, ...page(() => import('../features/conversations/pages/conversation-new-page.tsx')) },
-      { path: 'conversation/new', ...page(() => import('../features/conversations/pages/conversation-new-page.tsx')) },
+      { index: true, ...startPage },
+      { path: 'conversation/new', ...startPage },
       { path: 'conversation/:uuid', ...page(() => import('../features/conversations/pages/conversation-detail-page.tsx')) },
       { path: 'login', ...page(() => import('../features/auth/pages/login-page.tsx')) },
       { path: 'register', ...page(() => import('../features/auth/pages/register-page.tsx')) },
@@ -69,7 +81,10 @@ export const routes: RouteObject[] = [
   // The website widget's iframe (docs/widget.md): the chat without the shell.
   {
     path: '/embed/:typeId',
-    lazy: async () => ({ Component: (await import('./embed.tsx')).EmbedLayout }),
+    lazy: async () => {
+      const [, embed] = await Promise.all([loadAllStyles(), import('./embed.tsx')]);
+      return { Component: embed.EmbedLayout };
+    },
     HydrateFallback: AppLoading,
     children: [
       { index: true, lazy: async () => ({ Component: (await import('./embed.tsx')).EmbedStartPage }) },
