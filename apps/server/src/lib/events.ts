@@ -18,6 +18,8 @@ export interface AppEvents {
   'unanswered.changed': { conversationId: number };
   /** An outbound message was queued (its outbox row committed): the send request a channel sender delivers. */
   'outbox.queued': { conversationId: number; messageId: number };
+  /** A session ended (logout) or a user was deleted: every instance forgets its cached sessions (session-cache.ts). */
+  'sessions.revoked': { reason: 'logout' | 'user deleted' };
 }
 
 export class EventBus {

@@ -2,6 +2,7 @@ import { and, eq, gt, lt } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { sessions, users } from '../../db/schema/index.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
+import { sessionCacheOf } from './session-cache.ts';
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -16,18 +17,39 @@ export async function createSession(ctx: AppContext, userId: number): Promise<st
   return token;
 }
 
+/**
+ * The user a session cookie signs in, or null. Runs on every API request, so a valid session is cached for a
+ * few seconds (session-cache.ts); unknown and expired tokens are always asked of the database.
+ */
 export async function findSessionUser(ctx: AppContext, token: string): Promise<Actor | null> {
-  const rows = await ctx.db
-    .select({ id: users.id, email: users.email, role: users.role })
+  const sessionId = sha256Hex(token);
+  const cache = sessionCacheOf(ctx.events);
+  const cached = cache.get(sessionId);
+  if (cached) return cached;
+  const startedAt = cache.begin();
+  const [row] = await ctx.db
+    .select({ id: users.id, email: users.email, role: users.role, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sha256Hex(token)), gt(sessions.expiresAt, new Date())))
+    .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, new Date())))
     .limit(1);
-  return rows[0] ?? null;
+  if (!row) return null;
+  const actor: Actor = { id: row.id, email: row.email, role: row.role };
+  cache.set(sessionId, actor, row.expiresAt, startedAt);
+  return actor;
 }
 
 export async function deleteSession(ctx: AppContext, token: string): Promise<void> {
   await ctx.db.delete(sessions).where(eq(sessions.id, sha256Hex(token)));
+  revokeCachedSessions(ctx, 'logout');
+}
+
+/**
+ * Tells every instance (this one at once, the others through the event bus) to forget the sessions it
+ * cached. Call it after the change is committed: a session deleted by logout, a user deleted with theirs.
+ */
+export function revokeCachedSessions(ctx: AppContext, reason: 'logout' | 'user deleted'): void {
+  ctx.events.emit('sessions.revoked', { reason });
 }
 
 export async function deleteExpiredSessions(ctx: AppContext): Promise<void> {

@@ -6,6 +6,7 @@ import { AppError, conflict, forbidden, notFound, unauthorized } from '../../lib
 import type { UserMessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
 import { reconnectNeeded } from '../messaging-accounts/access.ts';
+import { revokeCachedSessions } from './session.service.ts';
 
 /** argon2id with the OWASP-recommended minimum cost (19 MiB, 2 passes). */
 const ARGON2 = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -143,6 +144,8 @@ export async function deleteUser(ctx: AppContext, actor: Actor, email: string): 
     await tx.delete(users).where(eq(users.id, user.id));
     return recordings.map((r) => r.key);
   });
+  // Committed: the user's sessions (deleted by cascade) must stop working on every instance now.
+  revokeCachedSessions(ctx, 'user deleted');
   const storage = recordingStorage(ctx);
   for (const key of storageKeys) {
     // The account is gone either way; a file that cannot be removed now is logged, not a failed delete.
