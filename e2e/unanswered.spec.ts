@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { confirmModal, loginAsAdmin } from './support/fixtures.ts';
+import { expectNoHorizontalPageScroll, expectWithinViewportWidth, loginAsAdminThenPhone } from './support/viewport.ts';
 
 test.describe('unanswered conversations', () => {
   test('the monitor shows a new silence without reloading; an ADMIN deactivates, activates and deletes it', async ({ page, request }) => {
@@ -21,19 +22,20 @@ test.describe('unanswered conversations', () => {
     const row = active.getByRole('row').filter({ has: page.getByRole('link', { name: uuid }) });
     await expect(row).toBeVisible({ timeout: 20_000 });
     await expect(row).toContainText('No errors');
-    await expect(row).toContainText('ACTIVE');
+    // The status as a word, not the stored enum value.
+    await expect(row.getByRole('cell', { name: 'Active', exact: true })).toBeVisible();
     await page.screenshot({ path: '/tmp/unanswered-list.png', fullPage: true });
 
     await row.getByRole('button', { name: 'Deactivate' }).click();
     await confirmModal(page, /Deactivate unanswered conversation/);
     await expect(page.getByText('Unanswered conversation status updated successfully').first()).toBeVisible();
     const inactiveRow = inactive.getByRole('row').filter({ has: page.getByRole('link', { name: uuid }) });
-    await expect(inactiveRow).toContainText('INACTIVE');
+    await expect(inactiveRow.getByRole('cell', { name: 'Inactive', exact: true })).toBeVisible();
     await expect(row).toHaveCount(0);
 
     await inactiveRow.getByRole('button', { name: 'Activate' }).click();
     await confirmModal(page, /Activate unanswered conversation/);
-    await expect(row).toContainText('ACTIVE');
+    await expect(row.getByRole('cell', { name: 'Active', exact: true })).toBeVisible();
 
     // Cancel keeps the row; Confirm deletes it.
     await row.getByRole('button', { name: 'Delete' }).click();
@@ -59,5 +61,39 @@ test.describe('unanswered conversations', () => {
     await expect(page).toHaveURL(new RegExp(`/conversation/${uuid}$`));
     await expect(page.getByText('Tell me about pricing')).toHaveCount(0);
     await expect(page.locator('[data-testid="message"][data-role="PROSPECT"]')).toContainText('Hello there');
+  });
+
+  test.describe('at 390×844', () => {
+    test("a row's Actions stay on screen beside the wide table and work", async ({ page, request }) => {
+      const types = await (await request.get('/api/conversation-type/listt')).json();
+      const demo = types.find((t: { title: string }) => t.title === 'Demo: Sales assistant');
+      const { uuid } = await (await request.post('/api/conversation/new', { data: { conversationTypeId: demo.id } })).json();
+      await request.post(`/api/conversation/${uuid}/written-message`, { data: { message: 'Is there a phone plan?' } });
+      await loginAsAdminThenPhone(page);
+      await page.goto('/admin/unanswered-conversations/list');
+      const active = page.getByRole('table', { name: 'Active unanswered conversations', exact: true });
+      const row = active.getByRole('row').filter({ has: page.getByRole('link', { name: uuid }) });
+      await expect(row).toBeVisible({ timeout: 20_000 });
+      await row.scrollIntoViewIfNeeded();
+
+      // Ten columns do not fit 390 px: the table scrolls inside its frame, the page does not, and the pinned
+      // Actions column keeps both buttons in view.
+      await expectNoHorizontalPageScroll(page);
+      for (const name of ['Deactivate', 'Delete']) await expectWithinViewportWidth(page, row.getByRole('button', { name }));
+      await page.screenshot({ path: '/tmp/unanswered-list-phone.png', fullPage: true });
+
+      await row.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+      await row.getByRole('button', { name: 'Deactivate' }).click();
+      await confirmModal(page, /Deactivate unanswered conversation/);
+      const inactiveRow = page
+        .getByRole('table', { name: 'Inactive unanswered conversations', exact: true })
+        .getByRole('row')
+        .filter({ has: page.getByRole('link', { name: uuid }) });
+      await expect(inactiveRow.getByRole('cell', { name: 'Inactive', exact: true })).toBeVisible();
+      await inactiveRow.scrollIntoViewIfNeeded();
+      await expectWithinViewportWidth(page, inactiveRow.getByRole('button', { name: 'Activate' }));
+      await expectNoHorizontalPageScroll(page);
+    });
   });
 });

@@ -23,7 +23,8 @@ export function ErrorList({ text }: { text: string }) {
   if (errors === null) return <Text c="red" size="sm">Invalid error format</Text>;
   if (errors.length === 0) return <Text c="dimmed" size="sm">No errors</Text>;
   return (
-    <ScrollArea.Autosize mah="9.375rem" type="auto" data-testid="error-list">
+    // The list scrolls when long: focusable, so a keyboard can scroll it too (axe scrollable-region-focusable).
+    <ScrollArea.Autosize mah="9.375rem" type="auto" data-testid="error-list" viewportProps={{ tabIndex: 0, role: 'group', 'aria-label': 'Errors' }}>
       <List size="xs" spacing={4}>
         {errors.map((e, i) => (
           <List.Item key={i}>

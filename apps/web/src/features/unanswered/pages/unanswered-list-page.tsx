@@ -1,9 +1,11 @@
-import { Alert, Anchor, Badge, Button, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Loader, Stack, Text, Title } from '@mantine/core';
+import { IconPlayerPause, IconPlayerPlay, IconTrash } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { UnansweredStatus } from '@sales-agent/shared/enums';
 import type { UnansweredItem } from '@sales-agent/shared/schemas/unanswered';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
+import { ACTIONS_COLUMN_WIDTH, RecordTable, RowActions } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
@@ -56,6 +58,15 @@ export default function UnansweredListPage() {
   );
 }
 
+/**
+ * A UUID stays on one line when the table has room; when ten columns are too many for the screen it breaks in
+ * two rather than pushing Status and Actions out of the frame.
+ */
+const UUID_CELL = { minWidth: 150, overflowWrap: 'anywhere' } as const;
+
+/** Human labels of the stored statuses (issue 12 item 5: no raw enum values on screen). */
+const STATUS_LABELS: Record<UnansweredStatus, string> = { ACTIVE: 'Active', INACTIVE: 'Inactive' };
+
 function UnansweredTable(props: {
   title: string;
   rows: UnansweredItem[];
@@ -67,68 +78,87 @@ function UnansweredTable(props: {
       <Title order={3} mb="xs">
         {props.title} <Badge variant="light">{props.rows.length}</Badge>
       </Title>
-      <Table.ScrollContainer minWidth={1100}>
-        <Table striped aria-label={`${props.title} unanswered conversations`} verticalSpacing="xs">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>ID</Table.Th>
-              <Table.Th>Conversation UUID</Table.Th>
-              <Table.Th>Phase</Table.Th>
-              <Table.Th>Follow Ups</Table.Th>
-              <Table.Th>Earliest Reply</Table.Th>
-              <Table.Th>Prospect UUID</Table.Th>
-              <Table.Th>Account Name</Table.Th>
-              <Table.Th>Errors</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {props.rows.map((row) => (
-              <Table.Tr key={row.id}>
-                <Table.Td>{row.id}</Table.Td>
-                <Table.Td>
-                  <Anchor component={Link} to={paths.conversation(row.conversation.uuid)} ff="monospace" size="sm">
-                    {row.conversation.uuid}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>{row.conversation.phase}</Table.Td>
-                <Table.Td>{row.followUpCount}</Table.Td>
-                <Table.Td>{new Date(row.earliestReplyDateTime).toLocaleString()}</Table.Td>
-                <Table.Td ff="monospace" fz="sm">
-                  {row.conversation.Prospect?.uuid ?? '—'}
-                </Table.Td>
-                <Table.Td>{row.conversation.Prospect?.messagingAccount.pageName ?? '—'}</Table.Td>
-                <Table.Td maw={360}>
-                  <ErrorList text={row.errors} />
-                </Table.Td>
-                <Table.Td>{row.status}</Table.Td>
-                <Table.Td>
-                  <Group gap="xs" wrap="nowrap">
-                    {row.status === 'ACTIVE' ? (
-                      <Button size="xs" variant="light" onClick={() => props.onStatus(row, 'INACTIVE')}>
-                        Deactivate
-                      </Button>
-                    ) : (
-                      <Button size="xs" variant="light" onClick={() => props.onStatus(row, 'ACTIVE')}>
-                        Activate
-                      </Button>
-                    )}
-                    <Button size="xs" color="red" variant="light" onClick={() => props.onDelete(row)}>
-                      Delete
-                    </Button>
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-      {props.rows.length === 0 && (
-        <Text c="dimmed" size="sm">
-          No {props.title.toLowerCase()} unanswered conversations.
-        </Text>
-      )}
+      {/* The headers stay when a table is empty; the empty state says there is nothing to act on. */}
+      <RecordTable
+        aria-label={`${props.title} unanswered conversations`}
+        records={props.rows}
+        minHeight={props.rows.length === 0 ? 110 : 0}
+        emptyState={
+          <Text c="dimmed" size="sm">
+            No {props.title.toLowerCase()} unanswered conversations.
+          </Text>
+        }
+        columns={[
+          { accessor: 'id', title: 'ID' },
+          {
+            accessor: 'conversation.uuid',
+            title: 'Conversation UUID',
+            cellsStyle: () => UUID_CELL,
+            render: (row) => (
+              <Anchor component={Link} to={paths.conversation(row.conversation.uuid)} ff="monospace" size="sm">
+                {row.conversation.uuid}
+              </Anchor>
+            ),
+          },
+          { accessor: 'conversation.phase', title: 'Phase' },
+          { accessor: 'followUpCount', title: 'Follow Ups' },
+          {
+            accessor: 'earliestReplyDateTime',
+            title: 'Earliest Reply',
+            render: (row) => new Date(row.earliestReplyDateTime).toLocaleString(),
+          },
+          {
+            accessor: 'conversation.Prospect.uuid',
+            title: 'Prospect UUID',
+            cellsStyle: () => UUID_CELL,
+            render: (row) =>
+              row.conversation.Prospect ? (
+                <Text ff="monospace" size="sm" span>
+                  {row.conversation.Prospect.uuid}
+                </Text>
+              ) : (
+                '—'
+              ),
+          },
+          {
+            accessor: 'conversation.Prospect.messagingAccount.pageName',
+            title: 'Account Name',
+            render: (row) => row.conversation.Prospect?.messagingAccount.pageName ?? '—',
+          },
+          { accessor: 'errors', title: 'Errors', width: 260, render: (row) => <ErrorList text={row.errors} /> },
+          {
+            accessor: 'status',
+            title: 'Status',
+            render: (row) => (
+              // Never cut to 'A…' when the columns are tight: the word is short and must stay whole.
+              <Badge variant="light" color={row.status === 'ACTIVE' ? 'green' : 'gray'} styles={{ label: { overflow: 'visible' } }}>
+                {STATUS_LABELS[row.status]}
+              </Badge>
+            ),
+          },
+          {
+            accessor: 'actions',
+            title: 'Actions',
+            width: ACTIONS_COLUMN_WIDTH,
+            render: (row) => (
+              <RowActions phoneWidth={120}>
+                {row.status === 'ACTIVE' ? (
+                  <Button size="xs" variant="light" leftSection={<IconPlayerPause size={14} aria-hidden />} onClick={() => props.onStatus(row, 'INACTIVE')}>
+                    Deactivate
+                  </Button>
+                ) : (
+                  <Button size="xs" variant="light" leftSection={<IconPlayerPlay size={14} aria-hidden />} onClick={() => props.onStatus(row, 'ACTIVE')}>
+                    Activate
+                  </Button>
+                )}
+                <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} aria-hidden />} onClick={() => props.onDelete(row)}>
+                  Delete
+                </Button>
+              </RowActions>
+            ),
+          },
+        ]}
+      />
     </section>
   );
 }

@@ -1,0 +1,42 @@
+import { Flex } from '@mantine/core';
+import { DataTable, type DataTableProps } from 'mantine-datatable';
+// Only page chunks import this module, so the stylesheet stays out of the start page's bundle.
+import 'mantine-datatable/styles.css';
+import type { ReactNode } from 'react';
+
+/**
+ * The admin screens' list of records (issue 12 item 5): mantine-datatable with the project's defaults. The
+ * table scrolls sideways inside its own frame and its last column (the row's actions) stays pinned in view, so
+ * a phone never pushes the Actions off-screen. A table without actions passes `pinLastColumn={false}`.
+ */
+export function RecordTable<T>(props: DataTableProps<T>) {
+  return (
+    <DataTable
+      withTableBorder
+      striped
+      highlightOnHover
+      pinLastColumn
+      minHeight={0}
+      verticalSpacing="xs"
+      // A table wider than a phone scrolls sideways in this frame; keyboard users reach it with Tab and scroll
+      // it with the arrow keys even when no row has a link or button (WCAG 2.1.1, axe scrollable-region-focusable).
+      scrollAreaProps={{ viewportProps: { tabIndex: 0 } }}
+      {...props}
+    />
+  );
+}
+
+/** Width of an actions column: as narrow as its buttons, the rest goes to the data. */
+export const ACTIONS_COLUMN_WIDTH = '1%';
+
+/**
+ * A row's action buttons: one line on a wide screen; on a phone they wrap inside a narrow block so the pinned
+ * column leaves room for the data beside it.
+ */
+export function RowActions({ children, phoneWidth = 150 }: { children: ReactNode; phoneWidth?: number }) {
+  return (
+    <Flex columnGap="xs" rowGap={6} wrap={{ base: 'wrap', sm: 'nowrap' }} maw={{ base: phoneWidth, sm: 'none' }}>
+      {children}
+    </Flex>
+  );
+}
