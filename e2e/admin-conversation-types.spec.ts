@@ -1,5 +1,6 @@
 import { type Locator, type Page, expect, test } from '@playwright/test';
 import { confirmModal, loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
+import { expectNoHorizontalPageScroll, expectWithinViewportWidth, loginAsAdminThenPhone } from './support/viewport.ts';
 
 /** Success toasts are Mantine notifications; this finds one by its exact text. */
 const toast = (page: Page, text: string) => page.locator('.mantine-Notification-root').filter({ hasText: text });
@@ -151,5 +152,46 @@ test.describe('admin conversation types', () => {
     await loginAs(page, user.email, user.password);
     await page.goto('/admin/conversation-type/list');
     await expect(page).toHaveURL(/\/conversation\/new$/);
+  });
+
+  test.describe('at 390×844', () => {
+    test("the list's Actions and a phase's Save stay on screen and work", async ({ page }) => {
+      await loginAsAdminThenPhone(page);
+      const title = `Phone playbook ${Date.now()} with a title long enough to need several lines on a phone`;
+      const created = await page.request.post('/api/admin/conversation-type/create-edit', {
+        data: { title, rolePrompt: 'You sell solar panels.', errorPrompt: 'Sorry.', config: '{"crm": "GHL"}' },
+      });
+      expect(created.status(), await created.text()).toBe(200);
+      const { id } = (await created.json()).conversationType;
+
+      await page.goto('/admin/conversation-type/list');
+      const row = page.getByRole('row', { name: `Conversation type ${id}`, exact: true });
+      await row.scrollIntoViewIfNeeded();
+      await expect(row).toContainText(title);
+      await expectNoHorizontalPageScroll(page);
+      for (const name of ['Edit', 'Config', 'Contacts', 'Duplicate', 'Delete']) {
+        await expectWithinViewportWidth(page, row.getByRole(name === 'Duplicate' || name === 'Delete' ? 'button' : 'link', { name, exact: true }));
+      }
+      await page.screenshot({ path: '/tmp/conversation-types-phone.png', fullPage: true });
+
+      await row.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+      await row.getByRole('link', { name: 'Edit', exact: true }).click();
+      await expect(page).toHaveURL(`/admin/conversation-type/${id}/edit`);
+
+      // The phases table is wider than the phone too; Save and Cancel of the new row stay in view.
+      await page.getByRole('button', { name: 'Create Conversation Phase' }).click();
+      const phase = page.getByRole('row', { name: 'New phase' });
+      await phase.getByLabel('Prompt', { exact: true }).fill('Find out the roof size');
+      await phase.getByLabel('Transition prompt').fill('The roof size is known');
+      await expectNoHorizontalPageScroll(page);
+      await phase.getByRole('button', { name: 'Save' }).scrollIntoViewIfNeeded();
+      for (const name of ['Save', 'Cancel']) await expectWithinViewportWidth(page, phase.getByRole('button', { name }));
+      await page.screenshot({ path: '/tmp/conversation-phases-phone.png', fullPage: true });
+      await phase.getByRole('button', { name: 'Save' }).click();
+      await expect(toast(page, 'Phase saved successfully!').first()).toBeVisible();
+      await expect(phaseRow(page, 0).getByLabel('Prompt', { exact: true })).toHaveValue('Find out the roof size');
+      await expectWithinViewportWidth(page, phaseRow(page, 0).getByRole('button', { name: 'Delete' }));
+    });
   });
 });

@@ -1,7 +1,9 @@
-import { Alert, Button, Group, Loader, NumberInput, Stack, Table, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Button, Group, Loader, NumberInput, Stack, Table, type TableTrProps, Text, Textarea, Title } from '@mantine/core';
+import { IconDeviceFloppy, IconTrash, IconX } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { LIMITS } from '@sales-agent/shared/limits';
-import { useState } from 'react';
+import { createContext, useContext, useState } from 'react';
+import { RecordTable } from '../../../components/record-table.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
@@ -28,9 +30,18 @@ const toDraft = (phase: ConversationPhase): PhaseDraft => ({
   followUpPrompt: phase.followUpPrompt ?? '',
 });
 
+/** One row of the table: a stored phase (keyed by its id) or the creation row. */
+interface PhaseRecord {
+  key: string;
+  initial: PhaseDraft;
+}
+const NEW_ROW = 'new';
+
 /**
  * Spec §2.6 phases table of the edit page: every phase can be saved or deleted; 'Create Conversation
  * Phase' reveals a new row that hides once saved (spec §4). After a delete the page reloads after 1 s.
+ * A mantine-datatable like the other admin lists: it scrolls sideways inside its frame on a phone while the
+ * Save and Delete column stays pinned in view.
  */
 export function PhasesTable({ typeId }: { typeId: number }) {
   const query = useQuery(conversationPhasesQuery(typeId));
@@ -39,6 +50,10 @@ export function PhasesTable({ typeId }: { typeId: number }) {
 
   const refresh = () => client.invalidateQueries({ queryKey: ['conversation-types'] });
   const nextIndex = query.data?.length ? Math.max(...query.data.map((p) => p.index)) + 1 : 0;
+  const records: PhaseRecord[] = [
+    ...(query.data ?? []).map((phase) => ({ key: String(phase.id), initial: toDraft(phase) })),
+    ...(creating ? [{ key: NEW_ROW, initial: { index: nextIndex, prompt: '', transitionPrompt: '', followUpPrompt: '' } }] : []),
+  ];
 
   return (
     <Stack mt="xl">
@@ -55,68 +70,99 @@ export function PhasesTable({ typeId }: { typeId: number }) {
       {query.isPending && <Loader aria-label="Loading phases" />}
       {query.isError && <Alert color="red">{errorMessage(query.error)}</Alert>}
       {query.data && (
-        <Table.ScrollContainer minWidth={900}>
-          <Table aria-label="Conversation phases" verticalSpacing="sm" style={{ tableLayout: 'fixed' }}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w={90}>Index</Table.Th>
-                <Table.Th>Prompt</Table.Th>
-                <Table.Th>Transition prompt</Table.Th>
-                <Table.Th>Follow-up prompt</Table.Th>
-                <Table.Th w={110}>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {query.data.map((phase) => (
-                <PhaseRow key={`${phase.id}`} typeId={typeId} initial={toDraft(phase)} onSaved={refresh} />
-              ))}
-              {creating && (
-                <PhaseRow
-                  typeId={typeId}
-                  initial={{ index: nextIndex, prompt: '', transitionPrompt: '', followUpPrompt: '' }}
-                  onSaved={async () => {
-                    setCreating(false);
-                    await refresh();
-                  }}
-                  onCancel={() => setCreating(false)}
-                />
-              )}
-              {query.data.length === 0 && !creating && (
-                <Table.Tr>
-                  <Table.Td colSpan={5}>
-                    <Text c="dimmed" size="sm">
-                      No phases yet. Without phases the agent has no goal to work towards.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              )}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <RecordTable
+          aria-label="Conversation phases"
+          records={records}
+          idAccessor="key"
+          striped={false}
+          highlightOnHover={false}
+          verticalSpacing="sm"
+          verticalAlign="top"
+          minHeight={records.length === 0 ? 110 : 0}
+          emptyState={
+            <Text c="dimmed" size="sm">
+              No phases yet. Without phases the agent has no goal to work towards.
+            </Text>
+          }
+          // Each row keeps its own draft, errors and busy flag (PhaseRowState); the cells below read them.
+          rowFactory={({ record, rowProps, children }) => (
+            <PhaseRowState
+              typeId={typeId}
+              initial={record.initial}
+              onSaved={
+                record.key === NEW_ROW
+                  ? async () => {
+                      setCreating(false);
+                      await refresh();
+                    }
+                  : refresh
+              }
+              onCancel={record.key === NEW_ROW ? () => setCreating(false) : undefined}
+            >
+              <PhaseTr rowProps={rowProps}>{children}</PhaseTr>
+            </PhaseRowState>
+          )}
+          columns={[
+            { accessor: 'index', title: 'Index', width: 90, render: () => <IndexCell /> },
+            { accessor: 'prompt', title: 'Prompt', cellsStyle: () => ({ minWidth: 220 }), render: () => <PromptCell field="prompt" label="Prompt" /> },
+            {
+              accessor: 'transitionPrompt',
+              title: 'Transition prompt',
+              cellsStyle: () => ({ minWidth: 220 }),
+              render: () => <PromptCell field="transitionPrompt" label="Transition prompt" />,
+            },
+            {
+              accessor: 'followUpPrompt',
+              title: 'Follow-up prompt',
+              cellsStyle: () => ({ minWidth: 220 }),
+              render: () => <PromptCell field="followUpPrompt" label="Follow-up prompt" />,
+            },
+            { accessor: 'actions', title: 'Actions', width: 110, render: () => <ActionsCell /> },
+          ]}
+        />
       )}
     </Stack>
   );
 }
 
-function PhaseRow(props: { typeId: number; initial: PhaseDraft; onSaved: () => Promise<void> | void; onCancel?: () => void }) {
+type PromptField = 'prompt' | 'transitionPrompt' | 'followUpPrompt';
+
+interface PhaseRow {
+  draft: PhaseDraft;
+  setDraft: React.Dispatch<React.SetStateAction<PhaseDraft>>;
+  errors: Partial<Record<keyof PhaseDraft, string>>;
+  busy: boolean;
+  isNew: boolean;
+  /** The row's accessible name: 'Phase N' by its stored index, or 'New phase'. */
+  rowName: string;
+  save(): Promise<void>;
+  remove(): Promise<void>;
+  cancel?: () => void;
+}
+
+const PhaseRowContext = createContext<PhaseRow | null>(null);
+const usePhaseRow = () => {
+  const row = useContext(PhaseRowContext);
+  if (!row) throw new Error('A phase cell is rendered outside its row');
+  return row;
+};
+
+/** The state and actions of one phase row, shared with its cells. */
+function PhaseRowState(props: {
+  typeId: number;
+  initial: PhaseDraft;
+  onSaved: () => Promise<unknown> | void;
+  onCancel?: () => void;
+  children: React.ReactNode;
+}) {
   const [draft, setDraft] = useState(props.initial);
-  const [errors, setErrors] = useState<Partial<Record<keyof PhaseDraft, string>>>({});
+  const [errors, setErrors] = useState<PhaseRow['errors']>({});
   const [busy, setBusy] = useState(false);
   const isNew = draft.id === undefined;
   const rowName = isNew ? 'New phase' : `Phase ${props.initial.index}`;
 
-  const text = (key: 'prompt' | 'transitionPrompt' | 'followUpPrompt') => ({
-    value: draft[key],
-    error: errors[key],
-    rows: LIMITS.phasePromptRows,
-    onChange: (e: React.ChangeEvent<HTMLTextAreaElement>) => {
-      const value = e.currentTarget.value;
-      setDraft((d) => ({ ...d, [key]: value }));
-    },
-  });
-
   const save = async () => {
-    const found: typeof errors = {};
+    const found: PhaseRow['errors'] = {};
     if (typeof draft.index !== 'number' || !Number.isInteger(draft.index) || draft.index < 0) found.index = 'Index must be 0 or more';
     if (!draft.prompt.trim()) found.prompt = 'Prompt is required';
     if (!draft.transitionPrompt.trim()) found.transitionPrompt = 'Transition prompt is required';
@@ -157,44 +203,67 @@ function PhaseRow(props: { typeId: number; initial: PhaseDraft; onSaved: () => P
     }
   };
 
+  const row: PhaseRow = { draft, setDraft, errors, busy, isNew, rowName, save, remove, cancel: props.onCancel };
+  return <PhaseRowContext.Provider value={row}>{props.children}</PhaseRowContext.Provider>;
+}
+
+/** The table row itself, named for the E2E and for screen readers ('Phase 2', 'New phase'). */
+function PhaseTr({ rowProps, children }: { rowProps: TableTrProps; children: React.ReactNode }) {
+  const { rowName } = usePhaseRow();
   return (
-    <Table.Tr aria-label={rowName} style={{ verticalAlign: 'top' }}>
-      <Table.Td>
-        <NumberInput
-          aria-label="Index"
-          value={draft.index}
-          error={errors.index}
-          min={0}
-          allowDecimal={false}
-          allowNegative={false}
-          onChange={(value) => setDraft((d) => ({ ...d, index: value }))}
-        />
-      </Table.Td>
-      <Table.Td>
-        <Textarea aria-label="Prompt" {...text('prompt')} />
-      </Table.Td>
-      <Table.Td>
-        <Textarea aria-label="Transition prompt" {...text('transitionPrompt')} />
-      </Table.Td>
-      <Table.Td>
-        <Textarea aria-label="Follow-up prompt" {...text('followUpPrompt')} />
-      </Table.Td>
-      <Table.Td>
-        <Stack gap="xs">
-          <Button size="xs" onClick={save} loading={busy}>
-            Save
-          </Button>
-          {isNew ? (
-            <Button size="xs" variant="default" onClick={props.onCancel} disabled={busy}>
-              Cancel
-            </Button>
-          ) : (
-            <Button size="xs" color="red" variant="light" onClick={remove} disabled={busy}>
-              Delete
-            </Button>
-          )}
-        </Stack>
-      </Table.Td>
+    <Table.Tr {...rowProps} aria-label={rowName}>
+      {children}
     </Table.Tr>
+  );
+}
+
+function IndexCell() {
+  const { draft, setDraft, errors } = usePhaseRow();
+  return (
+    <NumberInput
+      aria-label="Index"
+      value={draft.index}
+      error={errors.index}
+      min={0}
+      allowDecimal={false}
+      allowNegative={false}
+      onChange={(value) => setDraft((d) => ({ ...d, index: value }))}
+    />
+  );
+}
+
+function PromptCell({ field, label }: { field: PromptField; label: string }) {
+  const { draft, setDraft, errors } = usePhaseRow();
+  return (
+    <Textarea
+      aria-label={label}
+      value={draft[field]}
+      error={errors[field]}
+      rows={LIMITS.phasePromptRows}
+      onChange={(e) => {
+        const value = e.currentTarget.value;
+        setDraft((d) => ({ ...d, [field]: value }));
+      }}
+    />
+  );
+}
+
+function ActionsCell() {
+  const { isNew, busy, save, remove, cancel } = usePhaseRow();
+  return (
+    <Stack gap="xs">
+      <Button size="xs" leftSection={<IconDeviceFloppy size={14} aria-hidden />} onClick={save} loading={busy}>
+        Save
+      </Button>
+      {isNew ? (
+        <Button size="xs" variant="default" leftSection={<IconX size={14} aria-hidden />} onClick={cancel} disabled={busy}>
+          Cancel
+        </Button>
+      ) : (
+        <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} aria-hidden />} onClick={remove} disabled={busy}>
+          Delete
+        </Button>
+      )}
+    </Stack>
   );
 }

@@ -1,4 +1,5 @@
-import { Alert, Anchor, Button, Group, Loader, Select, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Loader, Select, Stack, Text, Tooltip } from '@mantine/core';
+import { IconPhone } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { TRUNCATE } from '@sales-agent/shared/limits';
 import { truncate } from '@sales-agent/shared/truncate';
@@ -7,6 +8,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
+import { ACTIONS_COLUMN_WIDTH, RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { toastError } from '../../../lib/toast.ts';
@@ -174,49 +176,54 @@ function ContactsTable(props: { typeId: string; contacts: CrmOpportunity[] | und
   };
 
   return (
-    <Table.ScrollContainer minWidth={480}>
-      <Table striped aria-label="Contacts" verticalSpacing="sm">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Phone</Table.Th>
-            <Table.Th w={1}>Call</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {props.contacts.map((opportunity) => {
+    <RecordTable
+      aria-label="Contacts"
+      records={props.contacts}
+      verticalSpacing="sm"
+      customRowAttributes={(opportunity) => ({ 'aria-label': opportunity.contact.name })}
+      columns={[
+        { accessor: 'contact.name', title: 'Name' },
+        {
+          accessor: 'contact.phone',
+          title: 'Phone',
+          noWrap: true,
+          render: ({ contact }) =>
+            contact.phone ?? (
+              <Text c="dimmed" size="sm" span>
+                No phone
+              </Text>
+            ),
+        },
+        {
+          accessor: 'call',
+          title: 'Call',
+          width: ACTIONS_COLUMN_WIDTH,
+          render: (opportunity) => {
             const { contact } = opportunity;
-            return (
-              <Table.Tr key={opportunity.id} aria-label={contact.name}>
-                <Table.Td>{contact.name}</Table.Td>
-                <Table.Td>{contact.phone ?? <Text c="dimmed" span>No phone</Text>}</Table.Td>
-                <Table.Td>
-                  {contact.phone ? (
-                    <Button
-                      size="xs"
-                      loading={callingId === contact.id}
-                      disabled={callingId !== null && callingId !== contact.id}
-                      onClick={() => placeCall(opportunity)}
-                      aria-label={`Call ${contact.name}`}
-                    >
-                      Call
-                    </Button>
-                  ) : (
-                    // A disabled button gets no hover, so the reason's tooltip sits on a wrapper; screen readers get it from the label.
-                    <Tooltip label={NO_PHONE}>
-                      <span tabIndex={0}>
-                        <Button size="xs" disabled aria-label={`Call ${contact.name}: ${NO_PHONE}`}>
-                          Call
-                        </Button>
-                      </span>
-                    </Tooltip>
-                  )}
-                </Table.Td>
-              </Table.Tr>
+            return contact.phone ? (
+              <Button
+                size="xs"
+                leftSection={<IconPhone size={14} aria-hidden />}
+                loading={callingId === contact.id}
+                disabled={callingId !== null && callingId !== contact.id}
+                onClick={() => placeCall(opportunity)}
+                aria-label={`Call ${contact.name}`}
+              >
+                Call
+              </Button>
+            ) : (
+              // A disabled button gets no hover, so the reason's tooltip sits on a wrapper; screen readers get it from the label.
+              <Tooltip label={NO_PHONE}>
+                <span tabIndex={0}>
+                  <Button size="xs" leftSection={<IconPhone size={14} aria-hidden />} disabled aria-label={`Call ${contact.name}: ${NO_PHONE}`}>
+                    Call
+                  </Button>
+                </span>
+              </Tooltip>
             );
-          })}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+          },
+        },
+      ]}
+    />
   );
 }

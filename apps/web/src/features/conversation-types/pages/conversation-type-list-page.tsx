@@ -1,4 +1,5 @@
-import { Alert, Button, Group, Loader, Table, Text } from '@mantine/core';
+import { Alert, Button, Group, Loader, Text } from '@mantine/core';
+import { IconAddressBook, IconCopy, IconPencil, IconSettings, IconTrash } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { TRUNCATE } from '@sales-agent/shared/limits';
 import { isCrmLinked } from '@sales-agent/shared/schemas/conversation-type-config';
@@ -6,6 +7,7 @@ import { truncate } from '@sales-agent/shared/truncate';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
+import { ACTIONS_COLUMN_WIDTH, RecordTable, RowActions } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
@@ -80,48 +82,69 @@ export default function ConversationTypeListPage() {
         <Text c="dimmed">No conversation types yet. Create one to give the agent its first playbook.</Text>
       )}
       {query.data && query.data.length > 0 && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped highlightOnHover aria-label="Conversation types" verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w={70}>ID</Table.Th>
-                <Table.Th>Prompt or title</Table.Th>
-                <Table.Th w={1}>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {query.data.map((type) => (
-                <Table.Tr key={type.id} aria-label={`Conversation type ${type.id}`}>
-                  <Table.Td>{type.id}</Table.Td>
-                  <Table.Td style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-                    {truncate(type.label, TRUNCATE.typeList)}
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap="xs" wrap="nowrap">
-                      <Button size="xs" variant="light" component={Link} to={paths.admin.conversationTypeEdit(type.id)}>
-                        Edit
-                      </Button>
-                      <Button size="xs" variant="light" component={Link} to={paths.admin.conversationTypeConfig(type.id)}>
-                        Config
-                      </Button>
-                      {isCrmLinked(type.config) && (
-                        <Button size="xs" variant="light" color="teal" component={Link} to={paths.admin.conversationTypeContacts(type.id)}>
-                          Contacts
-                        </Button>
-                      )}
-                      <Button size="xs" variant="light" color="gray" loading={busyId === type.id} onClick={() => duplicate(type.id)}>
-                        Duplicate
-                      </Button>
-                      <Button size="xs" variant="light" color="red" disabled={busyId === type.id} onClick={() => remove(type)}>
-                        Delete
-                      </Button>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <RecordTable
+          aria-label="Conversation types"
+          records={query.data}
+          verticalSpacing="sm"
+          customRowAttributes={(type) => ({ 'aria-label': `Conversation type ${type.id}` })}
+          columns={[
+            { accessor: 'id', title: 'ID', width: 70 },
+            {
+              accessor: 'label',
+              title: 'Prompt or title',
+              // A phone shows the start of a long prompt beside the pinned actions; the table scrolls for the rest.
+              cellsStyle: () => ({ whiteSpace: 'pre-wrap', wordBreak: 'break-word', minWidth: 180 }),
+              render: (type) => truncate(type.label, TRUNCATE.typeList),
+            },
+            {
+              accessor: 'actions',
+              title: 'Actions',
+              width: ACTIONS_COLUMN_WIDTH,
+              render: (type) => (
+                <RowActions>
+                  <Button size="xs" variant="light" leftSection={<IconPencil size={14} aria-hidden />} component={Link} to={paths.admin.conversationTypeEdit(type.id)}>
+                    Edit
+                  </Button>
+                  <Button size="xs" variant="light" leftSection={<IconSettings size={14} aria-hidden />} component={Link} to={paths.admin.conversationTypeConfig(type.id)}>
+                    Config
+                  </Button>
+                  {isCrmLinked(type.config) && (
+                    <Button
+                      size="xs"
+                      variant="light"
+                      color="teal"
+                      leftSection={<IconAddressBook size={14} aria-hidden />}
+                      component={Link}
+                      to={paths.admin.conversationTypeContacts(type.id)}
+                    >
+                      Contacts
+                    </Button>
+                  )}
+                  <Button
+                    size="xs"
+                    variant="light"
+                    color="gray"
+                    leftSection={<IconCopy size={14} aria-hidden />}
+                    loading={busyId === type.id}
+                    onClick={() => duplicate(type.id)}
+                  >
+                    Duplicate
+                  </Button>
+                  <Button
+                    size="xs"
+                    variant="light"
+                    color="red"
+                    leftSection={<IconTrash size={14} aria-hidden />}
+                    disabled={busyId === type.id}
+                    onClick={() => remove(type)}
+                  >
+                    Delete
+                  </Button>
+                </RowActions>
+              ),
+            },
+          ]}
+        />
       )}
     </>
   );
