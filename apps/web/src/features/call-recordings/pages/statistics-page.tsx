@@ -1,11 +1,13 @@
 import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
-import { Alert, Anchor, Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { IconDownload, IconFileText, IconPlayerPlay, IconPlayerStop, IconTrash } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { CallRecording } from '@sales-agent/shared/schemas/call-recording';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
+import { ACTIONS_COLUMN_WIDTH, RecordTable, RowActions } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
@@ -107,28 +109,23 @@ export default function StatisticsPage() {
               {stats.topUsers.length === 0 ? (
                 <Text c="dimmed">No recordings in this period.</Text>
               ) : (
-                <Table.ScrollContainer minWidth={480}>
-                  <Table aria-label="Top users">
-                    <Table.Thead>
-                      <Table.Tr>
-                        <Table.Th>User</Table.Th>
-                        <Table.Th>Calls</Table.Th>
-                        <Table.Th>Total</Table.Th>
-                        <Table.Th>Average per call</Table.Th>
-                      </Table.Tr>
-                    </Table.Thead>
-                    <Table.Tbody>
-                      {stats.topUsers.map((u) => (
-                        <Table.Tr key={u.email}>
-                          <Table.Td>{u.email}</Table.Td>
-                          <Table.Td>{u.calls}</Table.Td>
-                          <Table.Td>{formatDuration(u.totalDuration)}</Table.Td>
-                          <Table.Td>{formatDuration(u.averageDuration)}</Table.Td>
-                        </Table.Tr>
-                      ))}
-                    </Table.Tbody>
-                  </Table>
-                </Table.ScrollContainer>
+                // A ranking without actions: nothing to pin.
+                <RecordTable
+                  aria-label="Top users"
+                  records={stats.topUsers}
+                  // As tall as its rows, not stretched to the chart card beside it.
+                  height="auto"
+                  idAccessor="email"
+                  pinLastColumn={false}
+                  striped={false}
+                  highlightOnHover={false}
+                  columns={[
+                    { accessor: 'email', title: 'User' },
+                    { accessor: 'calls', title: 'Calls', textAlign: 'right' },
+                    { accessor: 'totalDuration', title: 'Total', textAlign: 'right', noWrap: true, render: (u) => formatDuration(u.totalDuration) },
+                    { accessor: 'averageDuration', title: 'Average per call', textAlign: 'right', noWrap: true, render: (u) => formatDuration(u.averageDuration) },
+                  ]}
+                />
               )}
             </Card>
             <Card withBorder>
@@ -171,64 +168,78 @@ export default function StatisticsPage() {
                 .
               </Text>
             ) : (
-              <Table.ScrollContainer minWidth={760}>
-                <Table aria-label="Recordings" striped highlightOnHover>
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Date</Table.Th>
-                      <Table.Th>User</Table.Th>
-                      <Table.Th>Duration</Table.Th>
-                      <Table.Th>Transcript</Table.Th>
-                      <Table.Th>Actions</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {recordings.data.map((r) => (
-                      <Table.Tr key={r.id} data-testid={`recording-row-${r.id}`}>
-                        <Table.Td>{new Date(r.createdAt).toLocaleString()}</Table.Td>
-                        <Table.Td>{r.user.email}</Table.Td>
-                        <Table.Td>{formatDuration(r.duration)}</Table.Td>
-                        <Table.Td>
-                          {r.transcript !== null ? <Badge color="green">Available</Badge> : <Badge color="gray">None</Badge>}
-                        </Table.Td>
-                        <Table.Td>
-                          <Group gap={6} wrap="nowrap">
-                            <Button size="xs" variant="light" onClick={() => setPlayingId(playingId === r.id ? null : r.id)}>
-                              {playingId === r.id ? 'Hide Player' : 'Play'}
-                            </Button>
-                            <Button size="xs" variant="default" component="a" href={recordingDownloadUrl(r.id)}>
-                              Download
-                            </Button>
-                            {r.transcript !== null ? (
-                              <Button size="xs" variant="default" component={Link} to={paths.callRecordingTranscript(r.id)}>
-                                View Transcript
+              <RecordTable
+                aria-label="Recordings"
+                records={recordings.data}
+                customRowAttributes={(r) => ({ 'data-testid': `recording-row-${r.id}` })}
+                columns={[
+                  { accessor: 'createdAt', title: 'Date', render: (r) => new Date(r.createdAt).toLocaleString() },
+                  { accessor: 'user.email', title: 'User' },
+                  { accessor: 'duration', title: 'Duration', noWrap: true, render: (r) => formatDuration(r.duration) },
+                  {
+                    accessor: 'transcript',
+                    title: 'Transcript',
+                    render: (r) => (r.transcript !== null ? <Badge color="green">Available</Badge> : <Badge color="gray">None</Badge>),
+                  },
+                  {
+                    accessor: 'actions',
+                    title: 'Actions',
+                    width: ACTIONS_COLUMN_WIDTH,
+                    render: (r) => (
+                      <RowActions phoneWidth={170}>
+                        <Button
+                          size="xs"
+                          variant="light"
+                          leftSection={playingId === r.id ? <IconPlayerStop size={14} aria-hidden /> : <IconPlayerPlay size={14} aria-hidden />}
+                          onClick={() => setPlayingId(playingId === r.id ? null : r.id)}
+                        >
+                          {playingId === r.id ? 'Hide Player' : 'Play'}
+                        </Button>
+                        <Button size="xs" variant="default" leftSection={<IconDownload size={14} aria-hidden />} component="a" href={recordingDownloadUrl(r.id)}>
+                          Download
+                        </Button>
+                        {r.transcript !== null ? (
+                          <Button
+                            size="xs"
+                            variant="default"
+                            leftSection={<IconFileText size={14} aria-hidden />}
+                            component={Link}
+                            to={paths.callRecordingTranscript(r.id)}
+                          >
+                            View Transcript
+                          </Button>
+                        ) : (
+                          <Tooltip label={transcriptionOff} disabled={!transcriptionOff} multiline w={280} events={{ hover: true, focus: true, touch: true }}>
+                            {/* A span keeps the tooltip working on the disabled button. */}
+                            <span>
+                              <Button
+                                size="xs"
+                                variant="default"
+                                leftSection={<IconFileText size={14} aria-hidden />}
+                                loading={busyId === r.id}
+                                disabled={Boolean(transcriptionOff)}
+                                onClick={() => onGenerate(r)}
+                              >
+                                Generate Transcript
                               </Button>
-                            ) : (
-                              <Tooltip label={transcriptionOff} disabled={!transcriptionOff} multiline w={280} events={{ hover: true, focus: true, touch: true }}>
-                                {/* A span keeps the tooltip working on the disabled button. */}
-                                <span>
-                                  <Button
-                                    size="xs"
-                                    variant="default"
-                                    loading={busyId === r.id}
-                                    disabled={Boolean(transcriptionOff)}
-                                    onClick={() => onGenerate(r)}
-                                  >
-                                    Generate Transcript
-                                  </Button>
-                                </span>
-                              </Tooltip>
-                            )}
-                            <Button size="xs" color="red" variant="light" disabled={busyId === r.id} onClick={() => onDelete(r)}>
-                              Delete
-                            </Button>
-                          </Group>
-                        </Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </Table.ScrollContainer>
+                            </span>
+                          </Tooltip>
+                        )}
+                        <Button
+                          size="xs"
+                          color="red"
+                          variant="light"
+                          leftSection={<IconTrash size={14} aria-hidden />}
+                          disabled={busyId === r.id}
+                          onClick={() => onDelete(r)}
+                        >
+                          Delete
+                        </Button>
+                      </RowActions>
+                    ),
+                  },
+                ]}
+              />
             )}
           </Card>
 

@@ -1,11 +1,13 @@
 import '@mantine/dropzone/styles.css';
-import { ActionIcon, Alert, Anchor, Button, Card, Group, Progress, Stack, Table, Text } from '@mantine/core';
+import { ActionIcon, Alert, Anchor, Button, Card, Group, Progress, Stack, Text } from '@mantine/core';
 import { Dropzone } from '@mantine/dropzone';
+import { IconX } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { DISPLAYED_FORMATS } from '@sales-agent/shared/schemas/call-recording';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
+import { RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { toastSuccess } from '../../../lib/toast.ts';
 import { UPLOAD_FAILED_MESSAGE, uploadRecordings } from '../api/upload.ts';
@@ -88,34 +90,26 @@ export default function UploadPage() {
 
       {files.length > 0 && (
         <Card withBorder padding="sm">
-          <Table aria-label="Selected files">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>File</Table.Th>
-                <Table.Th>Size</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {files.map((file, index) => (
-                <Table.Tr key={`${file.name}-${file.size}-${file.lastModified}`}>
-                  <Table.Td style={{ wordBreak: 'break-all' }}>{file.name}</Table.Td>
-                  <Table.Td>{formatBytes(file.size)}</Table.Td>
-                  <Table.Td ta="right">
-                    <ActionIcon
-                      variant="subtle"
-                      color="red"
-                      aria-label={`Remove ${file.name}`}
-                      onClick={() => removeFile(index)}
-                      disabled={uploading}
-                    >
-                      ✕
-                    </ActionIcon>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <RecordTable
+            aria-label="Selected files"
+            records={files}
+            idAccessor={fileKey}
+            striped={false}
+            columns={[
+              { accessor: 'name', title: 'File', cellsStyle: () => ({ overflowWrap: 'anywhere' }) },
+              { accessor: 'size', title: 'Size', noWrap: true, render: (file) => formatBytes(file.size) },
+              {
+                accessor: 'remove',
+                title: 'Remove',
+                textAlign: 'right',
+                render: (file, index) => (
+                  <ActionIcon variant="subtle" color="red" aria-label={`Remove ${file.name}`} onClick={() => removeFile(index)} disabled={uploading}>
+                    <IconX size={16} aria-hidden />
+                  </ActionIcon>
+                ),
+              },
+            ]}
+          />
           <Text size="sm" c="dimmed" mt="xs">
             {files.length} file{files.length === 1 ? '' : 's'}, {formatBytes(totalBytes)} in total
           </Text>
@@ -150,3 +144,4 @@ export default function UploadPage() {
 }
 
 const sameFile = (a: File, b: File) => a.name === b.name && a.size === b.size && a.lastModified === b.lastModified;
+const fileKey = (file: File) => `${file.name}-${file.size}-${file.lastModified}`;
