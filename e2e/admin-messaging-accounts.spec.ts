@@ -59,7 +59,8 @@ test.describe('admin messaging accounts', () => {
     await expect(page).toHaveURL(/\/admin\/messaging-accounts\/list$/);
 
     const row = page.getByRole('row').filter({ hasText: pageName });
-    await expect(row).toContainText('INSTAGRAM');
+    // The type by its channel's name (issue 12 item 5), not the stored enum value.
+    await expect(row.getByTestId('channel')).toHaveText('Instagram');
     await expect(row).toContainText(`ig-${stamp}`);
     await expect(row).toContainText(typeTitle);
     await expect(row).toContainText(new Date('2031-05-17T00:00:00Z').toLocaleDateString(undefined, { timeZone: 'UTC' }));
@@ -81,7 +82,7 @@ test.describe('admin messaging accounts', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await expectToast(page, 'Account created or updated successfully');
     const edited = page.getByRole('row').filter({ hasText: editedName });
-    await expect(edited).toContainText('FACEBOOK');
+    await expect(edited.getByTestId('channel')).toHaveText('Messenger');
     const list = await (await request.get('/api/admin/messaging-accounts/list')).json();
     const stored = list.find((a: { pageName: string }) => a.pageName === editedName);
     expect(stored.accessTokenHint).toBe('••••Zk42');

@@ -14,6 +14,10 @@ test.use({ baseURL: `http://localhost:${FAKE_META_PORT}` });
 const FACEBOOK_EMAIL = 'fiona.fake@example.com';
 const INSTAGRAM_NAME = 'fake_bakery';
 
+/** A connected account's row on the profile, by the channel its type is shown as (FACEBOOK is 'Messenger'). */
+const accountRow = (page: Page, channel: string) =>
+  page.getByRole('row').filter({ has: page.getByTestId('channel').getByText(channel, { exact: true }) });
+
 test('log in with Facebook, connect Instagram from the profile, delete it, delete the user', async ({ page }) => {
   await page.goto('/login');
   await page.getByRole('button', { name: 'Continue with Facebook' }).click();
@@ -28,7 +32,7 @@ test('log in with Facebook, connect Instagram from the profile, delete it, delet
   await expect(page.getByText(`Connected to ${INSTAGRAM_NAME} successfully!`)).toBeVisible();
   await page.screenshot({ path: test.info().outputPath('connect-page.png') });
   await expect(page).toHaveURL(`/user/${FACEBOOK_EMAIL}`);
-  const row = page.getByRole('row').filter({ hasText: 'INSTAGRAM' });
+  const row = accountRow(page, 'Instagram');
   await expect(row.getByTestId('page-name')).toHaveText(INSTAGRAM_NAME);
   await expect(row).toContainText('Expires');
   await page.screenshot({ path: test.info().outputPath('profile-connected.png'), fullPage: true });
@@ -61,8 +65,8 @@ test('the consent page and the Instagram link target lead into the connect flow'
   await page.goto('/user/ig-redirect');
   await expect(page.getByText(`Connected to ${INSTAGRAM_NAME} successfully!`)).toBeVisible();
   await expect(page).toHaveURL(`/user/${user.email}`);
-  await expect(page.getByRole('row').filter({ hasText: 'WHATSAPP' })).toContainText('Fake Bakery WhatsApp');
-  await expect(page.getByRole('row').filter({ hasText: 'INSTAGRAM' }).getByTestId('page-name')).toHaveText(INSTAGRAM_NAME);
+  await expect(accountRow(page, 'WhatsApp')).toContainText('Fake Bakery WhatsApp');
+  await expect(accountRow(page, 'Instagram').getByTestId('page-name')).toHaveText(INSTAGRAM_NAME);
 });
 
 test('every error text of the connect and login returns (spec §8.3)', async ({ page, request }) => {
@@ -111,7 +115,7 @@ test('a colleague granted an account can remove it from their accounts, not dele
   await page.getByRole('button', { name: 'Connect Facebook Page' }).click();
   await expect(page.getByText('Connected to Fake Bakery Page successfully!')).toBeVisible();
   await expect(page).toHaveURL(`/user/${owner.email}`);
-  const ownRow = page.getByRole('row').filter({ hasText: 'FACEBOOK' });
+  const ownRow = accountRow(page, 'Messenger');
   await expect(ownRow.getByRole('button', { name: 'Delete' })).toBeVisible();
 
   const admin = await adminApi();
@@ -129,7 +133,7 @@ test('a colleague granted an account can remove it from their accounts, not dele
   await logout(page);
   await loginAs(page, colleague.email, colleague.password);
   await page.goto(`/user/${colleague.email}`);
-  const row = page.getByRole('row').filter({ hasText: 'FACEBOOK' });
+  const row = accountRow(page, 'Messenger');
   await expect(row.getByTestId('page-name')).toHaveText('Fake Bakery Page');
   await expect(row.getByRole('button', { name: 'Delete' })).toHaveCount(0);
   await expect(row).toContainText('Reconnect needed');

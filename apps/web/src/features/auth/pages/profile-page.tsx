@@ -1,7 +1,10 @@
-import { Alert, Button, Card, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Button, Card, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { IconTrash, IconUnlink } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useParams } from 'react-router';
+import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
+import { RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { useLogout, useAuth } from '../../../lib/auth.ts';
@@ -105,52 +108,61 @@ export default function ProfilePage() {
         ) : accounts.data.length === 0 ? (
           <Text c="dimmed">No messaging accounts are connected to this user yet.</Text>
         ) : (
-          <Table.ScrollContainer minWidth={520}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Type</Table.Th>
-                  <Table.Th>Page name</Table.Th>
-                  <Table.Th>Page id</Table.Th>
-                  <Table.Th>Token</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {accounts.data.map((a) => (
-                  <Table.Tr key={a.id}>
-                    <Table.Td>{a.messagingAccount.type}</Table.Td>
-                    <Table.Td>
-                      <PageName account={a.messagingAccount} />
-                    </Table.Td>
-                    <Table.Td>{a.messagingAccount.pageId}</Table.Td>
-                    <Table.Td>
-                      <Group gap="xs" wrap="nowrap">
-                        <TokenExpiry expirationDate={a.messagingAccount.expirationDate} reconnectNeeded={a.messagingAccount.reconnectNeeded} />
-                        {/* Connecting the same account again stores a fresh token and clears the flag. */}
-                        {isSelf && a.messagingAccount.reconnectNeeded && isConnectType(a.messagingAccount.type) ? (
-                          <ReconnectButton type={a.messagingAccount.type} />
-                        ) : null}
-                      </Group>
-                    </Table.Td>
-                    <Table.Td>
-                      {/* Deleting removes the conversations every granted user sees: the owner's or an ADMIN's call.
-                          Someone only granted the account takes it off their own list instead (issue 13 item 3). */}
-                      {a.isOwner || isAdmin ? (
-                        <Button size="xs" color="red" variant="light" onClick={() => onDeleteAccount(a.messagingAccountId, a.messagingAccount.pageName)}>
-                          Delete
-                        </Button>
-                      ) : isSelf ? (
-                        <Button size="xs" color="gray" variant="light" onClick={() => onRemoveGrant(a.messagingAccountId, a.messagingAccount.pageName)}>
-                          Remove from my accounts
-                        </Button>
-                      ) : null}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <RecordTable
+            aria-label="Connected accounts"
+            records={accounts.data}
+            columns={[
+              { accessor: 'messagingAccount.type', title: 'Type', render: (a) => <ChannelBadge type={a.messagingAccount.type} /> },
+              { accessor: 'messagingAccount.pageName', title: 'Page name', render: (a) => <PageName account={a.messagingAccount} /> },
+              { accessor: 'messagingAccount.pageId', title: 'Page id' },
+              {
+                accessor: 'token',
+                title: 'Token',
+                render: (a) => (
+                  <Group gap="xs" wrap="nowrap">
+                    <TokenExpiry expirationDate={a.messagingAccount.expirationDate} reconnectNeeded={a.messagingAccount.reconnectNeeded} />
+                    {/* Connecting the same account again stores a fresh token and clears the flag. */}
+                    {isSelf && a.messagingAccount.reconnectNeeded && isConnectType(a.messagingAccount.type) ? (
+                      <ReconnectButton type={a.messagingAccount.type} />
+                    ) : null}
+                  </Group>
+                ),
+              },
+              {
+                accessor: 'actions',
+                title: 'Actions',
+                // Deleting removes the conversations every granted user sees: the owner's or an ADMIN's call.
+                // Someone only granted the account takes it off their own list instead (issue 13 item 3).
+                render: (a) =>
+                  a.isOwner || isAdmin ? (
+                    <Button
+                      size="xs"
+                      color="red"
+                      variant="light"
+                      leftSection={<IconTrash size={14} aria-hidden />}
+                      onClick={() => onDeleteAccount(a.messagingAccountId, a.messagingAccount.pageName)}
+                    >
+                      Delete
+                    </Button>
+                  ) : isSelf ? (
+                    <Button
+                      size="xs"
+                      color="gray"
+                      variant="light"
+                      leftSection={<IconUnlink size={14} aria-hidden />}
+                      // Two short lines on a phone keep the pinned column narrow.
+                      maw={{ base: 130, sm: 'none' }}
+                      h="auto"
+                      py={4}
+                      styles={{ label: { whiteSpace: 'normal' } }}
+                      onClick={() => onRemoveGrant(a.messagingAccountId, a.messagingAccount.pageName)}
+                    >
+                      Remove from my accounts
+                    </Button>
+                  ) : null,
+              },
+            ]}
+          />
         )}
         {isSelf ? (
           <Stack gap="xs" mt="md">

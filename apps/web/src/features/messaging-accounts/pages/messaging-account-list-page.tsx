@@ -1,10 +1,11 @@
 import { Anchor, Button, Group, Text } from '@mantine/core';
-import { DataTable } from 'mantine-datatable';
-import 'mantine-datatable/styles.css';
+import { IconList, IconPencil, IconSettings, IconTrash } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
+import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
+import { ACTIONS_COLUMN_WIDTH, RecordTable, RowActions } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
@@ -45,18 +46,13 @@ export default function MessagingAccountListPage() {
           rows.length === 0 ? (
             <Text c="dimmed">No messaging accounts yet. Create one to connect a page or number.</Text>
           ) : (
-            // mantine-datatable: the Actions column stays pinned in view when the table scrolls on a phone.
-            <DataTable
+            // The Actions column stays pinned in view when the table scrolls on a phone (RecordTable).
+            <RecordTable
               aria-label="Messaging accounts"
-              withTableBorder
-              striped
-              highlightOnHover
-              pinLastColumn
-              minHeight={0}
               records={rows}
               columns={[
                 { accessor: 'id', title: 'ID' },
-                { accessor: 'type', title: 'Type' },
+                { accessor: 'type', title: 'Type', render: (account) => <ChannelBadge type={account.type} /> },
                 { accessor: 'pageName', title: 'Page name' },
                 { accessor: 'pageId', title: 'Page id' },
                 {
@@ -91,28 +87,34 @@ export default function MessagingAccountListPage() {
                 {
                   accessor: 'actions',
                   title: 'Actions',
+                  width: ACTIONS_COLUMN_WIDTH,
                   render: (account) => (
-                    // Wraps to two rows on a phone so the pinned column stays narrow.
-                    <Group gap="xs" maw={{ base: 150, sm: 'none' }}>
-                      <Button size="xs" variant="light" component={Link} to={paths.admin.messagingAccountEdit(account.id)}>
+                    <RowActions>
+                      <Button size="xs" variant="light" leftSection={<IconPencil size={14} aria-hidden />} component={Link} to={paths.admin.messagingAccountEdit(account.id)}>
                         Edit
                       </Button>
-                      <Button size="xs" variant="light" component={Link} to={paths.admin.messagingAccountConfig(account.id)}>
+                      <Button size="xs" variant="light" leftSection={<IconSettings size={14} aria-hidden />} component={Link} to={paths.admin.messagingAccountConfig(account.id)}>
                         Config
                       </Button>
                       {account.conversationTypeId !== null ? (
-                        <Button size="xs" variant="light" component={Link} to={`${paths.conversationList}?conversationType=${account.conversationTypeId}`}>
+                        <Button
+                          size="xs"
+                          variant="light"
+                          leftSection={<IconList size={14} aria-hidden />}
+                          component={Link}
+                          to={`${paths.conversationList}?conversationType=${account.conversationTypeId}`}
+                        >
                           Conversations
                         </Button>
                       ) : (
-                        <Button size="xs" variant="light" disabled title="Set a conversation type to see its conversations">
+                        <Button size="xs" variant="light" leftSection={<IconList size={14} aria-hidden />} disabled title="Set a conversation type to see its conversations">
                           Conversations
                         </Button>
                       )}
-                      <Button size="xs" color="red" variant="light" onClick={() => onDelete(account)}>
+                      <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} aria-hidden />} onClick={() => onDelete(account)}>
                         Delete
                       </Button>
-                    </Group>
+                    </RowActions>
                   ),
                 },
               ]}

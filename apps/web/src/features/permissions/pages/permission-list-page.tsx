@@ -1,10 +1,10 @@
 import { Anchor, Button, Group, Text } from '@mantine/core';
-import { DataTable } from 'mantine-datatable';
-import 'mantine-datatable/styles.css';
+import { IconTrash } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
+import { RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
@@ -43,14 +43,9 @@ export default function PermissionListPage() {
           rows.length === 0 ? (
             <Text c="dimmed">No user has been given access to a messaging account yet.</Text>
           ) : (
-            // mantine-datatable: the Delete column stays pinned in view when the table scrolls on a phone.
-            <DataTable
+            // The Delete column stays pinned in view when the table scrolls on a phone (RecordTable).
+            <RecordTable
               aria-label="Permissions"
-              withTableBorder
-              striped
-              highlightOnHover
-              pinLastColumn
-              minHeight={0}
               records={rows}
               columns={[
                 { accessor: 'id', title: 'ID' },
@@ -76,7 +71,7 @@ export default function PermissionListPage() {
                   accessor: 'actions',
                   title: 'Delete',
                   render: (permission) => (
-                    <Button size="xs" color="red" variant="light" onClick={() => onDelete(permission)}>
+                    <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} aria-hidden />} onClick={() => onDelete(permission)}>
                       Delete
                     </Button>
                   ),
