@@ -9,7 +9,8 @@ import {
   triggerFollowUp,
 } from '../../agent/agent.service.ts';
 import type { Actor, AppContext } from '../../context.ts';
-import type { Db } from '../../db/client.ts';
+import type { Database, Db } from '../../db/client.ts';
+import { type PreparedRead, preparedRead } from '../../db/prepared.ts';
 import {
   conversationPhases,
   conversations,
@@ -283,92 +284,107 @@ export async function createWebConversation(
 
 /**
  * The detail read (GET /api/conversation/{uuid}), as the detail screen shows it: access check, conversation,
- * type, prospect, phases and messages in ONE statement (phases and messages as JSON arrays), prepared once
- * per database. Every statement costs a round trip on PostgreSQL and six protocol calls on PGlite; the five
- * sequential statements this replaces were most of the read's time (docs/performance.md "Conversation read").
+ * type, prospect, phases and messages in ONE statement answering one JSON value, planned once per database
+ * (db/prepared.ts). Every statement costs a round trip on PostgreSQL, and its parse and plan cost PGlite
+ * several times its execution; the five sequential statements this replaces were most of the read's time
+ * (docs/performance.md "Conversation read").
  */
 export async function readConversationDetail(ctx: AppContext, actor: Actor | null, uuid: string) {
-  const [row] = await detailStatement(ctx.db).execute({ uuid, userId: actor?.id ?? null });
-  if (!row) throw notFound('Conversation not found');
-  const canAdminister = viewAccess(actor, row, row.granted);
-  const phases = parseJson<{ index: number; prompt: string }[]>(row.phases) ?? [];
-  const rows = parseJson<{ id: number; role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; message: string; dateSent: string }[]>(row.messages) ?? [];
+  const [row] = await detailRead(ctx.database).execute({ uuid, userId: actor?.id ?? null });
+  const detail = parseJson<StoredDetail>(row?.detail);
+  if (!detail) throw notFound('Conversation not found');
+  const canAdminister = viewAccess(actor, detail, detail.granted);
+  const phases = detail.phases ?? [];
   return {
-    id: row.id,
-    uuid: row.uuid,
-    phase: row.phase,
-    rating: row.rating,
-    recordingDuration: row.recordingDuration,
-    recordingUrl: row.recordingUrl,
-    conversationTypeId: row.conversationTypeId,
-    ConversationType: row.type
+    id: detail.id,
+    uuid: detail.uuid,
+    phase: detail.phase,
+    rating: detail.rating,
+    recordingDuration: detail.recordingDuration,
+    recordingUrl: detail.recordingUrl,
+    conversationTypeId: detail.conversationTypeId,
+    ConversationType: detail.type
       ? {
-          id: row.type.id,
-          title: row.type.title,
-          initialMessage: row.type.initialMessage,
+          id: detail.type.id,
+          title: detail.type.title,
+          initialMessage: detail.type.initialMessage,
           conversation_phases: canAdminister ? phases : [],
         }
       : null,
     phaseCount: phases.length,
-    prospectId: row.prospectId,
-    Prospect: row.prospect && row.account ? { ...row.prospect, messagingAccount: row.account } : null,
-    // JSON carries the timestamp as text with its offset; the API answers ISO 8601 in UTC, as everywhere.
-    messages: rows.map((m) => ({ id: m.id, role: m.role, message: m.message, dateSent: new Date(m.dateSent).toISOString() })),
+    prospectId: detail.prospectId,
+    Prospect: detail.prospect && detail.account ? { ...detail.prospect, messagingAccount: detail.account } : null,
+    // JSON carries a timestamp as text with its offset (and microseconds); the API answers ISO 8601 in UTC.
+    messages: (detail.messages ?? []).map((m) => ({ id: m.id, role: m.role, message: m.message, dateSent: new Date(m.dateSent).toISOString() })),
     canAdminister,
-    aiPaused: row.aiPaused,
+    aiPaused: detail.aiPaused,
     isDemoAgent: !ctx.config.OPENAI_API_KEY,
-    ended: isEnded(row.phase, phases.length),
+    ended: isEnded(detail.phase, phases.length),
   };
 }
 
-const detailStatements = new WeakMap<Db, ReturnType<typeof prepareDetail>>();
-
-function detailStatement(db: Db) {
-  let statement = detailStatements.get(db);
-  if (!statement) {
-    statement = prepareDetail(db);
-    detailStatements.set(db, statement);
-  }
-  return statement;
+/** The JSON value the detail statement answers (keys as written in prepareDetail). */
+interface StoredDetail {
+  id: number;
+  uuid: string;
+  phase: number;
+  rating: number | null;
+  recordingDuration: number | null;
+  recordingUrl: string | null;
+  conversationTypeId: number | null;
+  prospectId: number | null;
+  messagingAccountId: number | null;
+  aiPaused: boolean;
+  type: { id: number; title: string | null; initialMessage: string | null } | null;
+  prospect: { uuid: string; name: string | null } | null;
+  account: { id: number; pageName: string; type: AccountType } | null;
+  phases: { index: number; prompt: string }[] | null;
+  messages: { id: number; role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; message: string; dateSent: string }[] | null;
+  granted: boolean;
 }
 
-/** Built once: a named prepared statement on PostgreSQL (parsed and planned once per connection). */
+const detailReads = new WeakMap<Database, PreparedRead<{ uuid: string; userId: number | null }, { detail: unknown }>>();
+
+function detailRead(database: Database) {
+  let read = detailReads.get(database);
+  if (!read) {
+    read = preparedRead(database, 'conversation_detail', prepareDetail);
+    detailReads.set(database, read);
+  }
+  return read;
+}
+
 function prepareDetail(db: Db) {
   const c = conversations;
-  const p = conversationPhases;
+  const t = conversationTypes;
+  const p = prospects;
+  const a = messagingAccounts;
+  const cp = conversationPhases;
   const m = messages;
+  const detail = sql<unknown>`json_build_object(
+    'id', ${c.id}, 'uuid', ${c.uuid}, 'phase', ${c.phase}, 'rating', ${c.rating},
+    'recordingDuration', ${c.recordingDuration}, 'recordingUrl', ${c.recordingUrl},
+    'conversationTypeId', ${c.conversationTypeId}, 'prospectId', ${c.prospectId},
+    'messagingAccountId', ${c.messagingAccountId}, 'aiPaused', ${c.aiPaused},
+    'type', case when ${t.id} is null then null else json_build_object('id', ${t.id}, 'title', ${t.title}, 'initialMessage', ${t.initialMessage}) end,
+    'prospect', case when ${p.id} is null then null else json_build_object('uuid', ${p.uuid}, 'name', ${p.name}) end,
+    'account', case when ${a.id} is null then null else json_build_object('id', ${a.id}, 'pageName', ${a.pageName}, 'type', ${a.type}) end,
+    'phases', (select json_agg(json_build_object('index', ${cp.index}, 'prompt', ${cp.prompt}) order by ${cp.index})
+      from ${cp} where ${cp.conversationTypeId} = ${c.conversationTypeId}),
+    'messages', (select json_agg(json_build_object('id', ${m.id}, 'role', ${m.role}, 'message', ${m.message}, 'dateSent', ${m.dateSent}) order by ${m.dateSent}, ${m.id})
+      from ${m} where ${m.conversationId} = ${c.id}),
+    'granted', ${grantedAccountSql(sql.placeholder('userId'), c.messagingAccountId)})`;
   return db
-    .select({
-      id: c.id,
-      uuid: c.uuid,
-      phase: c.phase,
-      rating: c.rating,
-      recordingDuration: c.recordingDuration,
-      recordingUrl: c.recordingUrl,
-      conversationTypeId: c.conversationTypeId,
-      prospectId: c.prospectId,
-      messagingAccountId: c.messagingAccountId,
-      aiPaused: c.aiPaused,
-      type: { id: conversationTypes.id, title: conversationTypes.title, initialMessage: conversationTypes.initialMessage },
-      prospect: { uuid: prospects.uuid, name: prospects.name },
-      account: { id: messagingAccounts.id, pageName: messagingAccounts.pageName, type: messagingAccounts.type },
-      phases: sql<unknown>`(select json_agg(json_build_object('index', ${p.index}, 'prompt', ${p.prompt}) order by ${p.index})
-        from ${p} where ${p.conversationTypeId} = ${c.conversationTypeId})`,
-      // Through the (conversation_id, date_sent, id) index, in the order the screen shows them.
-      messages: sql<unknown>`(select json_agg(json_build_object('id', ${m.id}, 'role', ${m.role}, 'message', ${m.message}, 'dateSent', ${m.dateSent}) order by ${m.dateSent}, ${m.id})
-        from ${m} where ${m.conversationId} = ${c.id})`,
-      granted: grantedAccountSql(sql.placeholder('userId'), c.messagingAccountId),
-    })
+    .select({ detail: detail.as('detail') })
     .from(c)
-    .leftJoin(conversationTypes, eq(conversationTypes.id, c.conversationTypeId))
-    .leftJoin(prospects, eq(prospects.id, c.prospectId))
-    .leftJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+    .leftJoin(t, eq(t.id, c.conversationTypeId))
+    .leftJoin(p, eq(p.id, c.prospectId))
+    .leftJoin(a, eq(a.id, p.messagingAccountId))
     .where(eq(c.uuid, sql.placeholder('uuid')))
-    .limit(1)
-    .prepare('conversation_detail');
+    .limit(1);
 }
 
-/** A json/json_agg column: node-postgres and PGlite parse it, a driver that does not hands over the text. */
+/** A json column: node-postgres and PGlite parse it, a driver that does not hands over the text. */
 function parseJson<T>(value: unknown): T | null {
   if (value === null || value === undefined) return null;
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
