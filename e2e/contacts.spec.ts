@@ -2,6 +2,7 @@ import { type APIRequestContext, type Page, expect, request as playwrightRequest
 import twilio from 'twilio';
 import { E2E_TWILIO } from './support/constants.ts';
 import { E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
+import { e2eTwilioAccount } from './support/twilio-account.ts';
 
 /**
  * The CRM contacts page (spec §2.6, §4, §5, §9) against the loopback GoHighLevel fake of the second E2E
@@ -18,19 +19,7 @@ async function adminApi(): Promise<APIRequestContext> {
 }
 
 /** A TWILIO messaging account of the Twilio fake's account, to call from. */
-async function createTwilioAccount(api: APIRequestContext): Promise<number> {
-  const account = await api.post('/api/admin/messaging-accounts/create-edit', {
-    data: { type: 'TWILIO', accessToken: E2E_TWILIO.authToken, pageId: E2E_TWILIO.number, pageName: 'CRM line' },
-  });
-  expect(account.status(), await account.text()).toBe(200);
-  const id = (await account.json()).messagingAccount.id as number;
-  const config = await api.post(`/api/admin/messaging-accounts/${id}/config`, {
-    headers: { 'content-type': 'text/plain' },
-    data: JSON.stringify({ accountSid: E2E_TWILIO.accountSid }),
-  });
-  expect(config.status(), await config.text()).toBe(200);
-  return id;
-}
+const createTwilioAccount = (api: APIRequestContext) => e2eTwilioAccount(api, 'CRM line');
 
 /** A CRM-linked type (bare "GHL": the server's GHL_API_KEY and GHL_LOCATION_ID, i.e. the fake). */
 async function createCrmType(api: APIRequestContext, config = '"GHL"', messagingAccountId: number | null = null): Promise<{ id: number; title: string }> {

@@ -1,6 +1,7 @@
 import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from '@playwright/test';
 import twilio from 'twilio';
 import { E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
+import { e2eTwilioAccount } from './support/twilio-account.ts';
 import { E2E_TWILIO } from './support/constants.ts';
 
 /**
@@ -19,16 +20,7 @@ async function adminApi(): Promise<APIRequestContext> {
 
 /** A TWILIO messaging account of the fake's account, and a two-phase playbook calling from it. */
 async function createCallingType(api: APIRequestContext, title: string) {
-  const account = await api.post('/api/admin/messaging-accounts/create-edit', {
-    data: { type: 'TWILIO', accessToken: E2E_TWILIO.authToken, pageId: E2E_TWILIO.number, pageName: 'Sales line' },
-  });
-  expect(account.status(), await account.text()).toBe(200);
-  const accountId = (await account.json()).messagingAccount.id as number;
-  const config = await api.post(`/api/admin/messaging-accounts/${accountId}/config`, {
-    headers: { 'content-type': 'text/plain' },
-    data: JSON.stringify({ accountSid: E2E_TWILIO.accountSid }),
-  });
-  expect(config.status(), await config.text()).toBe(200);
+  const accountId = await e2eTwilioAccount(api, 'Sales line');
   const type = await api.post('/api/admin/conversation-type/create-edit', {
     data: { title, rolePrompt: 'You are Sam from SunCo.', errorPrompt: 'A colleague will call back.', initialMessage: 'Hi, this is Sam from SunCo!', messagingAccountId: accountId },
   });

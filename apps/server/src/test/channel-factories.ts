@@ -30,6 +30,18 @@ export async function buildChannelAccount(
       config: JSON.stringify(seed.config ?? {}),
       conversationTypeId: seed.conversationTypeId ?? null,
     })
+    // (type, pageId) is unique: a test that names a page id used before gets that account with the new
+    // token and config, as connecting the same page again does.
+    .onConflictDoUpdate({
+      target: [messagingAccounts.type, messagingAccounts.pageId],
+      set: {
+        pageName: sql`excluded.page_name`,
+        accessTokenEncrypted: sql`excluded.access_token_encrypted`,
+        config: sql`excluded.config`,
+        conversationTypeId: sql`excluded.conversation_type_id`,
+        tokenRejectedAt: null,
+      },
+    })
     .returning();
   return account;
 }

@@ -1,4 +1,4 @@
-import { type AnyPgColumn, boolean, index, integer, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, boolean, index, integer, pgTable, serial, text, timestamp, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 import { users } from './users.ts';
 
 /** A sales playbook (spec §3 "Conversation type", DESIGN.md §6). `config` is JSON text. */
@@ -59,7 +59,9 @@ export const messagingAccounts = pgTable(
     tokenRejectedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index().on(t.type, t.pageId)],
+  // One account per page/number of a type: inbound webhooks find their account by (type, pageId), and two
+  // matches would split a prospect's messages between them (docs/messaging-accounts.md).
+  (t) => [uniqueIndex('messaging_accounts_type_page_id_unique').on(t.type, t.pageId)],
 );
 
 /** Which NORMAL user may see which account's conversations (spec §2.10). */

@@ -34,6 +34,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 let tokenCounter = 0;
+/** (type, pageId) is unique: every account gets its own page id unless a test names one. */
+let pageCounter = 0;
 /** A recognisable token per account, so a test can prove it never appears in a response. */
 const newToken = () => `EAAG-secret-token-${Date.now()}-${++tokenCounter}-zz9Q`;
 
@@ -43,7 +45,7 @@ async function createAccount(overrides: Record<string, unknown> = {}) {
     method: 'POST',
     url: '/api/admin/messaging-accounts/create-edit',
     as: admin.cookie,
-    payload: { type: 'INSTAGRAM', accessToken, pageId: `page-${tokenCounter}`, pageName: 'Smile Studio', ...overrides },
+    payload: { type: 'INSTAGRAM', accessToken, pageId: `page-${++pageCounter}`, pageName: 'Smile Studio', ...overrides },
   });
   expect(res.statusCode, res.body).toBe(200);
   return { id: res.json().messagingAccount.id as number, accessToken };
@@ -193,6 +195,51 @@ describe('create and edit', () => {
     });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().code).toBe('MESSAGING_ACCOUNT_NOT_FOUND');
+  });
+});
+
+describe('one account per (type, page id)', () => {
+  const save = (payload: Record<string, unknown>) =>
+    t.request({ method: 'POST', url: '/api/admin/messaging-accounts/create-edit', as: admin.cookie, payload });
+  const taken = (pageId: string, type: string, id: number, pageName: string) => ({
+    code: 'MESSAGING_ACCOUNT_EXISTS',
+    error: `Page id ${pageId} is already used by another ${type} account (ID ${id}, "${pageName}"). Edit that account instead, or enter another page id.`,
+  });
+  const accountsWith = async (pageId: string) =>
+    (await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.pageId, pageId))).map((a) => a.type).sort();
+
+  it('refuses a second account of the type with the page id (409 naming the field), and allows it on another type', async () => {
+    const first = await createAccount({ type: 'FACEBOOK', pageId: 'dup-page-1', pageName: 'First page' });
+    const again = await save({ type: 'FACEBOOK', accessToken: newToken(), pageId: 'dup-page-1', pageName: 'Second page' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual(taken('dup-page-1', 'FACEBOOK', first.id, 'First page'));
+    expect(await accountsWith('dup-page-1')).toEqual(['FACEBOOK']);
+
+    const otherType = await save({ type: 'INSTAGRAM', accessToken: newToken(), pageId: 'dup-page-1', pageName: 'IG' });
+    expect(otherType.statusCode).toBe(200);
+    expect(await accountsWith('dup-page-1')).toEqual(['FACEBOOK', 'INSTAGRAM']);
+  });
+
+  it("refuses an edit to another account's page id and keeps the account as it was; saving its own page id is fine", async () => {
+    const a = await createAccount({ type: 'TWILIO', pageId: '+15550100', pageName: 'Line A' });
+    const b = await createAccount({ type: 'TWILIO', pageId: '+15550200', pageName: 'Line B' });
+    const moved = await save({ id: b.id, type: 'TWILIO', pageId: '+15550100', pageName: 'Line B renamed' });
+    expect(moved.statusCode).toBe(409);
+    expect(moved.json()).toEqual(taken('+15550100', 'TWILIO', a.id, 'Line A'));
+    expect(await storedRow(b.id)).toMatchObject({ pageId: '+15550200', pageName: 'Line B' });
+
+    const same = await save({ id: a.id, type: 'TWILIO', pageId: '+15550100', pageName: 'Line A renamed' });
+    expect(same.statusCode).toBe(200);
+    expect(await storedRow(a.id)).toMatchObject({ pageId: '+15550100', pageName: 'Line A renamed' });
+  });
+
+  it('lets exactly one of two simultaneous creates of the same page win; the other gets 409, never 500', async () => {
+    const results = await Promise.all(
+      [1, 2].map((n) => save({ type: 'WHATSAPP', accessToken: newToken(), pageId: 'phone-number-77', pageName: `Number ${n}` })),
+    );
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+    expect(results.find((r) => r.statusCode === 409)!.json().code).toBe('MESSAGING_ACCOUNT_EXISTS');
+    expect(await accountsWith('phone-number-77')).toEqual(['WHATSAPP']);
   });
 });
 

@@ -44,7 +44,14 @@ export async function messagingAccountsRoutes(app: FastifyInstance, { ctx }: { c
 
   r.post(
     '/api/admin/messaging-accounts/create-edit',
-    { schema: { tags, body: messagingAccountSaveBody, response: { 200: messagingAccountSaved, 400: errorBody, 404: errorBody } } },
+    {
+      schema: {
+        tags,
+        description: 'Creates (no id) or edits an account. 409 MESSAGING_ACCOUNT_EXISTS when another account of the type has the page id.',
+        body: messagingAccountSaveBody,
+        response: { 200: messagingAccountSaved, 400: errorBody, 404: errorBody, 409: errorBody },
+      },
+    },
     async (request) => ({
       message: 'Account created or updated successfully',
       messagingAccount: await saveMessagingAccount(ctx, requireUser(request), request.body),

@@ -9,7 +9,7 @@ import {
   userMessagingAccounts,
   users,
 } from '../../db/schema/index.ts';
-import { AppError, badRequest, forbidden, notFound } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { removeCallRecording } from '../calls/calls.service.ts';
 import { canAccessAccount, canDeleteAccount } from './access.ts';
 import { presentMessagingAccount } from './messaging-accounts.presenter.ts';
@@ -75,22 +75,54 @@ export async function saveMessagingAccount(ctx: AppContext, actor: Actor, input:
   // A new token ends a "reconnect needed" state: the rejection was about the old one.
   const token = input.accessToken ? { accessTokenEncrypted: ctx.secrets.seal(input.accessToken), tokenRejectedAt: null } : {};
 
-  if (input.id !== undefined) {
-    const [updated] = await ctx.db
-      .update(messagingAccounts)
-      .set({ ...fields, ...token })
-      .where(eq(messagingAccounts.id, input.id))
+  try {
+    if (input.id !== undefined) {
+      const [updated] = await ctx.db
+        .update(messagingAccounts)
+        .set({ ...fields, ...token })
+        .where(eq(messagingAccounts.id, input.id))
+        .returning({ id: messagingAccounts.id });
+      if (!updated) throw accountNotFound();
+      return updated;
+    }
+    if (!token.accessTokenEncrypted) throw badRequest('accessToken: Access token is required', 'VALIDATION_ERROR');
+    const [created] = await ctx.db
+      .insert(messagingAccounts)
+      // The ADMIN who creates an account owns it like a user who connects one (may delete it).
+      .values({ ...fields, accessTokenEncrypted: token.accessTokenEncrypted, createdByUserId: actor.id })
       .returning({ id: messagingAccounts.id });
-    if (!updated) throw accountNotFound();
-    return updated;
+    return created;
+  } catch (err) {
+    // The unique index decides (no look-up first, which two saves at once would both pass).
+    if (isUniqueViolation(err, TYPE_PAGE_ID_UNIQUE)) throw await pageIdTaken(ctx, input);
+    throw err;
   }
-  if (!token.accessTokenEncrypted) throw badRequest('accessToken: Access token is required', 'VALIDATION_ERROR');
-  const [created] = await ctx.db
-    .insert(messagingAccounts)
-    // The ADMIN who creates an account owns it like a user who connects one (may delete it).
-    .values({ ...fields, accessTokenEncrypted: token.accessTokenEncrypted, createdByUserId: actor.id })
-    .returning({ id: messagingAccounts.id });
-  return created;
+}
+
+/** The unique index on (type, pageId) (db/schema/playbooks.ts). */
+const TYPE_PAGE_ID_UNIQUE = 'messaging_accounts_type_page_id_unique';
+
+/** A database error (drizzle wraps the driver's in `cause`) raised by the named unique index. */
+function isUniqueViolation(err: unknown, constraint: string): boolean {
+  for (let e = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const { code, constraint: name } = e as { code?: unknown; constraint?: unknown };
+    if (code === '23505') return name === constraint;
+  }
+  return false;
+}
+
+/** 409 naming the field and the account that already has this page id, so the admin can go and edit that one. */
+async function pageIdTaken(ctx: AppContext, input: SaveMessagingAccountInput): Promise<AppError> {
+  const [other] = await ctx.db
+    .select({ id: messagingAccounts.id, pageName: messagingAccounts.pageName })
+    .from(messagingAccounts)
+    .where(and(eq(messagingAccounts.type, input.type), eq(messagingAccounts.pageId, input.pageId)))
+    .limit(1);
+  const which = other ? ` (ID ${other.id}, "${other.pageName}")` : '';
+  return conflict(
+    `Page id ${input.pageId} is already used by another ${input.type} account${which}. Edit that account instead, or enter another page id.`,
+    'MESSAGING_ACCOUNT_EXISTS',
+  );
 }
 
 /** Stores the account's config: the raw text, which must parse as a JSON object (spec §5 config editors). */
