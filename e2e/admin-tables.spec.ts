@@ -10,8 +10,8 @@ import { DESKTOP, PHONE, expectNoHorizontalPageScroll, expectWithinViewportWidth
  * and at 390×844, light and dark, the page never scrolls sideways (a wide table scrolls inside its own frame),
  * every action of a row is on screen, and axe finds nothing serious or critical with the rows filled in
  * (accessibility.spec.ts sees most of these tables empty). Runs on the second E2E server, whose GoHighLevel
- * fake fills the contacts table. With SCREENSHOTS=1 the light screens go to docs/screenshots/ (run this spec
- * alone for a clean server).
+ * fake fills the contacts table. With SCREENSHOTS=1 the README's screens (light) go to docs/screenshots/ (run
+ * this spec alone for a clean server).
  */
 const FAKE_PORT = Number(process.env.E2E_PORT ?? 3100) + 50;
 test.use({ baseURL: `http://localhost:${FAKE_PORT}` });
@@ -75,6 +75,8 @@ interface Screen {
   name: string;
   path: string;
   table: string;
+  /** Its screenshots go to docs/screenshots/ (README) with SCREENSHOTS=1; the others to the test's output. */
+  readme?: boolean;
   /** Brings the screen to the state worth showing, and returns the row whose actions are checked. */
   prepare(page: Page, table: Locator): Promise<Locator | null>;
 }
@@ -86,6 +88,7 @@ const screens = (seeded: Seeded): Screen[] => [
     name: 'unanswered',
     path: '/admin/unanswered-conversations/list',
     table: 'Active unanswered conversations',
+    readme: true,
     prepare: async (page, table) => {
       const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: seeded.uuid }) });
       await expect(row).toBeVisible({ timeout: 20_000 });
@@ -96,6 +99,7 @@ const screens = (seeded: Seeded): Screen[] => [
     name: 'conversation-types',
     path: '/admin/conversation-type/list',
     table: 'Conversation types',
+    readme: true,
     prepare: async (page) => page.getByRole('row', { name: `Conversation type ${seeded.typeId}`, exact: true }),
   },
   {
@@ -117,7 +121,7 @@ const screens = (seeded: Seeded): Screen[] => [
   },
   { name: 'messaging-accounts', path: '/admin/messaging-accounts/list', table: 'Messaging accounts', prepare: async (_page, table) => firstRow(table) },
   { name: 'permissions', path: '/admin/user-messaging-accounts/list', table: 'Permissions', prepare: async (_page, table) => firstRow(table) },
-  { name: 'recordings', path: '/call-recordings/statistics', table: 'Recordings', prepare: async (_page, table) => firstRow(table) },
+  { name: 'recordings', path: '/call-recordings/statistics', table: 'Recordings', readme: true, prepare: async (_page, table) => firstRow(table) },
   {
     name: 'upload',
     path: '/call-recordings/upload',
@@ -172,7 +176,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
             }
             const file = `admin-${screen.name}-${size}.png`;
             await page.screenshot({
-              path: SHOTS && colorScheme === 'light' ? `docs/screenshots/${file}` : test.info().outputPath(`${colorScheme}-${file}`),
+              path: SHOTS && screen.readme && colorScheme === 'light' ? `docs/screenshots/${file}` : test.info().outputPath(`${colorScheme}-${file}`),
               fullPage: true,
             });
           });

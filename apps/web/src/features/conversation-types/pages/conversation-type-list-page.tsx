@@ -66,7 +66,8 @@ export default function ConversationTypeListPage() {
 
   return (
     <>
-      <Group justify="space-between" align="flex-start">
+      {/* On a phone the button wraps under the title: keep it off the table. */}
+      <Group justify="space-between" align="flex-start" mb={{ base: 'md', sm: 0 }}>
         <PageTitle>Conversation types</PageTitle>
         <Button component={Link} to={paths.admin.conversationTypeCreate}>
           Create conversation type

@@ -35,7 +35,8 @@ export default function MessagingAccountListPage() {
 
   return (
     <>
-      <Group justify="space-between" align="flex-start">
+      {/* On a phone the button wraps under the title: keep it off the table. */}
+      <Group justify="space-between" align="flex-start" mb={{ base: 'md', sm: 0 }}>
         <PageTitle>Messaging accounts</PageTitle>
         <Button component={Link} to={paths.admin.messagingAccountCreate}>
           Create account

@@ -32,7 +32,8 @@ export default function PermissionListPage() {
 
   return (
     <>
-      <Group justify="space-between" align="flex-start">
+      {/* On a phone the button wraps under the title: keep it off the table. */}
+      <Group justify="space-between" align="flex-start" mb={{ base: 'md', sm: 0 }}>
         <PageTitle>User messaging account permissions</PageTitle>
         <Button component={Link} to={paths.admin.permissionCreate}>
           Grant access
