@@ -120,8 +120,10 @@ test.describe('admin messaging accounts', () => {
   test('cancel leaves the form; an account without a conversation type has no Conversations link', async ({ page, request }) => {
     await adminApi(request);
     const pageName = `No type ${Date.now()}`;
+    // A page id of its own: (type, page id) is unique, so a retry on the same server must not reuse one.
+    const pageId = `+1555${String(Date.now()).slice(-7)}`;
     const res = await request.post('/api/admin/messaging-accounts/create-edit', {
-      data: { type: 'TWILIO', accessToken: 'twilio-token', pageId: '+15550100', pageName, conversationTypeId: null },
+      data: { type: 'TWILIO', accessToken: 'twilio-token', pageId, pageName, conversationTypeId: null },
     });
     expect(res.status()).toBe(200);
     await loginAsAdmin(page);
