@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { messagingAccounts } from '../db/schema/index.ts';
 import type { ChannelAccount, ChannelEndpoints, ChannelType } from './types.ts';
@@ -35,9 +35,8 @@ export async function findAccountByKey(ctx: AppContext, type: ChannelType, pageI
   const [row] = await ctx.db
     .select()
     .from(messagingAccounts)
+    // At most one row: (type, pageId) is unique (migration 0008), and reconnecting updates the account in place.
     .where(and(eq(messagingAccounts.type, type), eq(messagingAccounts.pageId, pageId)))
-    // Reconnecting updates the account in place; should an admin have made a second one, the newest wins.
-    .orderBy(desc(messagingAccounts.id))
     .limit(1);
   return row ? toLiveAccount(ctx, row) : null;
 }

@@ -198,8 +198,9 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('webhooks under kill -9 and with t
       expect(acked.size).toBeGreaterThan(0);
       expect(acked.size).toBeLessThan(EVENTS);
       await exited;
-      // The dead process's claimed jobs come back when their lease runs out (jobs/runner.ts, 5 minutes);
-      // the test lets that time "pass" instead of waiting for it, as makeJobsDue does for backoffs.
+      // The dead process's claimed jobs come back when their lease runs out (jobs/runner.ts: the definition's
+      // leaseMs, 60 s by default); the test lets that time "pass" instead of waiting for it, as makeJobsDue
+      // does for backoffs.
       await ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where status = 'running'`);
       const restarted = await startServer(database.url!);
       // Meta redelivers what got no 2xx, and sometimes what did: both must be harmless.
