@@ -41,7 +41,7 @@ test.describe('admin messaging accounts', () => {
     await expect(page).toHaveURL(/\/admin\/messaging-accounts\/create$/);
 
     // Required fields (spec §5) and the default type (spec §9).
-    await expect(page.getByRole('combobox', { name: 'Type', exact: true })).toHaveValue('INSTAGRAM');
+    await expect(page.getByRole('combobox', { name: 'Type', exact: true })).toHaveValue('Instagram');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByText('Access token is required')).toBeVisible();
     await expect(page.getByText('Page id is required')).toBeVisible();
@@ -78,7 +78,7 @@ test.describe('admin messaging accounts', () => {
     const editedName = `${pageName} edited`;
     await page.getByLabel('Page name').fill(editedName);
     await page.getByRole('combobox', { name: 'Type', exact: true }).click();
-    await page.getByRole('option', { name: 'FACEBOOK' }).click();
+    await page.getByRole('option', { name: 'Facebook Page (Messenger)' }).click();
     await page.getByRole('button', { name: 'Save' }).click();
     await expectToast(page, 'Account created or updated successfully');
     const edited = page.getByRole('row').filter({ hasText: editedName });

@@ -94,7 +94,7 @@ export default function ProfilePage() {
           {profile.data.email}
         </Text>
         <Text size="sm" c="dimmed" mt="xs">
-          Role: {profile.data.role}
+          Role: {profile.data.role === 'ADMIN' ? 'Administrator' : 'Team member'}
         </Text>
       </Card>
       <Card withBorder>

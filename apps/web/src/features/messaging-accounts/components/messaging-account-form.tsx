@@ -1,10 +1,14 @@
 import { Button, Group, PasswordInput, Select, Stack, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { ACCOUNT_TYPES, type AccountType, DEFAULT_ACCOUNT_TYPE } from '@sales-agent/shared/enums';
+import { CHANNEL_LABELS } from '../../../components/channel-badge.tsx';
 import type { MessagingAccountSaveBody } from '@sales-agent/shared/schemas/messaging-account';
 import { useState } from 'react';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { conversationTypeOptionsQuery, type MessagingAccountView } from '../api/messaging-accounts.ts';
+
+/** The type select says what each type is; FACEBOOK is a Facebook Page answered in Messenger. */
+const TYPE_OPTION_LABELS: Record<AccountType, string> = { ...CHANNEL_LABELS, FACEBOOK: 'Facebook Page (Messenger)' };
 
 type Errors = Partial<Record<'type' | 'accessToken' | 'pageId' | 'pageName', string>>;
 
@@ -75,7 +79,7 @@ export function MessagingAccountForm({ account, onSubmit, onCancel }: MessagingA
       <Stack maw={560}>
         <Select
           label="Type"
-          data={[...ACCOUNT_TYPES]}
+          data={ACCOUNT_TYPES.map((t) => ({ value: t, label: TYPE_OPTION_LABELS[t] }))}
           value={type}
           onChange={(value) => value && setType(value as AccountType)}
           allowDeselect={false}
