@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vitest/config';
+import { firstScreens, type FirstScreen } from './vite-plugins/first-screens.ts';
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -51,42 +52,6 @@ function precompress(): Plugin {
   };
 }
 
-/**
- * The first screen of `/` is a lazy route (router.tsx), so its chunk would only be requested after the main
- * chunk has run: one more round trip on a slow link. This adds <link rel="modulepreload"> for that page's
- * chunk and the chunks it imports, so they download in parallel with the main one.
- */
-function preloadFirstScreen(entries: string[]): Plugin {
-  return {
-    name: 'sales-agent:preload-first-screen',
-    apply: 'build',
-    transformIndexHtml: {
-      order: 'post',
-      handler(html, ctx) {
-        const bundle = ctx.bundle;
-        if (!bundle) return html;
-        const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
-        const wanted = new Set<string>();
-        const visit = (fileName: string) => {
-          const chunk = chunks.find((c) => c.fileName === fileName);
-          if (!chunk || chunk.isEntry || wanted.has(fileName)) return;
-          wanted.add(fileName);
-          chunk.imports.forEach(visit);
-        };
-        for (const entry of entries) {
-          const chunk = chunks.find((c) => c.facadeModuleId?.endsWith(entry));
-          if (chunk) visit(chunk.fileName);
-        }
-        return [...wanted].map((fileName) => ({
-          tag: 'link',
-          attrs: { rel: 'modulepreload', crossorigin: '', href: `/${fileName}` },
-          injectTo: 'head' as const,
-        }));
-      },
-    },
-  };
-}
-
 const REST_STYLES_ID = 'virtual:mantine-rest-styles.css';
 
 /**
@@ -122,11 +87,28 @@ function mantineRestStyles(firstScreenFile: string): Plugin {
   };
 }
 
+/**
+ * The pages people open directly, each answered with its own document (vite-plugins/first-screens.ts): its
+ * chunks and data preloaded and its header and h1 drawn before the JavaScript runs. Titles are the pages' h1s.
+ */
+const FIRST_SCREENS: FirstScreen[] = [
+  {
+    name: 'start',
+    paths: ['/', '/conversation/new'],
+    page: 'src/features/conversations/pages/conversation-new-page.tsx',
+    title: 'Start new conversation',
+    allStyles: false,
+    fetch: ['/api/conversation-type/listt'],
+  },
+  { name: 'login', paths: ['/login'], page: 'src/features/auth/pages/login-page.tsx', title: 'Login', card: true, allStyles: true },
+  { name: 'inbox', paths: ['/conversation/list'], page: 'src/features/conversations/pages/conversation-list-page.tsx', title: 'Conversations', allStyles: true },
+];
+
 export default defineConfig({
   plugins: [
     react(),
     precompress(),
-    preloadFirstScreen(['src/features/conversations/pages/conversation-new-page.tsx']),
+    firstScreens(FIRST_SCREENS),
     mantineRestStyles(path.resolve(import.meta.dirname, 'src/app/first-screen-styles.ts')),
   ],
   build: {

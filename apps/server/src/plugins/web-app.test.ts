@@ -5,6 +5,7 @@ import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from '
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
+import { readFirstScreens } from './web-app.ts';
 import { loadConfig } from '../config/env.ts';
 import type { Database } from '../db/client.ts';
 import { openTestDatabase } from '../test/test-database.ts';
@@ -17,8 +18,12 @@ function writeDist(): string {
     'index.html': `<!doctype html><html><head><script type="module" src="/static/js/index-AbC123.js"></script></head><body>${'<!-- padding -->'.repeat(100)}</body></html>`,
     'static/js/index-AbC123.js': `console.log(${JSON.stringify('chat '.repeat(500))});`,
     'widget.js': `(function(){/* ${'widget '.repeat(300)} */})();`,
+    // The start page's own document (apps/web/vite-plugins/first-screens.ts).
+    'first-screens/start.html': `<!doctype html><html><head><title>Start new conversation · Sales Agent</title></head><body><div id="root"><h1>Start new conversation</h1></div>${'<!-- padding -->'.repeat(100)}</body></html>`,
+    'first-screens.json': JSON.stringify({ '/': 'first-screens/start.html', '/conversation/new': 'first-screens/start.html' }),
   };
   for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dist, name)), { recursive: true });
     writeFileSync(path.join(dist, name), text);
     writeFileSync(path.join(dist, `${name}.br`), brotliCompressSync(text));
     writeFileSync(path.join(dist, `${name}.gz`), gzipSync(text));
@@ -76,13 +81,53 @@ describe('serving the web app', () => {
   });
 
   it('revalidates index.html on every page route, compressed', async () => {
-    for (const url of ['/', '/conversation/list', '/admin/hello']) {
+    for (const url of ['/conversation/list', '/admin/hello', '/login']) {
       const res = await app.inject({ url, headers: { 'accept-encoding': 'br' } });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type']).toMatch(/text\/html/);
       expect(res.headers['content-encoding']).toBe('br');
       expect(res.headers['cache-control']).toBe('no-cache');
       expect(brotliDecompressSync(res.rawPayload).toString()).toContain('<!doctype html>');
+    }
+  });
+
+  it("answers the first screens' paths with their own document, compressed and revalidated", async () => {
+    for (const url of ['/', '/conversation/new', '/conversation/new?conversationType=3']) {
+      const res = await app.inject({ url, headers: { 'accept-encoding': 'br' } });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['content-type'], url).toMatch(/text\/html/);
+      expect(res.headers['content-encoding'], url).toBe('br');
+      expect(res.headers['cache-control'], url).toBe('no-cache');
+      expect(res.headers.vary, url).toMatch(/Accept-Encoding/i);
+      expect(brotliDecompressSync(res.rawPayload).toString(), url).toContain('<h1>Start new conversation</h1>');
+    }
+    const plain = await app.inject({ url: '/' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toContain('<h1>Start new conversation</h1>');
+    // Other pages keep the plain document.
+    const other = await app.inject({ url: '/conversation/list' });
+    expect(other.body).not.toContain('Start new conversation');
+  });
+
+  it('ignores first-screen entries it cannot serve, and a manifest that is not JSON', () => {
+    const broken = mkdtempSync(path.join(tmpdir(), 'web-dist-'));
+    try {
+      writeFileSync(path.join(broken, 'ok.html'), '<!doctype html>');
+      const manifest = { '/': 'ok.html', '/missing': 'nope.html', '/escape': '../etc/passwd', 'relative': 'ok.html', '/api/x': 'ok.html' };
+      writeFileSync(path.join(broken, 'first-screens.json'), JSON.stringify(manifest));
+      const warnings: string[] = [];
+      expect([...readFirstScreens(broken, (m) => warnings.push(m))]).toEqual([['/', 'ok.html']]);
+      expect(warnings).toHaveLength(4);
+
+      writeFileSync(path.join(broken, 'first-screens.json'), '{ not json');
+      expect(readFirstScreens(broken, (m) => warnings.push(m)).size).toBe(0);
+      expect(warnings.at(-1)).toMatch(/not valid JSON/);
+      // No manifest (an older build): nothing to serve, nothing to warn about.
+      rmSync(path.join(broken, 'first-screens.json'));
+      expect(readFirstScreens(broken, (m) => warnings.push(m)).size).toBe(0);
+      expect(warnings).toHaveLength(5);
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
     }
   });
 

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
@@ -8,6 +8,40 @@ const HASHED_ASSETS_PREFIX = '/static/js/';
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** Everything else (index.html, widget.js) is revalidated on each use so a deploy shows at once. */
 export const REVALIDATE = 'no-cache';
+
+/**
+ * Written by the web build (apps/web/vite-plugins/first-screens.ts): `{ "/login": "first-screens/login.html" }`,
+ * the pages people open directly, each with its own copy of index.html that preloads the page's chunks and data
+ * and draws its header and title before the JavaScript runs. Every other path gets index.html.
+ */
+export const FIRST_SCREENS_MANIFEST = 'first-screens.json';
+
+/** The manifest's entries whose document exists; an unreadable manifest only costs the faster first screen. */
+export function readFirstScreens(dist: string, warn: (message: string) => void): Map<string, string> {
+  const screens = new Map<string, string>();
+  const file = path.join(dist, FIRST_SCREENS_MANIFEST);
+  if (!existsSync(file)) return screens;
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    warn(`${FIRST_SCREENS_MANIFEST} is not valid JSON (${(err as Error).message}); every page gets index.html`);
+    return screens;
+  }
+  if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) {
+    warn(`${FIRST_SCREENS_MANIFEST} is not an object of paths; every page gets index.html`);
+    return screens;
+  }
+  for (const [route, document] of Object.entries(manifest)) {
+    const inside = typeof document === 'string' && !path.isAbsolute(document) && !path.normalize(document).startsWith('..');
+    if (!route.startsWith('/') || route.startsWith('/api/') || !inside || !existsSync(path.join(dist, document))) {
+      warn(`${FIRST_SCREENS_MANIFEST}: ignoring ${JSON.stringify(route)} → ${JSON.stringify(document)}`);
+      continue;
+    }
+    screens.set(route, document);
+  }
+  return screens;
+}
 
 /**
  * Routes another website may embed: the widget's script (loaded by a `<script src>` from any origin) and the
@@ -44,6 +78,10 @@ export function registerWebApp(app: FastifyInstance, dist: string): boolean {
       res.setHeader('vary', 'Accept-Encoding');
     },
   });
+  // Cache-Control (no-cache), Vary and the precompressed copies come from the static plugin's options above.
+  for (const [route, document] of readFirstScreens(dist, (message) => app.log.warn(message))) {
+    app.get(route, { schema: { hide: true } }, (_request, reply) => reply.sendFile(document));
+  }
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
     if (!isEmbeddablePath(request.url) || reply.statusCode >= 400) return payload;

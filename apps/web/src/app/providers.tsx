@@ -1,11 +1,17 @@
 import { MantineProvider } from '@mantine/core';
 import { ModalsProvider } from '@mantine/modals';
-import { Notifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
 import { RouterProvider } from 'react-router';
 import { queryClient } from '../lib/query-client.ts';
 import { colorSchemeManager, cssVariablesResolver, theme } from '../lib/theme.ts';
 import { router } from './router.tsx';
+
+/**
+ * The toast area loads after the first screen (its component and transitions are not needed to draw it). A toast
+ * shown before that waits in @mantine/notifications' store and appears when the area mounts.
+ */
+const Notifications = lazy(async () => ({ default: (await import('@mantine/notifications')).Notifications }));
 
 export function AppProviders() {
   return (
@@ -14,7 +20,9 @@ export function AppProviders() {
       <QueryClientProvider client={queryClient}>
         <ModalsProvider>
           {/* The toast area (spec §2.1) sits at the top of the layout. */}
-          <Notifications position="top-center" limit={5} zIndex={1000} />
+          <Suspense fallback={null}>
+            <Notifications position="top-center" limit={5} zIndex={1000} />
+          </Suspense>
           <RouterProvider router={router} />
         </ModalsProvider>
       </QueryClientProvider>
