@@ -13,7 +13,8 @@
  *     through Lighthouse's `extraHeaders`.
  * BENCH_RUNS (3) runs per page, each in a fresh headless Chromium profile (CHROME_PATH, default
  * /usr/bin/chromium; no browser is downloaded); the median of each figure is printed, then every audit that
- * did not pass in any run of the accessibility, best-practices and SEO categories (what to fix next).
+ * did not pass in any run of the accessibility, best-practices and SEO categories (what to fix next) and the
+ * element taken as the largest contentful paint.
  * BENCH_PAGES=/,/login limits the pages.
  */
 import { spawn } from 'node:child_process';
@@ -100,6 +101,25 @@ interface Run {
   tbt: number;
   cls: number;
   failed: string[];
+  /** The element Lighthouse took as the largest contentful paint. */
+  lcpElement: string;
+}
+
+/** The first elements or URLs an audit names (its details' items; LCP's are nested one table deeper). */
+function describeItems(details: unknown): string {
+  const items = ((details as { items?: unknown[] } | undefined)?.items ?? []).flatMap((item) => {
+    const nested = (item as { items?: unknown[] }).items;
+    return nested ?? [item];
+  });
+  const names = items
+    .slice(0, 2)
+    .map((item) => {
+      const i = item as { node?: { snippet?: string }; url?: string; description?: string; source?: { url?: string } };
+      return i.node?.snippet ?? i.description ?? i.url ?? i.source?.url;
+    })
+    .filter(Boolean)
+    .map((name) => String(name).replace(/\s+/g, ' ').slice(0, 160));
+  return names.length ? `: ${names.join(' | ')}` : '';
 }
 
 async function runOnce(url: string, extraHeaders: Record<string, string> | undefined): Promise<Run> {
@@ -121,8 +141,9 @@ async function runOnce(url: string, extraHeaders: Record<string, string> | undef
       lhr.categories[c].auditRefs
         .map((ref) => lhr.audits[ref.id])
         .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode !== 'informative' && a.scoreDisplayMode !== 'manual')
-        .map((a) => `${c}: ${a.id} (${a.title})`),
+        .map((a) => `${c}: ${a.id} (${a.title})${describeItems(a.details)}`),
     );
+    const lcpElement = describeItems(lhr.audits['largest-contentful-paint-element']?.details);
     return {
       scores,
       fcp: numeric('first-contentful-paint'),
@@ -130,6 +151,7 @@ async function runOnce(url: string, extraHeaders: Record<string, string> | undef
       tbt: numeric('total-blocking-time'),
       cls: numeric('cumulative-layout-shift'),
       failed,
+      lcpElement,
     };
   } finally {
     await chromium.close();
@@ -153,12 +175,13 @@ async function main() {
         `| ${page.path}${page.signIn ? ' (ADMIN)' : ''} | ${m((r) => r.scores.performance)} | ${m((r) => r.scores.accessibility)} | ${m((r) => r.scores['best-practices'])} | ${m((r) => r.scores.seo)} | ${seconds(m((r) => r.fcp))} | ${seconds(m((r) => r.lcp))} | ${Math.round(m((r) => r.tbt))} ms | ${m((r) => r.cls).toFixed(3)} |`,
       );
       for (const audit of new Set(runs.flatMap((r) => r.failed))) notes.push(`${page.path}: ${audit}`);
+      for (const element of new Set(runs.map((r) => r.lcpElement))) notes.push(`${page.path}: LCP element${element}`);
     }
     console.log(`Lighthouse 12 mobile (simulated slow 4G, 4× CPU); ${RUNS} runs per page, median; dist ${dist}`);
     console.log('| page | performance | accessibility | best practices | SEO | FCP | LCP | TBT | CLS |');
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
-    console.log(notes.length ? `\nAudits not passed (any run):\n${notes.map((n) => `- ${n}`).join('\n')}` : '\nEvery accessibility, best-practices and SEO audit passed.');
+    console.log(`\nLCP elements, and audits of accessibility, best practices and SEO not passed (any run):\n${notes.map((n) => `- ${n}`).join('\n')}`);
   } finally {
     server.kill();
   }
