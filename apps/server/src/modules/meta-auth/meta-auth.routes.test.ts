@@ -1,10 +1,14 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import pg from 'pg';
+import { eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context.ts';
 import { messagingAccounts, userMessagingAccounts } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail, type TestUser } from '../../test/factories.ts';
 import { graphError, MetaOAuthFake } from '../../test/fakes/meta-oauth-fake.ts';
+import { withDatabase } from '../../test/test-database.ts';
+import { connectAccounts } from './meta-auth.service.ts';
 import { STATE_COOKIE } from './oauth-state.ts';
 
 let fake: MetaOAuthFake;
@@ -284,6 +288,125 @@ describe('POST /api/meta-api/connect-meta-page', () => {
     expect(ok.statusCode).toBe(200);
     // The answer clears the nonce cookie; the browser no longer holds it, so the same state cannot finish again.
     expect(String(ok.headers['set-cookie'])).toContain(`${STATE_COOKIE}=;`);
+  });
+});
+
+/**
+ * A builder (insert(…).values(…)…) that runs `first` before it executes, whichever of its methods are chained.
+ * Drizzle's builders execute when awaited (then).
+ */
+function runningFirst<T extends object>(builder: T, first: () => Promise<unknown>): T {
+  return new Proxy(builder, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (prop === 'then') {
+        return (ok?: (v: unknown) => unknown, fail?: (e: unknown) => unknown) =>
+          first().then(() => (target as unknown as PromiseLike<unknown>).then(ok, fail));
+      }
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return result && typeof result === 'object' ? runningFirst(result, first) : result;
+      };
+    },
+  });
+}
+
+/**
+ * A database whose transactions see `appear` run right before their first write to messaging_accounts, in the
+ * same transaction: the state a concurrent ADMIN save committed at that moment leaves behind on PostgreSQL
+ * (visible to the write's unique check, not to any look-up before it). PGlite runs one transaction at a time,
+ * so the race is staged this way on both databases.
+ */
+function rowAppearsBeforeAccountWrite(db: AppContext['db'], appear: (tx: AppContext['db']) => Promise<unknown>): AppContext['db'] {
+  let fired = false;
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop !== 'transaction') return Reflect.get(target, prop, target);
+      return (fn: (tx: AppContext['db']) => Promise<unknown>) =>
+        target.transaction((tx) =>
+          fn(
+            new Proxy(tx, {
+              get(txTarget, txProp) {
+                const value: unknown = Reflect.get(txTarget, txProp, txTarget);
+                if (txProp !== 'insert') return typeof value === 'function' ? value.bind(txTarget) : value;
+                return (table: unknown) => {
+                  const builder = txTarget.insert(table as typeof messagingAccounts);
+                  if (table !== messagingAccounts || fired) return builder;
+                  fired = true;
+                  return runningFirst(builder, () => appear(txTarget as unknown as AppContext['db']));
+                };
+              },
+            }) as unknown as AppContext['db'],
+          ),
+        );
+    },
+  });
+}
+
+describe('connect while an ADMIN creates the same account (unique (type, pageId), migration 0008)', () => {
+  const adminAccount = (admin: TestUser, pageId: string) => ({
+    type: 'FACEBOOK' as const,
+    pageId,
+    pageName: 'Typed in by the admin',
+    accessTokenEncrypted: t.ctx.secrets.seal('EAA-admin-typed-token'),
+    config: '{"note":"set by the admin"}',
+    createdByUserId: admin.id,
+  });
+
+  async function expectConnectedIntoAdminsAccount(pageId: string, admin: TestUser, user: TestUser) {
+    const rows = await t.ctx.db.select().from(messagingAccounts).where(eq(messagingAccounts.pageId, pageId));
+    expect(rows).toHaveLength(1);
+    // The connect brought the token and name; the admin who made the account still owns it, and keeps its config.
+    expect(rows[0]).toMatchObject({ pageName: 'Raced Page', createdByUserId: admin.id, config: '{"note":"set by the admin"}' });
+    expect(t.ctx.secrets.open(rows[0].accessTokenEncrypted)).not.toBe('EAA-admin-typed-token');
+    const grants = await t.ctx.db.select().from(userMessagingAccounts).where(eq(userMessagingAccounts.messagingAccountId, rows[0].id));
+    expect(grants.map((g) => g.userId)).toEqual([user.id]);
+  }
+
+  it('updates the account an ADMIN created between the look-up and the write, instead of failing with a unique violation', async () => {
+    const admin = await buildAdmin(t.ctx);
+    const user = await buildUser(t.ctx);
+    fake.pages = [{ id: '200091', name: 'Raced Page' }];
+    const racing = rowAppearsBeforeAccountWrite(t.ctx.db, (tx) => tx.insert(messagingAccounts).values(adminAccount(admin, '200091')));
+    const actor = { id: user.id, email: user.email, role: user.role };
+    await expect(connectAccounts({ ...t.ctx, db: racing }, actor, 'FACEBOOK', fake.issueCode())).resolves.toEqual({ pageName: 'Raced Page' });
+    await expectConnectedIntoAdminsAccount('200091', admin, user);
+  });
+
+  it.skipIf(process.env.TEST_DB !== 'pg')('PostgreSQL: a connect waiting on an ADMIN\'s uncommitted insert of the page updates it once it commits (200, not 500)', async () => {
+    const admin = await buildAdmin(t.ctx);
+    const user = await buildUser(t.ctx);
+    fake.pages = [{ id: '200092', name: 'Raced Page' }];
+    const { rows } = (await t.ctx.db.execute(sql`select current_database() as name`)) as unknown as { rows: { name: string }[] };
+    const other = new pg.Client({ connectionString: withDatabase(process.env.TEST_DATABASE_URL!, rows[0].name) });
+    await other.connect();
+    try {
+      // The admin's save is in flight on another connection: inserted, not yet committed.
+      const row = adminAccount(admin, '200092');
+      await other.query('begin');
+      await other.query(
+        'insert into messaging_accounts (type, page_id, page_name, access_token_encrypted, config, created_by_user_id) values ($1, $2, $3, $4, $5, $6)',
+        [row.type, row.pageId, row.pageName, row.accessTokenEncrypted, row.config, row.createdByUserId],
+      );
+      let settled = false;
+      const connecting = connect('FACEBOOK', user).finally(() => (settled = true));
+      // Until the connect's write waits on that row (PostgreSQL has no event for it, so its lock table is watched).
+      while (!settled) {
+        const waiting = await t.ctx.db.execute(
+          sql`select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and a.datname = current_database()`,
+        );
+        if ((waiting as unknown as { rows: unknown[] }).rows.length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(settled).toBe(false);
+      await other.query('commit');
+      const res = await connecting;
+      expect(res.statusCode, res.body).toBe(200);
+      await expectConnectedIntoAdminsAccount('200092', admin, user);
+    } finally {
+      await other.end();
+    }
   });
 });
 

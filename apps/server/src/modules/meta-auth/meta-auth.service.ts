@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { messagingAccounts, userMessagingAccounts, users } from '../../db/schema/index.ts';
 import { AppError, badRequest, forbidden, notFound, unauthorized, unavailable } from '../../lib/errors.ts';
@@ -200,43 +200,37 @@ export async function connectAccounts(ctx: AppContext, actor: Actor, type: Conne
     throw new AppError(422, 'META_NOTHING_GRANTED', `Error connecting ${type} account`);
   }
   await ctx.db.transaction(async (tx) => {
-    // (type, pageId) is looked up then inserted: two connects of the same account at once must not both insert.
-    await tx.execute(sql`select pg_advisory_xact_lock(7261009)`);
-    for (const account of found) {
-      const sealed = ctx.secrets.seal(account.accessToken);
-      const [existing] = await tx
-        .select({ id: messagingAccounts.id, config: messagingAccounts.config })
-        .from(messagingAccounts)
-        .where(and(eq(messagingAccounts.type, type), eq(messagingAccounts.pageId, account.pageId)))
-        .limit(1);
-      let id: number;
-      if (existing) {
-        // Keep what an admin configured; only the keys this flow owns change.
-        const config = JSON.stringify({ ...parseObject(existing.config), ...account.config });
-        await tx
-          .update(messagingAccounts)
-          .set({ accessTokenEncrypted: sealed, pageName: account.pageName, expirationDate: account.expirationDate, config, tokenRejectedAt: null })
-          .where(eq(messagingAccounts.id, existing.id));
-        id = existing.id;
-      } else {
-        const [created] = await tx
-          .insert(messagingAccounts)
-          .values({
-            type,
-            pageId: account.pageId,
-            pageName: account.pageName,
-            accessTokenEncrypted: sealed,
-            expirationDate: account.expirationDate,
-            config: JSON.stringify(account.config),
-            createdByUserId: actor.id,
-          })
-          .returning({ id: messagingAccounts.id });
-        id = created.id;
-      }
+    // Rows are written in one order (by page id), so two connects sharing pages never wait on each other in a cycle.
+    for (const account of [...found].sort((a, b) => (a.pageId < b.pageId ? -1 : a.pageId > b.pageId ? 1 : 0))) {
+      const id = await upsertConnectedAccount(ctx, tx, actor, type, account);
       await tx.insert(userMessagingAccounts).values({ userId: actor.id, messagingAccountId: id }).onConflictDoNothing();
     }
   });
   return { pageName: found.map((a) => a.pageName).join(', ') };
+}
+
+type Tx = Parameters<Parameters<AppContext['db']['transaction']>[0]>[0];
+
+/**
+ * Creates the account, or updates the one this (type, pageId) already has, in one statement decided by the
+ * unique index (migration 0008): an account an ADMIN creates, or another connect makes, between a look-up and
+ * an insert would otherwise make this connect fail with a unique violation. A new account is owned by the
+ * connecting user; an existing one keeps its owner (a colleague reconnecting does not take it over) and what
+ * an admin configured: only the config keys this flow owns change. The upsert leaves the row locked until
+ * the commit, so the config merge that follows cannot lose a concurrent edit.
+ */
+async function upsertConnectedAccount(ctx: AppContext, tx: Tx, actor: Actor, type: ConnectType, account: FoundAccount): Promise<number> {
+  const sealed = ctx.secrets.seal(account.accessToken);
+  const fresh = { accessTokenEncrypted: sealed, pageName: account.pageName, expirationDate: account.expirationDate };
+  const [row] = await tx
+    .insert(messagingAccounts)
+    .values({ type, pageId: account.pageId, ...fresh, config: JSON.stringify(account.config), createdByUserId: actor.id })
+    .onConflictDoUpdate({ target: [messagingAccounts.type, messagingAccounts.pageId], set: { ...fresh, tokenRejectedAt: null } })
+    .returning({ id: messagingAccounts.id, config: messagingAccounts.config });
+  // For a new row this is its own config again (no second write); for an existing one, the stored keys plus ours.
+  const config = JSON.stringify({ ...parseObject(row.config), ...account.config });
+  if (config !== row.config) await tx.update(messagingAccounts).set({ config }).where(eq(messagingAccounts.id, row.id));
+  return row.id;
 }
 
 function parseObject(text: string): Record<string, unknown> {
