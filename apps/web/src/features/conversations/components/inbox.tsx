@@ -153,9 +153,17 @@ export function Inbox(props: InboxProps) {
     return () => window.removeEventListener('keydown', onKey);
   }, [move, detail.data, refresh]);
 
+  // A list only while it holds rows: the loader, an error or the empty state are not list items (axe's
+  // aria-required-children, Lighthouse accessibility).
+  const hasRows = !props.list.isPending && !props.list.isError && rows.length > 0;
   const listColumn = (
     <Stack gap={0} style={{ minHeight: 0, height: wide ? '100%' : undefined }}>
-      <Box ref={rowsRef} style={{ flex: 1, overflowY: wide ? 'auto' : undefined, minHeight: 0 }} role="list" aria-label="Conversations">
+      <Box
+        ref={rowsRef}
+        style={{ flex: 1, overflowY: wide ? 'auto' : undefined, minHeight: 0 }}
+        role={hasRows ? 'list' : undefined}
+        aria-label={hasRows ? 'Conversations' : undefined}
+      >
         {props.list.isPending ? (
           <Loader aria-label="Loading conversations" m="md" />
         ) : props.list.isError ? (
