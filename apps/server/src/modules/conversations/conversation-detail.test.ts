@@ -44,9 +44,9 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
         { role: 'SYSTEM', message: 'third', dateSent: at(5) },
       ],
     });
-    // A microsecond timestamp (PostgreSQL keeps them; the API answers milliseconds, as before).
+    // A microsecond timestamp (PostgreSQL keeps them; the API answers milliseconds, truncated, as before).
     await t.ctx.db.execute(
-      sql`update messages set date_sent = '2025-01-01 00:07:08.123456+02' where conversation_id = ${conversation.id} and role = 'SYSTEM'`,
+      sql`update messages set date_sent = '2025-01-01 00:07:08.123999+02' where conversation_id = ${conversation.id} and role = 'SYSTEM'`,
     );
     const [first, second, third] = conversation.messages;
 

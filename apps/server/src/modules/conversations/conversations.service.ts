@@ -314,8 +314,8 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
     phaseCount: phases.length,
     prospectId: detail.prospectId,
     Prospect: detail.prospect && detail.account ? { ...detail.prospect, messagingAccount: detail.account } : null,
-    // JSON carries a timestamp as text with its offset (and microseconds); the API answers ISO 8601 in UTC.
-    messages: (detail.messages ?? []).map((m) => ({ id: m.id, role: m.role, message: m.message, dateSent: new Date(m.dateSent).toISOString() })),
+    // dateSent is already ISO 8601 in UTC to the millisecond (to_char truncates microseconds, as Date did).
+    messages: detail.messages ?? [],
     canAdminister,
     aiPaused: detail.aiPaused,
     isDemoAgent: !ctx.config.OPENAI_API_KEY,
@@ -371,7 +371,8 @@ function prepareDetail(db: Db) {
     'account', case when ${a.id} is null then null else json_build_object('id', ${a.id}, 'pageName', ${a.pageName}, 'type', ${a.type}) end,
     'phases', (select json_agg(json_build_object('index', ${cp.index}, 'prompt', ${cp.prompt}) order by ${cp.index})
       from ${cp} where ${cp.conversationTypeId} = ${c.conversationTypeId}),
-    'messages', (select json_agg(json_build_object('id', ${m.id}, 'role', ${m.role}, 'message', ${m.message}, 'dateSent', ${m.dateSent}) order by ${m.dateSent}, ${m.id})
+    'messages', (select json_agg(json_build_object('id', ${m.id}, 'role', ${m.role}, 'message', ${m.message},
+        'dateSent', to_char(${m.dateSent} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by ${m.dateSent}, ${m.id})
       from ${m} where ${m.conversationId} = ${c.id}),
     'granted', ${grantedAccountSql(sql.placeholder('userId'), c.messagingAccountId)})`;
   return db
