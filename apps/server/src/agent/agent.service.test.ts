@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversations } from '../db/schema/index.ts';
 import { buildPlaybook, buildProspectConversation, conversationRow, messagesOf, pendingJobs } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
@@ -136,5 +138,57 @@ describe('setConversationPhase', () => {
     expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: 1, resumePhase: null });
     // Nothing was unanswered: no reply.
     expect((await messagesOf(t.ctx, id)).map((m) => m.role)).toEqual(['AGENT']);
+  });
+
+  /** A job runner whose process "dies" right after a transaction commits: every enqueue outside one fails. */
+  function dyingAfterCommit(): JobRunner {
+    const dying = Object.create(t.ctx.jobs) as JobRunner;
+    dying.enqueue = (name, payload, options = {}) =>
+      options.executor ? t.ctx.jobs.enqueue(name, payload, options) : Promise.reject(new Error('killed after the commit'));
+    return dying;
+  }
+
+  it('commits -3 with the turn that closes the window: a process killed right after the commit leaves the turn queued', async () => {
+    const type = await buildPlaybook(t.ctx, { phases: 2, config: { replyDebounceSeconds: 30 } });
+    const { id } = await startWebConversation(t.ctx, type.id);
+    await expect(setConversationPhase({ ...t.ctx, jobs: dyingAfterCommit() }, id, -3)).rejects.toThrow('killed after the commit');
+    expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: -3, resumePhase: 0 });
+    const turns = await pendingJobs(t.ctx, `turn:${id}`);
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({ name: 'agent.turn', payload: { conversationId: id } });
+    expect(turns[0].runAt.getTime() - Date.now()).toBeGreaterThan(25_000);
+  });
+
+  it('commits a working phase with the turn that answers an unanswered message', async () => {
+    const type = await buildPlaybook(t.ctx, { phases: 2 });
+    const { id } = await startWebConversation(t.ctx, type.id);
+    await setConversationPhase(t.ctx, id, -2);
+    // Outside the working phases a message waits for a person: stored, no turn.
+    await receiveProspectMessage(t.ctx, id, 'is anyone there?');
+    expect(await pendingJobs(t.ctx, `turn:${id}`)).toHaveLength(0);
+    await expect(setConversationPhase({ ...t.ctx, jobs: dyingAfterCommit() }, id, 1)).rejects.toThrow('killed after the commit');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(1);
+    expect(await pendingJobs(t.ctx, `turn:${id}`)).toHaveLength(1);
+  });
+
+  it('stores neither the phase nor its turn when the turn cannot be queued', async () => {
+    const type = await buildPlaybook(t.ctx, { phases: 2 });
+    const { id } = await startWebConversation(t.ctx, type.id);
+    const broken = Object.create(t.ctx.jobs) as JobRunner;
+    broken.enqueue = () => Promise.reject(new Error('jobs table unavailable'));
+    await expect(setConversationPhase({ ...t.ctx, jobs: broken }, id, -3)).rejects.toThrow('jobs table unavailable');
+    expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: 0, resumePhase: null });
+    expect(await pendingJobs(t.ctx, `turn:${id}`)).toHaveLength(0);
+  });
+
+  it('commits the end (phase N) of a CRM contact\'s conversation with its CRM write-back', async () => {
+    const type = await buildPlaybook(t.ctx, { phases: 2 });
+    const { id } = await startWebConversation(t.ctx, type.id);
+    await t.ctx.db.update(conversations).set({ crmContactId: 'ct-phase-end' }).where(eq(conversations.id, id));
+    await setConversationPhase({ ...t.ctx, jobs: dyingAfterCommit() }, id, 2);
+    expect((await conversationRow(t.ctx, id)).phase).toBe(2);
+    expect(await pendingJobs(t.ctx, `crm-write-back:${id}:ended`)).toEqual([
+      expect.objectContaining({ name: 'crm.write-back', payload: { conversationId: id, outcome: 'ended' } }),
+    ]);
   });
 });

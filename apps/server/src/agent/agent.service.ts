@@ -143,22 +143,31 @@ export async function setConversationPhase(ctx: AppContext, conversationId: numb
   if (phase === PHASE.WAITING) {
     resumePhase = current.phase === PHASE.WAITING ? current.resumePhase : isWorkingPhase(current.phase, phaseCount) ? current.phase : 0;
   }
-  await ctx.db
-    .update(conversations)
-    .set({ phase, resumePhase, ...(working ? { aiPaused: false } : {}), updatedAt: new Date() })
-    .where(eq(conversations.id, conversationId));
-  emitConversationChanged(ctx, current);
-  // A person ending the conversation (phase N) ends it for the CRM too (docs/crm.md write-back).
-  if (phase === phaseCount && current.phase !== phaseCount) await reportConversationOutcome(ctx, current, 'ended');
-
-  const settings = agentSettingsOf(ctx, loaded.type?.config);
   const paused = working ? false : current.aiPaused;
-  if (phase === PHASE.WAITING && !paused) {
-    await scheduleTurn(ctx, conversationId, settings.debounceSeconds);
-  } else if (working) {
-    const ids = await lastMessageIds(ctx.db, conversationId);
-    if (ids.prospect > ids.agent) await scheduleTurn(ctx, conversationId, 0);
-  }
+  const debounceSeconds = agentSettingsOf(ctx, loaded.type?.config).debounceSeconds;
+  const ended = phase === phaseCount && current.phase !== phaseCount;
+  // The phase and what it calls for commit together: a process killed between them would leave a conversation
+  // waiting (-3) with no turn to close the window, or an unanswered message nobody answers.
+  const turnDelaySeconds = await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(conversations)
+      .set({ phase, resumePhase, ...(working ? { aiPaused: false } : {}), updatedAt: new Date() })
+      .where(eq(conversations.id, conversationId));
+    let delay: number | null = null;
+    if (phase === PHASE.WAITING && !paused) delay = debounceSeconds;
+    else if (working) {
+      const ids = await lastMessageIds(tx, conversationId);
+      if (ids.prospect > ids.agent) delay = 0;
+    }
+    if (delay !== null) await scheduleTurn(ctx, conversationId, delay, tx);
+    // A person ending the conversation (phase N) ends it for the CRM too (docs/crm.md write-back).
+    if (ended) await reportConversationOutcome(ctx, current, 'ended', tx);
+    return delay;
+  });
+  emitConversationChanged(ctx, current);
+  // Again after the commit, as receiveProspectMessage does: a turn running meanwhile holds `turn:<id>` (the
+  // enqueue above was a no-op) and may have looked for -3 before this commit (docs/agent.md, Concurrency 4).
+  if (turnDelaySeconds !== null) await scheduleTurn(ctx, conversationId, turnDelaySeconds);
 }
 
 /**

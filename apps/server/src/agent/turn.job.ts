@@ -2,9 +2,9 @@ import { PHASE } from '@sales-agent/shared/enums';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import { conversations } from '../db/schema/index.ts';
+import { conversations, conversationTypes } from '../db/schema/index.ts';
 import type { EnqueueOptions, JobDefinition } from '../jobs/runner.ts';
-import { agentSettingsOf, loadConversation } from './conversation-store.ts';
+import { agentSettingsOf, type Executor } from './conversation-store.ts';
 import { runConversationTurn } from './turn.ts';
 
 export const TURN_JOB = 'agent.turn';
@@ -43,23 +43,23 @@ export const turnJob: JobDefinition<z.ZodObject<{ conversationId: z.ZodNumber }>
   async handler(ctx, { conversationId }, job) {
     const outcome = await runConversationTurn(ctx, conversationId);
     ctx.log.debug({ conversationId, outcome }, 'agent turn');
-    // Free the singleton key first, then look: a message stored while this turn ran could not enqueue its
-    // own turn (key taken) but left the conversation at -3, so it is seen here.
-    await ctx.jobs.complete(job.id);
-    try {
-      await rescheduleIfWaiting(ctx, conversationId);
-    } catch (err) {
-      ctx.log.error({ err, conversationId }, 'could not schedule the next turn');
-    }
+    // Free the singleton key, then look: a message stored while this turn ran could not enqueue its own turn
+    // (key taken) but left the conversation at -3, so it is seen here. Both in one transaction: a process
+    // killed in between leaves this job claimed (it runs again when its lease runs out), never a conversation
+    // at -3 with no turn; a failure here is thrown, and the runner retries the job after its backoff.
+    await ctx.db.transaction(async (tx) => {
+      await ctx.jobs.complete(job.id, tx);
+      await rescheduleIfWaiting(ctx, conversationId, tx);
+    });
   },
 };
 
-async function rescheduleIfWaiting(ctx: AppContext, conversationId: number): Promise<void> {
-  const [row] = await ctx.db
-    .select({ phase: conversations.phase, aiPaused: conversations.aiPaused })
+async function rescheduleIfWaiting(ctx: AppContext, conversationId: number, tx: Executor): Promise<void> {
+  const [row] = await tx
+    .select({ phase: conversations.phase, aiPaused: conversations.aiPaused, typeConfig: conversationTypes.config })
     .from(conversations)
+    .leftJoin(conversationTypes, eq(conversationTypes.id, conversations.conversationTypeId))
     .where(eq(conversations.id, conversationId));
   if (!row || row.aiPaused || row.phase !== PHASE.WAITING) return;
-  const loaded = await loadConversation(ctx, conversationId);
-  await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, loaded?.type?.config).debounceSeconds);
+  await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, row.typeConfig).debounceSeconds, tx);
 }

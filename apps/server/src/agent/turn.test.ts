@@ -1,10 +1,12 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { llmUsage } from '../db/schema/index.ts';
-import { agentMessagesOf, buildPlaybook, buildProspectConversation, conversationRow, outboxOf, unansweredOf } from '../test/agent-factories.ts';
+import { jobs, llmUsage } from '../db/schema/index.ts';
+import type { JobRunner } from '../jobs/runner.ts';
+import { agentMessagesOf, buildPlaybook, buildProspectConversation, conversationRow, outboxOf, pendingJobs, unansweredOf } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
+import { TURN_JOB, turnJob } from './turn.job.ts';
 
 const fake = new OpenAiFake();
 let t: TestApp;
@@ -244,6 +246,41 @@ describe('debounce and concurrency within a turn', () => {
     await t.ctx.jobs.drain();
     expect(fake.requests).toHaveLength(0);
     expect((await conversationRow(t.ctx, id)).phase).toBe(-3);
+  });
+});
+
+describe('the turn job and the next turn (docs/agent.md, Concurrency 4)', () => {
+  it('frees its key and queues the next turn in one transaction: killed in between, the job runs again and the mid-turn message is answered', async () => {
+    const id = await webChat();
+    let first = true;
+    fake.on('draft_reply', async (request) => {
+      if (first) {
+        first = false;
+        // Lands while the turn runs: -3, but its own turn cannot be queued (the running turn holds the key).
+        await receiveProspectMessage(t.ctx, id, 'actually, make it red');
+        return { json: { reply: 'STALE draft about widgets', needsHuman: false, reason: '' } };
+      }
+      return { json: { reply: `Red it is (${request.messages.at(-1)!.content})`, needsHuman: false, reason: '' } };
+    });
+    await receiveProspectMessage(t.ctx, id, 'I want a widget');
+    // Claimed as the runner claims it.
+    const [queued] = await pendingJobs(t.ctx, `turn:${id}`);
+    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
+    // The process dies as it queues the next turn, after the turn itself ran.
+    const dying = Object.create(t.ctx.jobs) as JobRunner;
+    dying.enqueue = (name, payload, options) =>
+      name === TURN_JOB ? Promise.reject(new Error('killed while queueing the next turn')) : t.ctx.jobs.enqueue(name, payload, options);
+    const claim = { id: queued.id, name: TURN_JOB, attempts: 1, maxAttempts: 10 };
+    await expect(turnJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the next turn');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(-3);
+    const [job] = await t.ctx.db.select().from(jobs).where(eq(jobs.id, queued.id));
+    expect(job.status).toBe('running');
+
+    // Its lease runs out (the test lets that time pass) and the runner runs it again.
+    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await t.ctx.jobs.drain();
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Red it is (actually, make it red)']);
+    expect(await pendingJobs(t.ctx, `turn:${id}`)).toHaveLength(0);
   });
 });
 

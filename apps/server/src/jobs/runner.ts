@@ -133,10 +133,11 @@ export class JobRunner {
   /**
    * Marks a running job done from inside its own handler, so the handler can then enqueue its successor
    * under the same singletonKey (which is taken while the job is pending or running). The runner's own
-   * "done" update afterwards is a no-op.
+   * "done" update afterwards is a no-op. With an `executor` (an open transaction) the job is done only if that
+   * transaction commits, e.g. together with the successor it enqueues there.
    */
-  async complete(jobId: number): Promise<void> {
-    await this.context().db.execute(
+  async complete(jobId: number, executor?: EnqueueOptions['executor']): Promise<void> {
+    await (executor ?? this.context().db).execute(
       sql`update jobs set status = 'done', finished_at = now(), last_error = null where id = ${jobId} and status = 'running'`,
     );
   }
