@@ -4,13 +4,14 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { sql } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import { conversations } from '../db/schema/index.ts';
+import { conversations, messagingAccounts } from '../db/schema/index.ts';
 import type { JobDefinition } from '../jobs/runner.ts';
 import { emitConversationChanged } from '../agent/conversation-store.ts';
 import { recordingStorage } from '../modules/call-recordings/call-recordings.service.ts';
+import { removeCallRecording } from '../modules/calls/calls.service.ts';
 import { accountSidOf, loadCallByUuid } from './call-context.ts';
 import { bookCallCost, callPrices, costOfRecording } from './call-costs.ts';
 import { recordingPath, recordingStorageKey } from './urls.ts';
@@ -78,12 +79,42 @@ export const recordingJob: JobDefinition<typeof payload> = {
     } finally {
       await rm(temp, { force: true });
     }
-    const rows = await ctx.db
-      .update(conversations)
-      .set({ recordingUrl: recordingPath(call.conversation.uuid), recordingDuration: durationSeconds, updatedAt: new Date() })
-      .where(sql`${conversations.id} = ${call.conversation.id} and ${conversations.recordingUrl} is null`)
-      .returning({ id: conversations.id });
-    if (rows.length > 0) await bookCallCost(ctx, call.conversation.id, costOfRecording(callPrices(ctx.config), durationSeconds));
+    const outcome = await storeRecordingUrl(ctx, call.account.id, call.conversation.id, recordingPath(call.conversation.uuid), durationSeconds);
+    if (outcome === 'gone') {
+      // The call was deleted (alone or with its account) while this downloaded: its delete found no recording
+      // to remove, so the file just written would be left behind.
+      await removeCallRecording(ctx, call.conversation.uuid);
+      return;
+    }
+    if (outcome === 'stored') await bookCallCost(ctx, call.conversation.id, costOfRecording(callPrices(ctx.config), durationSeconds));
     emitConversationChanged(ctx, call.conversation);
   },
 };
+
+/**
+ * Sets the call's recordingUrl if it is still there and has none: 'stored', 'already' (an earlier run stored
+ * the same file) or 'gone'. The account row is key-share locked first, so an account delete running at this
+ * moment (it locks the row for update, then lists the recordings to remove) either has committed — the
+ * conversation is gone — or waits for this commit and then finds the recordingUrl and removes the file itself.
+ * A delete of the conversation alone is one statement that waits on this update and answers its recordingUrl.
+ */
+async function storeRecordingUrl(
+  ctx: AppContext,
+  accountId: number,
+  conversationId: number,
+  recordingUrl: string,
+  durationSeconds: number,
+): Promise<'stored' | 'already' | 'gone'> {
+  return ctx.db.transaction(async (tx) => {
+    const [account] = await tx.select({ id: messagingAccounts.id }).from(messagingAccounts).where(eq(messagingAccounts.id, accountId)).for('key share');
+    if (!account) return 'gone';
+    const updated = await tx
+      .update(conversations)
+      .set({ recordingUrl, recordingDuration: durationSeconds, updatedAt: new Date() })
+      .where(and(eq(conversations.id, conversationId), isNull(conversations.recordingUrl)))
+      .returning({ id: conversations.id });
+    if (updated.length > 0) return 'stored';
+    const [still] = await tx.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, conversationId));
+    return still ? 'already' : 'gone';
+  });
+}

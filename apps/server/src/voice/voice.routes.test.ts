@@ -1,7 +1,9 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversations, unansweredConversations } from '../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { withDatabase } from '../test/test-database.ts';
 import { PUBLIC_URL } from '../test/channel-factories.ts';
 import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
 import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
@@ -301,6 +303,72 @@ describe('voice callbacks', () => {
     expect(await storage.size(recordingStorageKey(uuid))).toBe(bytes.length);
     expect((await t.request({ method: 'DELETE', url: `/api/conversation/${row.id}`, as: admin.cookie })).statusCode).toBe(200);
     expect(await storage.size(recordingStorageKey(uuid))).toBeNull();
+  });
+
+  describe('a recording downloaded while its call is deleted leaves no file behind', () => {
+    /** Places a call on its own account and starts the recording's download, held at Twilio until released. */
+    async function downloadHeld(pageId: string) {
+      const { type, account } = await buildCallSetup(t.ctx, { pageId });
+      const { uuid, sid, id } = await placeCall(type.id, true);
+      const recording = twilioFake.addRecording(ACCOUNT_SID, Buffer.from('ID3 deleted meanwhile'));
+      const hold = twilioFake.holdNextRecording();
+      const callback = { CallSid: sid, RecordingSid: recording.sid, RecordingUrl: recording.url, RecordingStatus: 'completed', RecordingDuration: '9' };
+      expect((await postSigned(t, `/api/voice/calls/${uuid}/recording`, callback)).statusCode).toBe(200);
+      const draining = t.ctx.jobs.drain();
+      await hold.requested;
+      const finish = async () => {
+        hold.release();
+        await draining;
+      };
+      return { uuid, id, account, finish };
+    }
+
+    it('the conversation deleted', async () => {
+      const call = await downloadHeld('+15550004401');
+      expect((await t.request({ method: 'DELETE', url: `/api/conversation/${call.id}`, as: admin.cookie })).statusCode).toBe(200);
+      await call.finish();
+      expect(await callRow(t.ctx, call.uuid)).toBeUndefined();
+      expect(await recordingStorage(t.ctx).size(recordingStorageKey(call.uuid))).toBeNull();
+    });
+
+    it('its messaging account deleted (with its conversations)', async () => {
+      const call = await downloadHeld('+15550004402');
+      expect((await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${call.account.id}`, as: admin.cookie })).statusCode).toBe(200);
+      await call.finish();
+      expect(await callRow(t.ctx, call.uuid)).toBeUndefined();
+      expect(await recordingStorage(t.ctx).size(recordingStorageKey(call.uuid))).toBeNull();
+    });
+
+    it.skipIf(process.env.TEST_DB !== 'pg')('PostgreSQL: an account delete that listed the recordings before the download stored its URL', async () => {
+      const call = await downloadHeld('+15550004403');
+      const { rows } = (await t.ctx.db.execute(sql`select current_database() as name`)) as unknown as { rows: { name: string }[] };
+      const deleting = new pg.Client({ connectionString: withDatabase(process.env.TEST_DATABASE_URL!, rows[0].name) });
+      await deleting.connect();
+      try {
+        // As deleteMessagingAccount does: lock the account, list its recordings (none stored yet), then delete.
+        await deleting.query('begin');
+        await deleting.query('select id from messaging_accounts where id = $1 for update', [call.account.id]);
+        const listed = await deleting.query('select id from conversations where messaging_account_id = $1 and recording_url is not null', [call.account.id]);
+        expect(listed.rows).toEqual([]);
+        let settled = false;
+        const finished = call.finish().finally(() => (settled = true));
+        // Until the job waits on the account's lock, or is done (PostgreSQL has no event for the wait).
+        while (!settled) {
+          const waiting = await t.ctx.db.execute(
+            sql`select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and a.datname = current_database()`,
+          );
+          if ((waiting as unknown as { rows: unknown[] }).rows.length > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await deleting.query('delete from messaging_accounts where id = $1', [call.account.id]);
+        await deleting.query('commit');
+        await finished;
+      } finally {
+        await deleting.end();
+      }
+      expect(await callRow(t.ctx, call.uuid)).toBeUndefined();
+      expect(await recordingStorage(t.ctx).size(recordingStorageKey(call.uuid))).toBeNull();
+    });
   });
 
   it('sends the account’s credentials only to TWILIO_API_URL and only for its own recordings', async () => {

@@ -68,6 +68,11 @@ export interface TwilioFake {
    * that a recording status callback carries.
    */
   addRecording(accountSid: string, audio: Buffer): { sid: string; url: string };
+  /**
+   * Holds the next authorized recording download: `requested` resolves when it arrives, and it is answered
+   * only after `release()` — a download in flight while a test changes the database.
+   */
+  holdNextRecording(): { requested: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
@@ -97,6 +102,7 @@ export async function startTwilioFake(options: { accounts?: Record<string, strin
   const failures: Record<TwilioResource, { status: number; code: number; message?: string }[]> = { Messages: [], Calls: [] };
   let drops = 0;
   const recordings = new Map<string, Buffer>();
+  const recordingHolds: { arrived(): void; released: Promise<void> }[] = [];
 
   const server = createServer((req, res) => void handle(req, res));
 
@@ -121,6 +127,11 @@ export async function startTwilioFake(options: { accounts?: Record<string, strin
       if (!recordingAuthorized) {
         res.writeHead(401, { 'content-type': 'application/json' });
         return void res.end(JSON.stringify(twilioError(401, 20003)));
+      }
+      const hold = recordingHolds.shift();
+      if (hold) {
+        hold.arrived();
+        await hold.released;
       }
       if (!audio || req.method !== 'GET') {
         res.writeHead(404, { 'content-type': 'application/json' });
@@ -203,6 +214,13 @@ export async function startTwilioFake(options: { accounts?: Record<string, strin
       const recordingSid = sid('RE');
       recordings.set(`${accountSid}/${recordingSid}`, audio);
       return { sid: recordingSid, url: `${url}/2010-04-01/Accounts/${accountSid}/Recordings/${recordingSid}` };
+    },
+    holdNextRecording: () => {
+      let arrived!: () => void;
+      let release!: () => void;
+      const requested = new Promise<void>((resolve) => (arrived = resolve));
+      recordingHolds.push({ arrived, released: new Promise<void>((resolve) => (release = resolve)) });
+      return { requested, release };
     },
     close: () =>
       new Promise<void>((resolve) => {
