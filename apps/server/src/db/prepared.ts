@@ -1,5 +1,5 @@
-import { is, Placeholder, type SQLWrapper, sql } from 'drizzle-orm';
-import { rowsOf } from '../lib/limits.ts';
+import type { PGlite } from '@electric-sql/pglite';
+import { is, Placeholder, type SQLWrapper } from 'drizzle-orm';
 import type { Database, Db } from './client.ts';
 
 /**
@@ -37,17 +37,21 @@ export function preparedRead<Values extends Record<string, unknown>, Row>(
     return { execute: async (values) => (await statement.execute(values)) as Row[] };
   }
   const { sql: text, params } = query.toSQL();
+  // The PGlite instance itself (drizzle's documented $client): exec() sends EXECUTE in the simple protocol, one
+  // call into PGlite instead of the extended protocol's six, under the same lock as every other query.
+  const client = (database.db as unknown as { $client: PGlite }).$client;
   let prepared: Promise<unknown> | null = null;
   return {
     async execute(values) {
       // Once per PGlite instance; concurrent first calls share the one PREPARE.
-      prepared ??= database.db.execute(sql.raw(`prepare ${name} as ${text}`)).catch((err: unknown) => {
+      prepared ??= client.exec(`prepare ${name} as ${text}`).catch((err: unknown) => {
         prepared = null;
         throw err;
       });
       await prepared;
       const args = params.map((param) => literal(is(param, Placeholder) ? values[param.name] : param));
-      return rowsOf<Row>(await database.db.execute(sql.raw(`execute ${name}(${args.join(', ')})`)));
+      const [result] = await client.exec(`execute ${name}(${args.join(', ')})`);
+      return result.rows as Row[];
     },
   };
 }
