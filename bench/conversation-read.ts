@@ -10,7 +10,9 @@
  * starts the real server (`apps/server/src/main.ts`, NODE_ENV=production, LOG_LEVEL=warn) in its own process on
  * that database and loads it with autocannon from this process: each URL for BENCH_SECONDS (10) at
  * BENCH_CONNECTIONS (20), then the signed-in read at 50 connections (the PGlite p99 goal). It prints a markdown
- * table (req/s, p50/p99 ms, ratio to /api/health of the same run) and the load average before and after.
+ * table (req/s, p50/p99 ms, ratio to /api/health of the same run, the server process's CPU time per request) and
+ * the load average before and after. CPU per request (from /proc, so Linux only) moves much less than req/s when
+ * other processes compete for the machine: compare those when the load average is high.
  *
  * Environment: BENCH_DBS (`pg,pglite`), BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres;
  * a fresh database is created and dropped), BENCH_PORT (3296), BENCH_SECONDS, BENCH_CONNECTIONS,
@@ -18,7 +20,7 @@
  * BENCH_ONLY=<label substring> (measure only the matching rows, e.g. `signed in` while profiling).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -103,7 +105,14 @@ interface Target {
   connections: number;
 }
 
-async function hammer(target: Target, seconds: number) {
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function hammer(target: Target, seconds: number, serverPid?: number) {
+  const cpuBefore = serverPid ? cpuSeconds(serverPid) : 0;
   const result = await autocannon({
     url: `${BASE}${target.path}`,
     connections: target.connections,
@@ -115,6 +124,7 @@ async function hammer(target: Target, seconds: number) {
     p50: result.latency.p50,
     p99: result.latency.p99,
     bad: result.non2xx + result.errors + result.timeouts,
+    cpuUsPerRequest: serverPid && result.requests.total > 0 ? Math.round(((cpuSeconds(serverPid) - cpuBefore) * 1e6) / result.requests.total) : NaN,
   };
 }
 
@@ -163,7 +173,7 @@ async function measure(db: Db) {
     const rows = [];
     for (const target of targets) {
       console.error(`${db}: ${target.label} at ${target.connections} connections (load ${load()})`);
-      rows.push({ target, ...(await hammer(target, SECONDS)) });
+      rows.push({ target, ...(await hammer(target, SECONDS, server.pid)) });
     }
     // Requests autocannon abandoned at the end of the last run may still be in the server: let them finish
     // before the shutdown closes the pool under them.
@@ -182,13 +192,16 @@ async function main() {
   const results: { db: Db; rows: Awaited<ReturnType<typeof measure>> }[] = [];
   for (const db of DBS) results.push({ db, rows: await measure(db) });
   console.log(`\nload average before: ${before}`);
-  console.log('\n| database | request | connections | req/s | p50 / p99 ms | of /api/health | non-2xx or errors |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('\n| database | request | connections | req/s | p50 / p99 ms | of /api/health | server CPU µs/request | of /api/health by CPU | non-2xx or errors |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const { db, rows } of results) {
-    const floor = rows.find((r) => r.target.path === '/api/health' && r.target.connections === CONNECTIONS)?.rps ?? NaN;
+    const health = rows.find((r) => r.target.path === '/api/health' && r.target.connections === CONNECTIONS);
+    const floor = health?.rps ?? NaN;
     for (const r of rows) {
       const ratio = `${((100 * r.rps) / floor).toFixed(1)} %`;
-      console.log(`| ${db === 'pg' ? 'PostgreSQL' : 'PGlite'} | ${r.target.label} | ${r.target.connections} | ${r.rps} | ${r.p50} / ${r.p99} | ${ratio} | ${r.bad} |`);
+      // What the ratio would be if the server alone bounded throughput: its CPU per /api/health over this one's.
+      const cpuRatio = `${((100 * (health?.cpuUsPerRequest ?? NaN)) / r.cpuUsPerRequest).toFixed(1)} %`;
+      console.log(`| ${db === 'pg' ? 'PostgreSQL' : 'PGlite'} | ${r.target.label} | ${r.target.connections} | ${r.rps} | ${r.p50} / ${r.p99} | ${ratio} | ${r.cpuUsPerRequest} | ${cpuRatio} | ${r.bad} |`);
     }
   }
   console.log(`\nload average after: ${load()}`);
