@@ -2,10 +2,9 @@ import { MantineProvider } from '@mantine/core';
 import { ModalsProvider } from '@mantine/modals';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
-import { RouterProvider } from 'react-router';
 import { queryClient } from '../lib/query-client.ts';
 import { colorSchemeManager, cssVariablesResolver, theme } from '../lib/theme.ts';
-import { router } from './router.tsx';
+import { AppRouter } from './router.tsx';
 
 /**
  * The toast area loads after the first screen (its component and transitions are not needed to draw it). A toast
@@ -23,7 +22,7 @@ export function AppProviders() {
           <Suspense fallback={null}>
             <Notifications position="top-center" limit={5} zIndex={1000} />
           </Suspense>
-          <RouterProvider router={router} />
+          <AppRouter />
         </ModalsProvider>
       </QueryClientProvider>
     </MantineProvider>

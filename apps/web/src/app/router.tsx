@@ -1,31 +1,50 @@
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { Component, lazy, Suspense, type ComponentType, type ErrorInfo, type ReactNode } from 'react';
+import { BrowserRouter, matchRoutes, useLocation, useRoutes, type RouteObject } from 'react-router';
+import { Box, Text, Title } from '@mantine/core';
 import { AppLoading, Layout } from './layout.tsx';
 import { RequireRole } from './guards.tsx';
 
-type PageModule = { default: React.ComponentType };
+/*
+ * Declarative routes (<BrowserRouter> + useRoutes) rather than react-router's data router: the app uses no
+ * loaders, actions or fetchers, and the data router's code was 15 KB (brotli) of the main chunk that every
+ * first screen downloads before anything runs (issue 12, item 7; docs/performance.md). What it did for us is
+ * kept here: pages load lazily, a navigation keeps the current page until the next one has loaded (the router
+ * updates its location in a React transition), and a render error shows 'Unexpected Application Error!'.
+ */
+
+type PageModule = { default: ComponentType };
+/** What a route needs loaded before it can render; main.tsx loads it ahead of the first render. */
+interface RouteHandle {
+  load(): Promise<unknown>;
+}
+
+/** A lazily loaded page: the element to route to, and its loader (started once, shared with React.lazy). */
+function lazyPage(load: () => Promise<PageModule>): Pick<RouteObject, 'element' | 'handle'> {
+  let loading: Promise<PageModule> | undefined;
+  const loadOnce = () => (loading ??= load());
+  const Page = lazy(loadOnce);
+  return { element: <Page />, handle: { load: loadOnce } satisfies RouteHandle };
+}
+
 /**
  * Each page is its own lazily loaded chunk, loaded together with Mantine's full stylesheet (all-styles.ts).
  * The stylesheet is requested first so that its <link> comes before the page chunk's own CSS (a page's
  * styles may override Mantine's at equal specificity).
  */
 const loadAllStyles = () => import('./all-styles.ts');
-const page = (load: () => Promise<PageModule>): Pick<RouteObject, 'lazy'> => ({
-  lazy: async () => {
+const page = (load: () => Promise<PageModule>) =>
+  lazyPage(async () => {
     const [, module] = await Promise.all([loadAllStyles(), load()]);
-    return { Component: module.default };
-  },
-});
+    return module;
+  });
 /** The start page needs only the first screen's styles (first-screen-styles.ts, loaded by main.tsx). */
-const startPage: Pick<RouteObject, 'lazy'> = {
-  lazy: async () => ({ Component: (await import('../features/conversations/pages/conversation-new-page.tsx')).default }),
-};
+const startPage = lazyPage(() => import('../features/conversations/pages/conversation-new-page.tsx'));
 
 /** Every route of spec §2.2 with the guards of spec §6. */
 export const routes: RouteObject[] = [
   {
     path: '/',
-    Component: Layout,
-    HydrateFallback: AppLoading,
+    element: <Layout />,
     children: [
       // Open pages
       { index: true, ...startPage },
@@ -74,23 +93,76 @@ export const routes: RouteObject[] = [
           { path: 'webhook-simulation-tool', ...page(() => import('../features/webhook-simulator/pages/webhook-simulator-page.tsx')) },
         ],
       },
-      // Unknown routes: a not-found page inside the shell (render errors keep the router's error element).
+      // Unknown routes: a not-found page inside the shell (render errors reach RouteErrorBoundary below).
       { path: '*', ...page(() => import('./not-found-page.tsx')) },
     ],
   },
   // The website widget's iframe (docs/widget.md): the chat without the shell.
   {
     path: '/embed/:typeId',
-    lazy: async () => {
-      const [, embed] = await Promise.all([loadAllStyles(), import('./embed.tsx')]);
-      return { Component: embed.EmbedLayout };
-    },
-    HydrateFallback: AppLoading,
+    ...page(async () => ({ default: (await import('./embed.tsx')).EmbedLayout })),
     children: [
-      { index: true, lazy: async () => ({ Component: (await import('./embed.tsx')).EmbedStartPage }) },
+      { index: true, ...lazyPage(async () => ({ default: (await import('./embed.tsx')).EmbedStartPage })) },
       { path: 'conversation/:uuid', ...page(() => import('../features/conversations/pages/conversation-detail-page.tsx')) },
     ],
   },
 ];
 
-export const router = createBrowserRouter(routes);
+/** Loads what the routes matching `pathname` render, so the first render does not suspend. */
+export function loadRoute(pathname: string): Promise<unknown> {
+  const matches = matchRoutes(routes, pathname) ?? [];
+  return Promise.all(matches.map((m) => (m.route.handle as RouteHandle | undefined)?.load()));
+}
+
+function AppRoutes() {
+  return useRoutes(routes);
+}
+
+/**
+ * Spec §8.3: a render error shows 'Unexpected Application Error!' (react-router's data router said so), until
+ * the location changes, as the data router's error element did.
+ */
+export class RouteErrorBoundary extends Component<{ pathname: string; children: ReactNode }, { error: Error | null; at: string }> {
+  state = { error: null as Error | null, at: this.props.pathname };
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  static getDerivedStateFromProps(props: { pathname: string }, state: { error: Error | null; at: string }) {
+    return props.pathname === state.at ? null : { error: null, at: props.pathname };
+  }
+  componentDidCatch(error: Error, info: ErrorInfo) {
+    console.error(error, info.componentStack);
+  }
+  render() {
+    if (!this.state.error) return this.props.children;
+    return (
+      <Box component="main" p="md">
+        <Title order={1} fz="h2">
+          Unexpected Application Error!
+        </Title>
+        <Text mt="sm">{this.state.error.message}</Text>
+      </Box>
+    );
+  }
+}
+
+function RoutesWithErrorBoundary() {
+  const { pathname } = useLocation();
+  return (
+    <RouteErrorBoundary pathname={pathname}>
+      {/* Only the first page of a visit shows this: later navigations are transitions that keep the old page. */}
+      <Suspense fallback={<AppLoading />}>
+        <AppRoutes />
+      </Suspense>
+    </RouteErrorBoundary>
+  );
+}
+
+/** Every route of spec §2.2 in the browser's history. */
+export function AppRouter() {
+  return (
+    <BrowserRouter>
+      <RoutesWithErrorBoundary />
+    </BrowserRouter>
+  );
+}
