@@ -7,7 +7,7 @@ import type { EventBus } from '../../lib/events.ts';
  * docs/performance.md "Conversation read"). Ending a session (logout, deleted user) clears the cache at once
  * here and, through the event bus (LISTEN/NOTIFY on PostgreSQL), on every other instance; this TTL only
  * bounds what nobody announces: a row deleted by hand, or a notification lost while an instance's LISTEN
- * connection reconnects (docs/security.md "Sessions").
+ * connection reconnects (docs/security.md, Sessions).
  */
 export const SESSION_CACHE_TTL_MS = 5_000;
 /** Entries are small; the cap only stops a flood of distinct valid sessions from growing memory. */

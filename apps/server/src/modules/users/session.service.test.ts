@@ -45,7 +45,7 @@ describe('session cache on one instance', () => {
     const user = await buildUser(t.ctx);
     vi.useFakeTimers({ toFake: ['Date'] });
     expect(await findSessionUser(t.ctx, tokenOf(user))).toMatchObject({ id: user.id });
-    // Deleted by hand in the database: no event, so only the TTL ends it (docs/security.md "Sessions").
+    // Deleted by hand in the database: no event, so only the TTL ends it (docs/security.md, Sessions).
     await t.ctx.db.delete(sessions).where(eq(sessions.userId, user.id));
     expect(await findSessionUser(t.ctx, tokenOf(user))).toMatchObject({ id: user.id });
     vi.setSystemTime(Date.now() + SESSION_CACHE_TTL_MS);
