@@ -158,6 +158,18 @@ async function runOnce(url: string, extraHeaders: Record<string, string> | undef
   }
 }
 
+/** Lighthouse sometimes fails to record a trace (NO_NAVSTART, NO_FCP on a busy machine): such a run is redone. */
+async function withRetries<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      console.error(`run failed, retrying: ${(err as Error).message}`);
+    }
+  }
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -169,13 +181,14 @@ async function main() {
     const notes: string[] = [];
     for (const page of PAGES) {
       const runs: Run[] = [];
-      for (let i = 0; i < RUNS; i += 1) runs.push(await runOnce(`${BASE}${page.path}`, page.signIn ? { Cookie: cookie } : undefined));
+      for (let i = 0; i < RUNS; i += 1) runs.push(await withRetries(() => runOnce(`${BASE}${page.path}`, page.signIn ? { Cookie: cookie } : undefined)));
       const m = (pick: (r: Run) => number) => median(runs.map(pick));
       rows.push(
         `| ${page.path}${page.signIn ? ' (ADMIN)' : ''} | ${m((r) => r.scores.performance)} | ${m((r) => r.scores.accessibility)} | ${m((r) => r.scores['best-practices'])} | ${m((r) => r.scores.seo)} | ${seconds(m((r) => r.fcp))} | ${seconds(m((r) => r.lcp))} | ${Math.round(m((r) => r.tbt))} ms | ${m((r) => r.cls).toFixed(3)} |`,
       );
       for (const audit of new Set(runs.flatMap((r) => r.failed))) notes.push(`${page.path}: ${audit}`);
       for (const element of new Set(runs.map((r) => r.lcpElement))) notes.push(`${page.path}: LCP element${element}`);
+      notes.push(`${page.path}: each run: performance ${runs.map((r) => r.scores.performance).join(', ')}; LCP ${runs.map((r) => seconds(r.lcp)).join(', ')}; TBT ${runs.map((r) => `${Math.round(r.tbt)} ms`).join(', ')}`);
     }
     console.log(`Lighthouse 12 mobile (simulated slow 4G, 4× CPU); ${RUNS} runs per page, median; dist ${dist}`);
     console.log('| page | performance | accessibility | best practices | SEO | FCP | LCP | TBT | CLS |');

@@ -100,7 +100,7 @@ const FIRST_SCREENS: FirstScreen[] = [
     allStyles: false,
     fetch: ['/api/conversation-type/listt'],
   },
-  { name: 'login', paths: ['/login'], page: 'src/features/auth/pages/login-page.tsx', title: 'Login', card: true, allStyles: true },
+  { name: 'login', paths: ['/login'], page: 'src/features/auth/pages/login-page.tsx', title: 'Login', card: true, allStyles: false },
   { name: 'inbox', paths: ['/conversation/list'], page: 'src/features/conversations/pages/conversation-list-page.tsx', title: 'Conversations', allStyles: true },
 ];
 

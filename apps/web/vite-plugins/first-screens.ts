@@ -19,8 +19,8 @@ export interface FirstScreen {
   /** The page draws its h1 inside a card (login-page.tsx: Card maw 420, mx auto, mt xl, p lg). */
   card?: boolean;
   /**
-   * The page loads Mantine's full stylesheet with its chunk (router.tsx `page()`, all-styles.ts): preloaded
-   * too. The start page needs only the first screen's styles.
+   * The page loads the rest of Mantine's stylesheet with its chunk (router.tsx `page()`, all-styles.ts): preloaded
+   * too. The start and login pages need only the first screens' styles (router.tsx `startPage`, `loginPage`).
    */
   allStyles: boolean;
   /** GET API requests the page makes at once: preloaded so they do not wait for the JavaScript. */

@@ -1,7 +1,7 @@
 /**
- * The stylesheet of the first screen of `/` (issue 12, item 7): Mantine's global baseline and only the
- * components the shell (layout.tsx, global-message.tsx, the toasts) and the start page
- * (conversation-new-page.tsx) render. Mantine's full stylesheet is about three times larger (32 KB against
+ * The stylesheet of the first screens of `/` and `/login` (issue 12, item 7): Mantine's global baseline and
+ * only the components the shell (layout.tsx, global-message.tsx, the toasts), the start page
+ * (conversation-new-page.tsx) and the login page (login-page.tsx, facebook-login-button.tsx) render. Mantine's full stylesheet is about three times larger (32 KB against
  * 12 KB brotli) and would block the first paint on a slow link; every other page loads it with its chunk
  * (router.tsx `page()`, all-styles.ts: the components not listed here).
  *
@@ -41,6 +41,7 @@ import '@mantine/core/styles/Menu.css';
 import '@mantine/core/styles/Modal.css';
 import '@mantine/core/styles/NavLink.css';
 import '@mantine/core/styles/Notification.css';
+import '@mantine/core/styles/PasswordInput.css';
 import '@mantine/core/styles/Tooltip.css';
 import '@mantine/core/styles/Stack.css';
 import '@mantine/core/styles/Title.css';

@@ -37,8 +37,12 @@ const page = (load: () => Promise<PageModule>) =>
     const [, module] = await Promise.all([loadAllStyles(), load()]);
     return module;
   });
-/** The start page needs only the first screen's styles (first-screen-styles.ts, loaded by main.tsx). */
+/**
+ * The start page and the login page need only the first screens' styles (first-screen-styles.ts, loaded by
+ * main.tsx): opened directly, they do not wait for the rest.
+ */
 const startPage = lazyPage(() => import('../features/conversations/pages/conversation-new-page.tsx'));
+const loginPage = lazyPage(() => import('../features/auth/pages/login-page.tsx'));
 
 /** Every route of spec §2.2 with the guards of spec §6. */
 export const routes: RouteObject[] = [
@@ -50,7 +54,7 @@ export const routes: RouteObject[] = [
       { index: true, ...startPage },
       { path: 'conversation/new', ...startPage },
       { path: 'conversation/:uuid', ...page(() => import('../features/conversations/pages/conversation-detail-page.tsx')) },
-      { path: 'login', ...page(() => import('../features/auth/pages/login-page.tsx')) },
+      { path: 'login', ...loginPage },
       { path: 'register', ...page(() => import('../features/auth/pages/register-page.tsx')) },
       { path: 'set-password', ...page(() => import('../features/auth/pages/set-password-page.tsx')) },
       { path: 'user/connect-meta-page', ...page(() => import('../features/meta/pages/connect-meta-page.tsx')) },
