@@ -14,12 +14,12 @@ export const followUpJob: JobDefinition<z.ZodObject<{ conversationId: z.ZodNumbe
     ctx.log.debug({ conversationId, outcome }, 'follow-up');
     // Free the key, then schedule the next one from the entry as it is now. A skipped follow-up schedules
     // nothing (the next agent reply starts a new silence), or a stale entry would run this job in a loop.
-    await ctx.jobs.complete(job.id);
-    if (outcome !== 'sent' && outcome !== 'not-due') return;
-    try {
-      await scheduleFollowUp(ctx, conversationId);
-    } catch (err) {
-      ctx.log.error({ err, conversationId }, 'could not schedule the next follow-up');
-    }
+    // Both in one transaction: a process killed in between leaves this job claimed (it runs again when its
+    // lease runs out, finds the sent follow-up counted and not yet due, and schedules the next), never a job
+    // marked done with no follow-up after it; a failure here is thrown, and the runner retries the job.
+    await ctx.db.transaction(async (tx) => {
+      await ctx.jobs.complete(job.id, tx);
+      if (outcome === 'sent' || outcome === 'not-due') await scheduleFollowUp(ctx, conversationId, { executor: tx });
+    });
   },
 };

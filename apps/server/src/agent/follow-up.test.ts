@@ -1,4 +1,7 @@
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { jobs } from '../db/schema/index.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import { AppError } from '../lib/errors.ts';
 import {
   agentMessagesOf,
@@ -13,6 +16,8 @@ import {
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, triggerFollowUp } from './agent.service.ts';
+import { FOLLOW_UP_JOB } from './follow-up.ts';
+import { followUpJob } from './follow-up.job.ts';
 
 const fake = new OpenAiFake();
 let t: TestApp;
@@ -108,6 +113,44 @@ describe('automatic follow-ups', () => {
     await Promise.all([t.ctx.jobs.drain(), t.ctx.jobs.drain()]);
     expect(fake.count('follow_up')).toBe(1);
     expect((await unansweredOf(t.ctx, id)).followUpCount).toBe(1);
+  });
+});
+
+describe('the follow-up job and the next follow-up', () => {
+  it('frees its key and schedules the next follow-up in one transaction: killed in between, the job runs again and the silence keeps its follow-ups', async () => {
+    const id = await answeredConversation();
+    await makeFollowUpDue(t.ctx, id);
+    // Claimed as the runner claims it.
+    const [queued] = await pendingJobs(t.ctx, `follow-up:${id}`);
+    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
+    // The process dies as it schedules the next follow-up, after this one was sent and counted.
+    const dying = Object.create(t.ctx.jobs) as JobRunner;
+    dying.enqueue = (name, payload, options) =>
+      name === FOLLOW_UP_JOB ? Promise.reject(new Error('killed while scheduling the next follow-up')) : t.ctx.jobs.enqueue(name, payload, options);
+    const claim = { id: queued.id, name: FOLLOW_UP_JOB, attempts: 1, maxAttempts: 5 };
+    await expect(followUpJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow(
+      'killed while scheduling the next follow-up',
+    );
+    expect((await unansweredOf(t.ctx, id)).followUpCount).toBe(1);
+    // Still claimed, not done with nothing scheduled after it.
+    const [job] = await t.ctx.db.select().from(jobs).where(eq(jobs.id, queued.id));
+    expect(job.status).toBe('running');
+
+    // Its lease runs out (the test lets that time pass) and the runner runs it again: the second follow-up is
+    // not due yet, so the job sends nothing and schedules it.
+    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await t.ctx.jobs.drain();
+    expect(fake.count('follow_up')).toBe(1);
+    const entry = await unansweredOf(t.ctx, id);
+    const [next] = await pendingJobs(t.ctx, `follow-up:${id}`);
+    expect(next.runAt.getTime()).toBe(entry.earliestReplyDateTime.getTime());
+    expect(minutesFromNow(next.runAt)).toBeGreaterThan(119);
+
+    // The silence's second follow-up goes out when due.
+    await makeFollowUpDue(t.ctx, id);
+    await t.ctx.jobs.drain();
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Fake reply', 'Fake follow-up', 'Fake follow-up']);
+    expect((await unansweredOf(t.ctx, id)).followUpCount).toBe(2);
   });
 });
 

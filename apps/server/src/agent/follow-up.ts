@@ -1,14 +1,15 @@
 import { PHASE } from '@sales-agent/shared/enums';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { decideWindow } from '../channels/windows.ts';
+import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
 import {
   agentSettingsOf,
   type AgentSettings,
+  type Executor,
   type LoadedConversation,
-  loadConversation,
   loadReplyContext,
   playbookOf,
 } from './conversation-store.ts';
@@ -23,26 +24,35 @@ export const FOLLOW_UP_JOB = 'agent.follow-up';
 /**
  * Makes the durable follow-up job match the unanswered entry: one job per conversation (singletonKey
  * `follow-up:<id>`), due at earliestReplyDateTime, while the entry is ACTIVE and below the maximum.
+ * `known` skips the look-ups the caller has already made; `executor` (an open transaction) reads and writes
+ * through it, so the job commits with the caller's rows (e.g. the follow-up job freeing its own key).
  */
 export async function scheduleFollowUp(
   ctx: AppContext,
   conversationId: number,
-  known?: AgentSettings,
-  knownEntry?: UnansweredEntry,
+  known: { settings?: AgentSettings; entry?: UnansweredEntry; executor?: Executor } = {},
 ): Promise<void> {
+  const { executor } = known;
   const key = followUpJobKey(conversationId);
-  const entry = knownEntry ?? (await findUnanswered(ctx, conversationId));
-  let settings = known;
-  if (!settings && entry?.status === 'ACTIVE') {
-    const loaded = await loadConversation(ctx, conversationId);
-    if (loaded?.type) settings = agentSettingsOf(ctx, loaded.type.config);
-  }
+  const entry = known.entry ?? (await findUnanswered(ctx, conversationId, executor));
+  let settings = known.settings;
+  if (!settings && entry?.status === 'ACTIVE') settings = await settingsOfConversation(ctx, conversationId, executor ?? ctx.db);
   if (!entry || entry.status !== 'ACTIVE' || !settings || entry.followUpCount >= settings.maxFollowUps) {
-    await ctx.jobs.cancel(key);
+    await ctx.jobs.cancel(key, executor);
     return;
   }
   // One statement: a waiting follow-up job is moved to the entry's time, else one is added.
-  await ctx.jobs.enqueue(FOLLOW_UP_JOB, { conversationId }, { runAt: entry.earliestReplyDateTime, singletonKey: key, replace: true });
+  await ctx.jobs.enqueue(FOLLOW_UP_JOB, { conversationId }, { runAt: entry.earliestReplyDateTime, singletonKey: key, replace: true, executor });
+}
+
+/** The agent settings of the conversation's type; undefined without a type (no follow-ups then). */
+async function settingsOfConversation(ctx: AppContext, conversationId: number, db: Executor): Promise<AgentSettings | undefined> {
+  const [row] = await db
+    .select({ config: conversationTypes.config })
+    .from(conversations)
+    .innerJoin(conversationTypes, eq(conversationTypes.id, conversations.conversationTypeId))
+    .where(eq(conversations.id, conversationId));
+  return row ? agentSettingsOf(ctx, row.config) : undefined;
 }
 
 /**

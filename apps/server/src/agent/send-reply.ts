@@ -5,6 +5,7 @@ import type { StoredMessage } from './agent.service.ts';
 import { askLlm, type DeferredUsage } from './ask-llm.ts';
 import {
   emitConversationChanged,
+  type Executor,
   insertMessage,
   type LoadedConversation,
 } from './conversation-store.ts';
@@ -61,26 +62,36 @@ export interface SendExpectation {
  * drawing the message id), so a message committed at any moment either makes this draft stale or gets an
  * id after the reply. This is what makes a reply to a message happen at most once even if two turns raced
  * past the conversation lock. Returns null when dropped.
+ *
+ * With an `executor` (an open transaction) the message commits with the caller's other rows, and the caller
+ * calls announceAgentMessage after the commit.
  */
 export async function sendAgentMessage(
   ctx: AppContext,
   loaded: LoadedConversation,
   text: string,
   expect: SendExpectation,
+  executor?: Executor,
 ): Promise<StoredMessage | null> {
   const id = loaded.conversation.id;
-  // On a live phone call the reply is spoken by the voice pipeline (voice/), not also sent as a text message.
-  const outboxFor = isOnLiveCall(loaded.conversation) ? undefined : loaded;
   const stored = await insertMessage(
-    ctx.db,
+    executor ?? ctx.db,
     { conversationId: id, role: 'AGENT', message: text },
-    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor },
+    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded) },
   );
-  if (stored) {
-    if (outboxFor?.prospect) ctx.events.emit('outbox.queued', { conversationId: id, messageId: stored.id });
-    emitConversationChanged(ctx, loaded.conversation);
-  }
+  if (stored && !executor) announceAgentMessage(ctx, loaded, stored);
   return stored;
+}
+
+/** After the message's commit: the send request a channel sender picks up, and the screens' refresh. */
+export function announceAgentMessage(ctx: AppContext, loaded: LoadedConversation, stored: StoredMessage): void {
+  if (outboxOf(loaded)?.prospect) ctx.events.emit('outbox.queued', { conversationId: loaded.conversation.id, messageId: stored.id });
+  emitConversationChanged(ctx, loaded.conversation);
+}
+
+/** On a live phone call the reply is spoken by the voice pipeline (voice/), not also sent as a text message. */
+function outboxOf(loaded: LoadedConversation): LoadedConversation | undefined {
+  return isOnLiveCall(loaded.conversation) ? undefined : loaded;
 }
 
 /**
@@ -97,8 +108,15 @@ export function isOnLiveCall(conversation: { callDirection: string | null; callS
  * message arrived mid-turn (phase -3) the move goes into resumePhase, except the end phase, which ends the
  * conversation at once. Returns false when an admin or a human changed the conversation.
  */
-export async function moveWorkingPhase(ctx: AppContext, conversationId: number, from: number, to: number, ends: boolean): Promise<boolean> {
-  const rows = await ctx.db
+export async function moveWorkingPhase(
+  ctx: AppContext,
+  conversationId: number,
+  from: number,
+  to: number,
+  ends: boolean,
+  executor?: Executor,
+): Promise<boolean> {
+  const rows = await (executor ?? ctx.db)
     .update(conversations)
     .set(
       ends
@@ -117,15 +135,26 @@ export async function moveWorkingPhase(ctx: AppContext, conversationId: number, 
   return rows.length > 0;
 }
 
-/** Sets a non-working phase (-2, -1, 9999) from a turn, unless someone changed the conversation meanwhile. */
-export async function leaveWorkingPhase(ctx: AppContext, loaded: LoadedConversation, from: number, to: number): Promise<void> {
-  await ctx.db
+/**
+ * Sets a non-working phase (-2, -1, 9999) from a turn, unless someone changed the conversation meanwhile;
+ * returns whether it did. In the caller's transaction (`executor`) the caller emits the change after its commit.
+ */
+export async function leaveWorkingPhase(
+  ctx: AppContext,
+  loaded: LoadedConversation,
+  from: number,
+  to: number,
+  executor?: Executor,
+): Promise<boolean> {
+  const rows = await (executor ?? ctx.db)
     .update(conversations)
     .set({ phase: to, resumePhase: null, updatedAt: new Date() })
-    .where(sql`${conversations.id} = ${loaded.conversation.id} and (${conversations.phase} = ${from} or ${conversations.phase} = -3)`);
-  emitConversationChanged(ctx, loaded.conversation);
+    .where(sql`${conversations.id} = ${loaded.conversation.id} and (${conversations.phase} = ${from} or ${conversations.phase} = -3)`)
+    .returning({ id: conversations.id });
+  if (!executor) emitConversationChanged(ctx, loaded.conversation);
+  return rows.length > 0;
 }
 
-export async function setRating(ctx: AppContext, conversationId: number, rating: number): Promise<void> {
-  await ctx.db.update(conversations).set({ rating, updatedAt: new Date() }).where(eq(conversations.id, conversationId));
+export async function setRating(ctx: AppContext, conversationId: number, rating: number, executor?: Executor): Promise<void> {
+  await (executor ?? ctx.db).update(conversations).set({ rating, updatedAt: new Date() }).where(eq(conversations.id, conversationId));
 }

@@ -1,11 +1,12 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, like, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { jobs, llmUsage } from '../db/schema/index.ts';
+import { conversations, jobs, llmUsage } from '../db/schema/index.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { agentMessagesOf, buildPlaybook, buildProspectConversation, conversationRow, outboxOf, pendingJobs, unansweredOf } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
+import { CRM_WRITE_BACK_JOB } from './conversation-outcome.ts';
 import { TURN_JOB, turnJob } from './turn.job.ts';
 
 const fake = new OpenAiFake();
@@ -281,6 +282,94 @@ describe('the turn job and the next turn (docs/agent.md, Concurrency 4)', () => 
     await t.ctx.jobs.drain();
     expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Red it is (actually, make it red)']);
     expect(await pendingJobs(t.ctx, `turn:${id}`)).toHaveLength(0);
+  });
+});
+
+describe('the CRM write-back commits with the phase it reports (docs/crm.md)', () => {
+  /** A web chat started for a CRM contact, as the Call button starts one. */
+  async function contactChat(seed: Parameters<typeof buildPlaybook>[1] = {}) {
+    const id = await webChat(seed);
+    await t.ctx.db.update(conversations).set({ crmContactId: `ct-turn-${id}` }).where(eq(conversations.id, id));
+    return id;
+  }
+
+  /** Every write-back job of the conversation, done or not (the test app's types have no CRM credentials). */
+  const writeBacks = (id: number) => t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`));
+
+  /**
+   * Runs the conversation's queued turn as the runner does, in a process that dies as it queues the CRM
+   * write-back; then its lease runs out (the test lets that time pass) and the runner runs the job again.
+   */
+  async function killedAtTheWriteBackThenRunAgain(id: number, whileDead: () => Promise<void>) {
+    const [queued] = await pendingJobs(t.ctx, `turn:${id}`);
+    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
+    const dying = Object.create(t.ctx.jobs) as JobRunner;
+    dying.enqueue = (name, payload, options) =>
+      name === CRM_WRITE_BACK_JOB ? Promise.reject(new Error('killed while queueing the CRM write-back')) : t.ctx.jobs.enqueue(name, payload, options);
+    const claim = { id: queued.id, name: TURN_JOB, attempts: 1, maxAttempts: 10 };
+    await expect(turnJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the CRM write-back');
+    // Nothing of the outcome is stored without its write-back.
+    expect(await writeBacks(id)).toEqual([]);
+    await whileDead();
+    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await t.ctx.jobs.drain();
+  }
+
+  const queuedOutcomes = async (id: number) => (await writeBacks(id)).map((job) => (job.payload as { outcome: string }).outcome);
+
+  it('ended (phase N): the end, its rating and the write-back commit together', async () => {
+    const id = await contactChat({ phases: 2 });
+    await setConversationPhase(t.ctx, id, 1);
+    fake.on('transition_decision', { json: { advance: true, reason: 'booked' } });
+    fake.on('conversation_rating', { json: { rating: 7, reason: 'booked a call' } });
+    await receiveProspectMessage(t.ctx, id, 'Book me for Tuesday');
+    await killedAtTheWriteBackThenRunAgain(id, async () => {
+      expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: 1, rating: null });
+    });
+    expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: 2, rating: 7 });
+    expect(await queuedOutcomes(id)).toEqual(['ended']);
+  });
+
+  it('needs a human (-2): the holding reply, the phase, the error and the write-back commit together', async () => {
+    const id = await contactChat();
+    fake.on('draft_reply', { json: { reply: 'Let me get a colleague.', needsHuman: true, reason: 'asks for the manager' } });
+    await receiveProspectMessage(t.ctx, id, 'I want to talk to your manager');
+    await killedAtTheWriteBackThenRunAgain(id, async () => {
+      expect((await conversationRow(t.ctx, id)).phase).toBe(0);
+      expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?']);
+      expect(await unansweredOf(t.ctx, id)).toBeUndefined();
+    });
+    expect((await conversationRow(t.ctx, id)).phase).toBe(-2);
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Let me get a colleague.']);
+    expect(JSON.parse((await unansweredOf(t.ctx, id)).errors)).toEqual([expect.objectContaining({ code: 'HUMAN_REQUESTED' })]);
+    expect(await queuedOutcomes(id)).toEqual(['needsHuman']);
+  });
+
+  it('errored (-1): the apology, the phase, the error and the write-back commit together', async () => {
+    const id = await contactChat({ errorPrompt: 'Sorry, we will write back soon.' });
+    fake.on('*', { status: 500 });
+    await receiveProspectMessage(t.ctx, id, 'hello');
+    await killedAtTheWriteBackThenRunAgain(id, async () => {
+      expect((await conversationRow(t.ctx, id)).phase).toBe(0);
+      expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?']);
+    });
+    expect((await conversationRow(t.ctx, id)).phase).toBe(-1);
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Sorry, we will write back soon.']);
+    expect(JSON.parse((await unansweredOf(t.ctx, id)).errors)).toEqual([expect.objectContaining({ status: 500 })]);
+    expect(await queuedOutcomes(id)).toEqual(['errored']);
+  });
+
+  it('tells the CRM nothing when an admin moved the conversation while the turn ran', async () => {
+    const id = await contactChat({ errorPrompt: 'Sorry, we will write back soon.' });
+    fake.on('*', async () => {
+      await setConversationPhase(t.ctx, id, 9999);
+      return { status: 500 };
+    });
+    await say(id, 'hello');
+    expect((await conversationRow(t.ctx, id)).phase).toBe(9999);
+    // No apology either: the conversation is no longer the agent's.
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?']);
+    expect(await writeBacks(id)).toEqual([]);
   });
 });
 

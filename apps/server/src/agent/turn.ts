@@ -1,7 +1,8 @@
 import { PHASE } from '@sales-agent/shared/enums';
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { conversations } from '../db/schema/index.ts';
+import type { StoredMessage } from './agent.service.ts';
 import { askLlm, bookDeferred, type DeferredUsage } from './ask-llm.ts';
 import { withConversationLock } from './conversation-lock.ts';
 import { reportConversationOutcome } from './conversation-outcome.ts';
@@ -9,15 +10,25 @@ import {
   agentSettingsOf,
   type AgentSettings,
   emitConversationChanged,
+  type Executor,
   type LoadedConversation,
   loadReplyContext,
+  lockConversationRow,
   playbookOf,
 } from './conversation-store.ts';
 import { scheduleFollowUp } from './follow-up.ts';
 import { type AgentErrorRecord, LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from './phases.ts';
 import { draftRequest, type HistoryMessage, type Playbook, ratingRequest, transitionRequest, triggerRequest } from './prompts.ts';
-import { leaveWorkingPhase, moveWorkingPhase, sendAgentMessage, setRating, writeGuardedReply } from './send-reply.ts';
+import {
+  announceAgentMessage,
+  leaveWorkingPhase,
+  moveWorkingPhase,
+  sendAgentMessage,
+  type SendExpectation,
+  setRating,
+  writeGuardedReply,
+} from './send-reply.ts';
 import { endSilence, recordAgentError, startSilence } from './unanswered.ts';
 
 /** How a turn ended; returned for logs and tests. */
@@ -82,14 +93,10 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
     const transition = await askLlm(ctx, conversationId, transitionRequest(playbook, phase, history), usage);
     if (transition.advance) {
       const next = phase + 1;
-      const ends = next === phaseCount;
-      if (!(await moveWorkingPhase(ctx, conversationId, phase, next, ends))) return 'phase-changed';
+      if (next === phaseCount) return (await endConversation(ctx, loaded, phase, playbook, history)) ? 'ended' : 'phase-changed';
+      if (!(await moveWorkingPhase(ctx, conversationId, phase, next, false))) return 'phase-changed';
       phase = next;
       emitConversationChanged(ctx, loaded.conversation);
-      if (ends) {
-        await endConversation(ctx, loaded, playbook, history);
-        return 'ended';
-      }
     }
 
     const draft = await writeGuardedReply(
@@ -106,14 +113,14 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
       return 'needs-human';
     }
     const { reply, needsHuman: askedForHuman, reason } = draft.value;
-    if (reply) {
-      const sent = await sendAgentMessage(ctx, loaded, reply, { phase, lastIds, messagesCount: loaded.conversation.messagesCount });
-      if (!sent) return 'stale';
-    }
+    const expect: SendExpectation = { phase, lastIds, messagesCount: loaded.conversation.messagesCount };
     if (askedForHuman) {
-      await needsHuman(ctx, loaded, phase, 'HUMAN_REQUESTED', `The agent asked for a human: ${reason || 'no reason given'}`);
-      return 'needs-human';
+      // The holding reply (if any) goes out with the hand-over, or neither does when the draft is stale.
+      const message = `The agent asked for a human: ${reason || 'no reason given'}`;
+      const handedOver = await needsHuman(ctx, loaded, phase, 'HUMAN_REQUESTED', message, reply ? { text: reply, expect } : undefined);
+      return handedOver ? 'needs-human' : 'stale';
     }
+    if (reply && !(await sendAgentMessage(ctx, loaded, reply, expect))) return 'stale';
     await afterAgentReply(ctx, conversationId, settings);
     return 'replied';
   } catch (err) {
@@ -136,38 +143,73 @@ async function closeDebounceWindow(ctx: AppContext, conversationId: number): Pro
 /** A new silence starts after each AI reply: the unanswered entry and the first follow-up job. */
 export async function afterAgentReply(ctx: AppContext, conversationId: number, settings: AgentSettings): Promise<void> {
   const entry = await startSilence(ctx, conversationId, settings.followUpDelaysMinutes[0]);
-  await scheduleFollowUp(ctx, conversationId, settings, entry);
+  await scheduleFollowUp(ctx, conversationId, { settings, entry });
 }
 
-/** Phase N reached: the conversation ends, is rated 1–10, and leaves the unanswered list. */
-async function endConversation(ctx: AppContext, loaded: LoadedConversation, playbook: Playbook, history: HistoryMessage[]) {
+/*
+ * How a turn stops working on a conversation — ended (N), needs a human (-2), errored (-1) — is what the CRM
+ * hears about (docs/crm.md write-back). Each of these writes the phase and, for a CRM contact's conversation,
+ * queues the write-back job in ONE transaction, with the rows that go with them: a process killed right after
+ * the commit cannot lose the CRM note, and one killed (or failing) before it has stored none of it, so the
+ * turn job runs the turn again. The write-back is queued only when the turn did set the phase: an admin who
+ * moved the conversation meanwhile decided otherwise. Events are emitted after the commit.
+ */
+
+/**
+ * Phase N reached: the conversation is rated 1–10, ends and leaves the unanswered list. The rating is asked
+ * first so the CRM note carries it (the write-back may run on another process as soon as it commits); a
+ * failed rating leaves it empty. Returns false when an admin or a human changed the conversation meanwhile.
+ */
+async function endConversation(ctx: AppContext, loaded: LoadedConversation, from: number, playbook: Playbook, history: HistoryMessage[]) {
   const id = loaded.conversation.id;
-  await endSilence(ctx, id);
+  const rating = await rate(ctx, id, playbook, history);
+  const ended = await ctx.db.transaction(async (tx) => {
+    if (!(await moveWorkingPhase(ctx, id, from, from + 1, true, tx))) return null;
+    if (rating !== null) await setRating(ctx, id, rating, tx);
+    const unansweredChanged = await endSilence(ctx, id, tx);
+    await reportConversationOutcome(ctx, loaded.conversation, 'ended', tx);
+    return { unansweredChanged };
+  });
+  if (!ended) return false;
+  emitConversationChanged(ctx, loaded.conversation);
+  if (ended.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: id });
+  return true;
+}
+
+async function rate(ctx: AppContext, conversationId: number, playbook: Playbook, history: HistoryMessage[]): Promise<number | null> {
   try {
-    const { rating } = await askLlm(ctx, id, ratingRequest(playbook, history));
-    await setRating(ctx, id, rating);
-    emitConversationChanged(ctx, loaded.conversation);
+    const { rating } = await askLlm(ctx, conversationId, ratingRequest(playbook, history));
+    return rating;
   } catch (err) {
     if (!(err instanceof LlmError)) throw err;
-    // The conversation has ended either way; an unrated conversation is shown without a rating.
-    ctx.log.warn({ conversationId: id, error: err.record }, 'rating the ended conversation failed');
+    // The conversation ends either way; an unrated conversation is shown without a rating.
+    ctx.log.warn({ conversationId, error: err.record }, 'rating the ended conversation failed');
+    return null;
   }
-  await reportConversationOutcome(ctx, loaded.conversation, 'ended');
 }
 
-async function needsHuman(ctx: AppContext, loaded: LoadedConversation, phase: number, code: string, message: string) {
-  await leaveWorkingPhase(ctx, loaded, phase, PHASE.NEEDS_HUMAN);
-  await recordAgentError(ctx, loaded.conversation.id, {
-    message,
-    type: 'agent',
-    code,
-    status: null,
-    method: null,
-    url: null,
-    response: null,
-    details: null,
+/**
+ * Hands the conversation to a person (-2), after the holding reply when there is one. Returns false, storing
+ * nothing, when that reply is dropped as stale (a message landed meanwhile and gets its own turn).
+ */
+async function needsHuman(
+  ctx: AppContext,
+  loaded: LoadedConversation,
+  phase: number,
+  code: string,
+  message: string,
+  holding?: { text: string; expect: SendExpectation },
+): Promise<boolean> {
+  const error: AgentErrorRecord = { message, type: 'agent', code, status: null, method: null, url: null, response: null, details: null };
+  const done = await ctx.db.transaction(async (tx) => {
+    const held = holding ? await sendAgentMessage(ctx, loaded, holding.text, holding.expect, tx) : null;
+    if (holding && !held) return null;
+    await stopWorking(ctx, loaded, phase, PHASE.NEEDS_HUMAN, error, tx);
+    return { held };
   });
-  await reportConversationOutcome(ctx, loaded.conversation, 'needsHuman');
+  if (!done) return false;
+  afterStopped(ctx, loaded, done.held);
+  return true;
 }
 
 /**
@@ -176,13 +218,34 @@ async function needsHuman(ctx: AppContext, loaded: LoadedConversation, phase: nu
  */
 async function replyWithError(ctx: AppContext, loaded: LoadedConversation, phase: number, error: AgentErrorRecord) {
   const text = loaded.type?.errorPrompt.trim();
-  if (text) {
-    const [row] = await ctx.db.select({ phase: conversations.phase }).from(conversations).where(eq(conversations.id, loaded.conversation.id));
+  const apology = await ctx.db.transaction(async (tx) => {
+    const row = await lockConversationRow(tx, loaded.conversation.id);
     // Sent unless someone moved the conversation meanwhile (a new message's -3 still gets the apology).
-    if (row && (row.phase === phase || row.phase === PHASE.WAITING)) await sendAgentMessage(ctx, loaded, text, {});
-  }
-  await leaveWorkingPhase(ctx, loaded, phase, PHASE.ERRORED);
-  await recordAgentError(ctx, loaded.conversation.id, error);
+    const sent = text && row && (row.phase === phase || row.phase === PHASE.WAITING) ? await sendAgentMessage(ctx, loaded, text, {}, tx) : null;
+    await stopWorking(ctx, loaded, phase, PHASE.ERRORED, error, tx);
+    return sent;
+  });
+  afterStopped(ctx, loaded, apology);
   ctx.log.warn({ conversationId: loaded.conversation.id, error }, 'agent turn failed; conversation set to -1');
-  await reportConversationOutcome(ctx, loaded.conversation, 'errored');
+}
+
+/** -2 or -1 from `from` (unless someone moved the conversation), the error recorded, and the CRM told: in `tx`. */
+async function stopWorking(
+  ctx: AppContext,
+  loaded: LoadedConversation,
+  from: number,
+  to: typeof PHASE.NEEDS_HUMAN | typeof PHASE.ERRORED,
+  error: AgentErrorRecord,
+  tx: Executor,
+): Promise<void> {
+  const left = await leaveWorkingPhase(ctx, loaded, from, to, tx);
+  await recordAgentError(ctx, loaded.conversation.id, error, tx);
+  if (left) await reportConversationOutcome(ctx, loaded.conversation, to === PHASE.NEEDS_HUMAN ? 'needsHuman' : 'errored', tx);
+}
+
+/** After stopWorking's commit: the message's send request, and the screens' refresh. */
+function afterStopped(ctx: AppContext, loaded: LoadedConversation, sent: StoredMessage | null): void {
+  if (sent) announceAgentMessage(ctx, loaded, sent);
+  emitConversationChanged(ctx, loaded.conversation);
+  ctx.events.emit('unanswered.changed', { conversationId: loaded.conversation.id });
 }

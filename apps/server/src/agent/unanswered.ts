@@ -1,19 +1,22 @@
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { unansweredConversations } from '../db/schema/index.ts';
+import type { Executor } from './conversation-store.ts';
 import type { AgentErrorRecord } from './llm/provider.ts';
 
 /**
  * Bookkeeping of the unanswered-conversations list (spec §2.9): one entry per conversation waiting on the
  * prospect, with its follow-up count and the time the next follow-up is due, plus the errors the agent hit.
+ * Functions taking an `executor` (an open transaction) write through it and leave the `unanswered.changed`
+ * event to the caller, to emit after the commit (listeners re-read the list).
  */
 export const followUpJobKey = (conversationId: number) => `follow-up:${conversationId}`;
 
 /** Errors kept per entry; older ones are dropped so the JSON stays small. */
 const MAX_ERRORS = 20;
 
-export async function findUnanswered(ctx: AppContext, conversationId: number) {
-  const [entry] = await ctx.db
+export async function findUnanswered(ctx: AppContext, conversationId: number, executor: Executor = ctx.db) {
+  const [entry] = await executor
     .select()
     .from(unansweredConversations)
     .where(eq(unansweredConversations.conversationId, conversationId))
@@ -60,10 +63,11 @@ export async function countFollowUp(ctx: AppContext, conversationId: number, del
 /**
  * The prospect answered (or the conversation ended): the pending follow-up is cancelled and the entry goes
  * away. An entry holding errors stays, with its count reset, so the admin still sees what went wrong.
+ * Returns whether the entry changed.
  */
-export async function endSilence(ctx: AppContext, conversationId: number): Promise<void> {
-  await ctx.jobs.cancel(followUpJobKey(conversationId));
-  const result = await ctx.db.execute(sql`
+export async function endSilence(ctx: AppContext, conversationId: number, executor?: Executor): Promise<boolean> {
+  await ctx.jobs.cancel(followUpJobKey(conversationId), executor);
+  const result = await (executor ?? ctx.db).execute(sql`
     with removed as (
       delete from ${unansweredConversations} where conversation_id = ${conversationId} and errors = '[]' returning id
     ), reset as (
@@ -72,26 +76,33 @@ export async function endSilence(ctx: AppContext, conversationId: number): Promi
     )
     select (select count(*) from removed) + (select count(*) from reset) as changed`);
   const changed = Number((result as unknown as { rows: { changed: string | number }[] }).rows[0]?.changed ?? 0);
-  if (changed > 0) ctx.events.emit('unanswered.changed', { conversationId });
+  if (changed > 0 && !executor) ctx.events.emit('unanswered.changed', { conversationId });
+  return changed > 0;
 }
 
 /** Appends an error to the conversation's entry (created ACTIVE when missing) so it shows in the list. */
-export async function recordAgentError(ctx: AppContext, conversationId: number, error: AgentErrorRecord): Promise<void> {
-  const entry = await findUnanswered(ctx, conversationId);
+export async function recordAgentError(
+  ctx: AppContext,
+  conversationId: number,
+  error: AgentErrorRecord,
+  executor?: Executor,
+): Promise<void> {
+  const db = executor ?? ctx.db;
+  const entry = await findUnanswered(ctx, conversationId, db);
   const record = { ...error, at: error.at ?? new Date().toISOString() };
   if (!entry) {
-    await ctx.db
+    await db
       .insert(unansweredConversations)
       .values({ conversationId, status: 'ACTIVE', earliestReplyDateTime: new Date(), errors: JSON.stringify([record]) })
       .onConflictDoNothing();
   } else {
     const errors = [...readErrors(entry.errors), record].slice(-MAX_ERRORS);
-    await ctx.db
+    await db
       .update(unansweredConversations)
       .set({ errors: JSON.stringify(errors), status: 'ACTIVE', updatedAt: new Date() })
       .where(eq(unansweredConversations.id, entry.id));
   }
-  ctx.events.emit('unanswered.changed', { conversationId });
+  if (!executor) ctx.events.emit('unanswered.changed', { conversationId });
 }
 
 /** Stored errors text as an array; unreadable text (an admin's edit) is kept as one entry rather than lost. */

@@ -122,9 +122,12 @@ export class JobRunner {
     this.wakeAt(Date.now());
   }
 
-  /** Cancels waiting jobs with this singleton key (e.g. a follow-up made obsolete by a reply). */
-  async cancel(singletonKey: string): Promise<void> {
-    await this.context().db.execute(
+  /**
+   * Cancels waiting jobs with this singleton key (e.g. a follow-up made obsolete by a reply); with an
+   * `executor` (an open transaction) only if that transaction commits.
+   */
+  async cancel(singletonKey: string, executor?: EnqueueOptions['executor']): Promise<void> {
+    await (executor ?? this.context().db).execute(
       sql`update jobs set status = 'done', finished_at = now(), last_error = 'cancelled'
           where singleton_key = ${singletonKey} and status = 'pending'`,
     );
