@@ -5,8 +5,8 @@ import { PageTitle } from '../components/page-title.tsx';
 import { paths } from '../config/paths.ts';
 
 /**
- * Unknown routes, inside the shell so the navigation stays. Render errors still reach the router's own error
- * element ('Unexpected Application Error!', spec §8.3), which this page does not replace.
+ * Unknown routes, inside the shell so the navigation stays. Render errors reach router.tsx's error boundary
+ * ('Unexpected Application Error!', spec §8.3), which this page does not replace.
  */
 export default function NotFoundPage() {
   const navigate = useNavigate();
