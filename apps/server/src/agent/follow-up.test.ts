@@ -117,6 +117,35 @@ describe('automatic follow-ups', () => {
 });
 
 describe('the follow-up job and the next follow-up', () => {
+  it('commits a follow-up with its count: failing in between, the job run again sends it once', async () => {
+    const id = await answeredConversation();
+    await makeFollowUpDue(t.ctx, id);
+    // The count fails after the follow-up is written (the database refuses it, as a process killed there would
+    // never write it).
+    const refuse = sql.raw(`refuse_follow_up_count_${id}`);
+    await t.ctx.db.execute(sql`create function ${refuse}() returns trigger language plpgsql as $$
+      begin raise exception 'killed while counting the follow-up'; end $$`);
+    await t.ctx.db.execute(sql`create trigger ${refuse} before update on unanswered_conversations for each row
+      when (new.follow_up_count > old.follow_up_count and new.conversation_id = ${sql.raw(String(id))}) execute function ${refuse}()`);
+    try {
+      await t.ctx.jobs.drain();
+    } finally {
+      await t.ctx.db.execute(sql`drop trigger ${refuse} on unanswered_conversations`);
+      await t.ctx.db.execute(sql`drop function ${refuse}()`);
+    }
+    expect(fake.count('follow_up')).toBe(1);
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Fake reply']);
+    expect(await outboxOf(t.ctx, id)).toHaveLength(1);
+    const [retry] = await pendingJobs(t.ctx, `follow-up:${id}`);
+    expect(retry).toMatchObject({ attempts: 1, lastError: expect.stringContaining('killed while counting the follow-up') });
+
+    // The backoff has passed (made due now instead of waiting): the retry sends the follow-up, once.
+    await t.ctx.db.update(jobs).set({ runAt: new Date(0) }).where(eq(jobs.id, retry.id));
+    await t.ctx.jobs.drain();
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Fake reply', 'Fake follow-up']);
+    expect((await unansweredOf(t.ctx, id)).followUpCount).toBe(1);
+  });
+
   it('frees its key and schedules the next follow-up in one transaction: killed in between, the job runs again and the silence keeps its follow-ups', async () => {
     const id = await answeredConversation();
     await makeFollowUpDue(t.ctx, id);

@@ -16,7 +16,7 @@ import {
 import { type AgentErrorRecord, LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from './phases.ts';
 import { followUpRequest } from './prompts.ts';
-import { leaveWorkingPhase, sendAgentMessage, writeGuardedReply } from './send-reply.ts';
+import { announceAgentMessage, leaveWorkingPhase, sendAgentMessage, writeGuardedReply } from './send-reply.ts';
 import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError, type UnansweredEntry } from './unanswered.ts';
 
 export const FOLLOW_UP_JOB = 'agent.follow-up';
@@ -140,9 +140,16 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         if (manual) throw new AppError(422, 'GUARD_FAILED', 'The follow-up did not pass the checking prompt; the conversation now needs a human.');
         return 'failed';
       }
-      const sent = await sendAgentMessage(ctx, loaded, written.value.reply, { phase, lastIds, messagesCount: conversation.messagesCount });
+      // The follow-up and its count commit together: a process killed in between would leave a follow-up the
+      // entry does not count, and the job, run again, would send a second one.
+      const sent = await ctx.db.transaction(async (tx) => {
+        const stored = await sendAgentMessage(ctx, loaded, written.value.reply, { phase, lastIds, messagesCount: conversation.messagesCount }, tx);
+        if (stored) await countFollowUp(ctx, conversationId, settings.followUpDelaysMinutes, tx);
+        return stored;
+      });
       if (!sent) return refuse(conflict('The conversation changed while the follow-up was written. Try again.', 'CONVERSATION_CHANGED'));
-      await countFollowUp(ctx, conversationId, settings.followUpDelaysMinutes);
+      announceAgentMessage(ctx, loaded, sent);
+      ctx.events.emit('unanswered.changed', { conversationId });
       return 'sent';
     });
   } catch (err) {

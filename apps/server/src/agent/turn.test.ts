@@ -7,6 +7,7 @@ import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
 import { CRM_WRITE_BACK_JOB } from './conversation-outcome.ts';
+import { FOLLOW_UP_JOB } from './follow-up.ts';
 import { TURN_JOB, turnJob } from './turn.job.ts';
 
 const fake = new OpenAiFake();
@@ -282,6 +283,32 @@ describe('the turn job and the next turn (docs/agent.md, Concurrency 4)', () => 
     await t.ctx.jobs.drain();
     expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Red it is (actually, make it red)']);
     expect(await pendingJobs(t.ctx, `turn:${id}`)).toHaveLength(0);
+  });
+});
+
+describe('the reply and its silence', () => {
+  it('commits the reply with the silence it starts and its first follow-up: killed in between, the turn runs again and the silence gets its follow-up', async () => {
+    const id = await webChat();
+    await receiveProspectMessage(t.ctx, id, 'I want a widget');
+    const [queued] = await pendingJobs(t.ctx, `turn:${id}`);
+    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
+    // The process dies as it schedules the silence's first follow-up.
+    const dying = Object.create(t.ctx.jobs) as JobRunner;
+    dying.enqueue = (name, payload, options) =>
+      name === FOLLOW_UP_JOB ? Promise.reject(new Error('killed while scheduling the follow-up')) : t.ctx.jobs.enqueue(name, payload, options);
+    const claim = { id: queued.id, name: TURN_JOB, attempts: 1, maxAttempts: 10 };
+    await expect(turnJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while scheduling the follow-up');
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?']);
+    expect(await unansweredOf(t.ctx, id)).toBeUndefined();
+
+    // Its lease runs out (the test lets that time pass) and the runner runs it again.
+    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await t.ctx.jobs.drain();
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Fake reply']);
+    const entry = await unansweredOf(t.ctx, id);
+    expect(entry).toMatchObject({ status: 'ACTIVE', followUpCount: 0 });
+    const [followUp] = await pendingJobs(t.ctx, `follow-up:${id}`);
+    expect(followUp.runAt.getTime()).toBe(entry.earliestReplyDateTime.getTime());
   });
 });
 

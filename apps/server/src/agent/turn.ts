@@ -120,8 +120,16 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
       const handedOver = await needsHuman(ctx, loaded, phase, 'HUMAN_REQUESTED', message, reply ? { text: reply, expect } : undefined);
       return handedOver ? 'needs-human' : 'stale';
     }
-    if (reply && !(await sendAgentMessage(ctx, loaded, reply, expect))) return 'stale';
-    await afterAgentReply(ctx, conversationId, settings);
+    // The reply, the silence it starts and that silence's first follow-up commit together: a process killed in
+    // between would leave a silence with no follow-ups (the turn, run again, finds nothing to answer).
+    const sent = await ctx.db.transaction(async (tx) => {
+      const stored = await sendAgentMessage(ctx, loaded, reply, expect, tx);
+      if (stored) await afterAgentReply(ctx, conversationId, settings, tx);
+      return stored;
+    });
+    if (!sent) return 'stale';
+    announceAgentMessage(ctx, loaded, sent);
+    ctx.events.emit('unanswered.changed', { conversationId });
     return 'replied';
   } catch (err) {
     if (!(err instanceof LlmError)) throw err;
@@ -140,10 +148,13 @@ async function closeDebounceWindow(ctx: AppContext, conversationId: number): Pro
   if (row) emitConversationChanged(ctx, row);
 }
 
-/** A new silence starts after each AI reply: the unanswered entry and the first follow-up job. */
-export async function afterAgentReply(ctx: AppContext, conversationId: number, settings: AgentSettings): Promise<void> {
-  const entry = await startSilence(ctx, conversationId, settings.followUpDelaysMinutes[0]);
-  await scheduleFollowUp(ctx, conversationId, { settings, entry });
+/**
+ * A new silence starts after each AI reply: the unanswered entry and the first follow-up job, in the reply's
+ * transaction (the caller emits `unanswered.changed` after its commit).
+ */
+export async function afterAgentReply(ctx: AppContext, conversationId: number, settings: AgentSettings, tx: Executor): Promise<void> {
+  const entry = await startSilence(ctx, conversationId, settings.followUpDelaysMinutes[0], tx);
+  await scheduleFollowUp(ctx, conversationId, { settings, entry, executor: tx });
 }
 
 /*

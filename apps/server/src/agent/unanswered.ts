@@ -28,9 +28,14 @@ export async function findUnanswered(ctx: AppContext, conversationId: number, ex
  * The agent just wrote: a new silence starts. The count restarts and the first follow-up is due after the
  * first delay. An entry the admin made INACTIVE stays INACTIVE until the prospect replies.
  */
-export async function startSilence(ctx: AppContext, conversationId: number, firstDelayMinutes: number): Promise<UnansweredEntry> {
+export async function startSilence(
+  ctx: AppContext,
+  conversationId: number,
+  firstDelayMinutes: number,
+  executor?: Executor,
+): Promise<UnansweredEntry> {
   const due = new Date(Date.now() + firstDelayMinutes * 60_000);
-  const [entry] = await ctx.db
+  const [entry] = await (executor ?? ctx.db)
     .insert(unansweredConversations)
     .values({ conversationId, status: 'ACTIVE', followUpCount: 0, earliestReplyDateTime: due })
     .onConflictDoUpdate({
@@ -38,25 +43,31 @@ export async function startSilence(ctx: AppContext, conversationId: number, firs
       set: { followUpCount: 0, earliestReplyDateTime: due, updatedAt: new Date() },
     })
     .returning();
-  ctx.events.emit('unanswered.changed', { conversationId });
+  if (!executor) ctx.events.emit('unanswered.changed', { conversationId });
   return entry;
 }
 
 export type UnansweredEntry = typeof unansweredConversations.$inferSelect;
 
 /** A follow-up was sent: count it and move the due time to the next delay (the last delay repeats). */
-export async function countFollowUp(ctx: AppContext, conversationId: number, delaysMinutes: number[]): Promise<number> {
-  const entry = await findUnanswered(ctx, conversationId);
+export async function countFollowUp(
+  ctx: AppContext,
+  conversationId: number,
+  delaysMinutes: number[],
+  executor?: Executor,
+): Promise<number> {
+  const db = executor ?? ctx.db;
+  const entry = await findUnanswered(ctx, conversationId, db);
   const count = (entry?.followUpCount ?? 0) + 1;
   const due = new Date(Date.now() + delaysMinutes[Math.min(count, delaysMinutes.length - 1)] * 60_000);
-  await ctx.db
+  await db
     .insert(unansweredConversations)
     .values({ conversationId, status: 'ACTIVE', followUpCount: count, earliestReplyDateTime: due })
     .onConflictDoUpdate({
       target: unansweredConversations.conversationId,
       set: { followUpCount: count, earliestReplyDateTime: due, updatedAt: new Date() },
     });
-  ctx.events.emit('unanswered.changed', { conversationId });
+  if (!executor) ctx.events.emit('unanswered.changed', { conversationId });
   return count;
 }
 
