@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, like, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { jobs } from '../db/schema/index.ts';
+import { conversations, jobs } from '../db/schema/index.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { AppError } from '../lib/errors.ts';
 import {
@@ -16,6 +16,7 @@ import {
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, triggerFollowUp } from './agent.service.ts';
+import { CRM_WRITE_BACK_JOB } from './conversation-outcome.ts';
 import { FOLLOW_UP_JOB } from './follow-up.ts';
 import { followUpJob } from './follow-up.job.ts';
 
@@ -144,6 +145,40 @@ describe('the follow-up job and the next follow-up', () => {
     await t.ctx.jobs.drain();
     expect(await agentMessagesOf(t.ctx, id)).toEqual(['Fake reply', 'Fake follow-up']);
     expect((await unansweredOf(t.ctx, id)).followUpCount).toBe(1);
+  });
+
+  it('a follow-up failing its checking prompt hands over (-2) with the CRM needsHuman write-back in one transaction', async () => {
+    const type = await buildPlaybook(t.ctx, { config: { followUp: { delaysMinutes: [30], max: 2 } }, checkingPrompt: 'Never be pushy.' });
+    const { conversation } = await buildProspectConversation(t.ctx, type.id);
+    const id = conversation.id;
+    await t.ctx.db.update(conversations).set({ crmContactId: `ct-follow-up-${id}` }).where(eq(conversations.id, id));
+    await receiveProspectMessage(t.ctx, id, 'tell me more');
+    await t.ctx.jobs.drain();
+    await makeFollowUpDue(t.ctx, id);
+    fake.on('guard_check', { json: { pass: false, reason: 'too pushy' } });
+    const writeBacks = async () =>
+      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
+
+    // Claimed as the runner claims it; the process dies as it queues the write-back.
+    const [queued] = await pendingJobs(t.ctx, `follow-up:${id}`);
+    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
+    const dying = Object.create(t.ctx.jobs) as JobRunner;
+    dying.enqueue = (name, payload, options) =>
+      name === CRM_WRITE_BACK_JOB ? Promise.reject(new Error('killed while queueing the CRM write-back')) : t.ctx.jobs.enqueue(name, payload, options);
+    const claim = { id: queued.id, name: FOLLOW_UP_JOB, attempts: 1, maxAttempts: 5 };
+    await expect(followUpJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the CRM write-back');
+    // Nothing of the hand-over is stored without its write-back.
+    expect((await conversationRow(t.ctx, id)).phase).toBe(0);
+    expect((await unansweredOf(t.ctx, id)).errors).toBe('[]');
+    expect(await writeBacks()).toEqual([]);
+
+    // Its lease runs out (the test lets that time pass) and the runner runs it again.
+    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await t.ctx.jobs.drain();
+    expect((await conversationRow(t.ctx, id)).phase).toBe(-2);
+    expect(JSON.parse((await unansweredOf(t.ctx, id)).errors)).toEqual([expect.objectContaining({ code: 'GUARD_FAILED' })]);
+    expect(await writeBacks()).toEqual(['needsHuman']);
+    expect(await agentMessagesOf(t.ctx, id)).toEqual(['Fake reply']);
   });
 
   it('frees its key and schedules the next follow-up in one transaction: killed in between, the job runs again and the silence keeps its follow-ups', async () => {

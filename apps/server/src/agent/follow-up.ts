@@ -5,9 +5,11 @@ import { decideWindow } from '../channels/windows.ts';
 import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
+import { reportConversationOutcome } from './conversation-outcome.ts';
 import {
   agentSettingsOf,
   type AgentSettings,
+  emitConversationChanged,
   type Executor,
   type LoadedConversation,
   loadReplyContext,
@@ -43,6 +45,25 @@ export async function scheduleFollowUp(
   }
   // One statement: a waiting follow-up job is moved to the entry's time, else one is added.
   await ctx.jobs.enqueue(FOLLOW_UP_JOB, { conversationId }, { runAt: entry.earliestReplyDateTime, singletonKey: key, replace: true, executor });
+}
+
+/**
+ * A follow-up that failed its checking prompt hands the conversation to a person (-2) like a turn does
+ * (agent/turn.ts needsHuman): the phase, the error in the unanswered list and, for a CRM contact's
+ * conversation, the `needsHuman` write-back commit in ONE transaction, so a process killed after the commit
+ * cannot lose the CRM note. The write-back is queued only when this did set the phase (an admin who moved
+ * the conversation meanwhile decided otherwise). Events go out after the commit.
+ */
+async function handOver(ctx: AppContext, loaded: LoadedConversation, phase: number, message: string): Promise<void> {
+  const error: AgentErrorRecord = { message, type: 'agent', code: 'GUARD_FAILED', status: null, method: null, url: null, response: null, details: null };
+  const conversationId = loaded.conversation.id;
+  await ctx.db.transaction(async (tx) => {
+    const left = await leaveWorkingPhase(ctx, loaded, phase, PHASE.NEEDS_HUMAN, tx);
+    await recordAgentError(ctx, conversationId, error, tx);
+    if (left) await reportConversationOutcome(ctx, loaded.conversation, 'needsHuman', tx);
+  });
+  emitConversationChanged(ctx, loaded.conversation);
+  ctx.events.emit('unanswered.changed', { conversationId });
 }
 
 /** The agent settings of the conversation's type; undefined without a type (no follow-ups then). */
@@ -126,17 +147,7 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         return 'failed';
       }
       if (!written.ok) {
-        await leaveWorkingPhase(ctx, loaded, phase, PHASE.NEEDS_HUMAN);
-        await recordAgentError(ctx, conversationId, {
-          message: `The follow-up failed the checking prompt twice: ${written.reason}`,
-          type: 'agent',
-          code: 'GUARD_FAILED',
-          status: null,
-          method: null,
-          url: null,
-          response: null,
-          details: null,
-        });
+        await handOver(ctx, loaded, phase, `The follow-up failed the checking prompt twice: ${written.reason}`);
         if (manual) throw new AppError(422, 'GUARD_FAILED', 'The follow-up did not pass the checking prompt; the conversation now needs a human.');
         return 'failed';
       }
