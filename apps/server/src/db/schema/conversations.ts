@@ -13,10 +13,12 @@ import {
   timestamp,
   unique,
   uniqueIndex,
+  primaryKey,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { conversationTypes, messagingAccounts } from './playbooks.ts';
+import { users } from './users.ts';
 
 /** The person on the other side of a channel: one per (account, external sender id). */
 export const prospects = pgTable(
@@ -206,3 +208,26 @@ export const llmUsage = pgTable(
   (t) => [index().on(t.conversationId)],
 );
 
+/**
+ * Each team member's own read state of a conversation (issue 12, the inbox's unread marks): the same on every
+ * device of that user, independent of colleagues. A conversation is unread for a user when its latest message
+ * is the prospect's and came after `lastReadAt` (or the user never read it). It only moves forwards.
+ */
+export const conversationReads = pgTable(
+  'conversation_reads',
+  {
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    conversationId: integer()
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    lastReadAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [
+    // The list joins its page's rows on (user, conversation): one primary-key probe per row.
+    primaryKey({ columns: [t.userId, t.conversationId] }),
+    // Deleting a conversation cascades here: without it that delete would scan the table.
+    index().on(t.conversationId),
+  ],
+);
