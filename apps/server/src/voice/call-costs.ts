@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { AppConfig } from '../config/env.ts';
+import type { Executor } from '../agent/conversation-store.ts';
 import type { AppContext } from '../context.ts';
 import { conversations } from '../db/schema/index.ts';
 import { DEFAULT_PRICES_FILE, loadPrices, type Prices } from '../modules/pricing/pricing.service.ts';
@@ -33,11 +34,11 @@ export const costOfTts = (prices: Prices, characters: number) => (characters * p
 
 /**
  * Adds to the conversation's call cost and to its total (cost_usd, which the LLM bookings also add to), in
- * one statement.
+ * one statement; through `executor` when the booking commits with the caller's other rows.
  */
-export async function bookCallCost(ctx: AppContext, conversationId: number, usd: number, ttsCharacters = 0): Promise<void> {
+export async function bookCallCost(ctx: AppContext, conversationId: number, usd: number, ttsCharacters = 0, executor: Executor = ctx.db): Promise<void> {
   if (usd <= 0 && ttsCharacters <= 0) return;
-  await ctx.db
+  await executor
     .update(conversations)
     .set({
       callCostUsd: sql`${conversations.callCostUsd} + ${usd}`,

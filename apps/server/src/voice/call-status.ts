@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { conversations } from '../db/schema/index.ts';
+import { conversationPhases, conversations } from '../db/schema/index.ts';
 import { reportConversationOutcome } from '../agent/conversation-outcome.ts';
-import { emitConversationChanged, insertMessage, loadConversation } from '../agent/conversation-store.ts';
+import { emitConversationChanged, type Executor, insertMessage } from '../agent/conversation-store.ts';
 import { isWorkingPhase } from '../agent/phases.ts';
 import { twilioClient } from '../channels/senders/twilio-client.ts';
 import { accountSidOf, type CallContext } from './call-context.ts';
@@ -34,54 +34,82 @@ const rankSql = sql`(case ${conversations.callStatus} ${sql.join(
   sql` `,
 )} else -1 end)`;
 
-/** Moves the call status forward (never back); answers whether it changed. */
-export async function advanceCallStatus(ctx: AppContext, call: CallContext, status: string): Promise<boolean> {
+/**
+ * Moves the call status forward (never back); answers whether it changed. In the caller's transaction
+ * (`executor`) the caller tells the screens after its commit.
+ */
+export async function advanceCallStatus(ctx: AppContext, call: CallContext, status: string, executor?: Executor): Promise<boolean> {
   const rank = RANK[status];
   if (rank === undefined) return false;
-  const rows = await ctx.db
+  const rows = await (executor ?? ctx.db)
     .update(conversations)
     .set({ callStatus: status, updatedAt: new Date() })
     .where(sql`${conversations.id} = ${call.conversation.id} and (${conversations.callStatus} is null or ${rankSql} < ${rank})`)
     .returning({ id: conversations.id });
-  if (rows.length > 0) emitConversationChanged(ctx, call.conversation);
+  if (rows.length > 0 && !executor) emitConversationChanged(ctx, call.conversation);
   return rows.length > 0;
 }
 
 /**
  * A status callback: the status moves forward; the first final one with CallDuration books the call's
- * minutes (once: a repeated callback finds call_duration set).
+ * minutes (once: a repeated callback finds call_duration set) and queues the call's CRM write-back. The final
+ * status, the duration, its cost and the write-back commit in ONE transaction: a process killed in between
+ * would leave call_duration set, so Twilio's redelivered callback would find the call done and the CRM note
+ * would be lost; now it finds nothing stored and does it all.
  */
 export async function applyStatusCallback(ctx: AppContext, call: CallContext, form: Record<string, string>): Promise<void> {
   const status = form.CallStatus ?? '';
   if (form.AnsweredBy) await recordAnsweredBy(ctx, call, form.AnsweredBy);
-  await advanceCallStatus(ctx, call, status);
-  if (!FINAL_CALL_STATUSES.includes(status)) return;
+  if (!FINAL_CALL_STATUSES.includes(status)) {
+    await advanceCallStatus(ctx, call, status);
+    return;
+  }
   const seconds = /^\d{1,7}$/.test(form.CallDuration ?? '') ? Number(form.CallDuration) : 0;
-  const rows = await ctx.db
-    .update(conversations)
-    .set({ callDuration: seconds, updatedAt: new Date() })
-    .where(sql`${conversations.id} = ${call.conversation.id} and ${conversations.callDuration} is null`)
-    .returning({ id: conversations.id });
-  if (rows.length === 0) return;
-  await bookCallCost(ctx, call.conversation.id, costOfCallMinutes(callPrices(ctx.config), seconds));
-  emitConversationChanged(ctx, call.conversation);
-  await reportCallOutcome(ctx, call);
+  const changed = await ctx.db.transaction(async (tx) => {
+    const moved = await advanceCallStatus(ctx, call, status, tx);
+    const [ended] = await tx
+      .update(conversations)
+      .set({ callDuration: seconds, updatedAt: new Date() })
+      .where(sql`${conversations.id} = ${call.conversation.id} and ${conversations.callDuration} is null`)
+      .returning({ phase: conversations.phase, callStatus: conversations.callStatus, crmContactId: conversations.crmContactId });
+    if (!ended) return moved;
+    await bookCallCost(ctx, call.conversation.id, costOfCallMinutes(callPrices(ctx.config), seconds), 0, tx);
+    await reportCallOutcome(ctx, call, ended, tx);
+    return true;
+  });
+  if (changed) emitConversationChanged(ctx, call.conversation);
 }
 
 /**
  * The CRM write-back (docs/crm.md) of a call that ended without the agent ending it: never reached (busy, no
  * answer, failed, canceled, a machine) or hung up while the playbook was still in a working phase. Ended,
- * needs-human and errored are reported by the agent's turn when they happen.
+ * needs-human and errored are reported by the agent (a turn, or a realtime call reaching N) when they
+ * happen. `ended` is the row as the callback's transaction left it (locked by its update).
  */
-async function reportCallOutcome(ctx: AppContext, call: CallContext): Promise<void> {
-  const loaded = await loadConversation(ctx, call.conversation.id);
-  if (!loaded?.conversation.crmContactId) return;
-  const { phase, callStatus } = loaded.conversation;
-  if (callStatus !== 'completed') {
-    await reportConversationOutcome(ctx, loaded.conversation, 'notReached');
-  } else if (phase === -3 || isWorkingPhase(phase, loaded.phases.length)) {
-    await reportConversationOutcome(ctx, loaded.conversation, 'unfinished');
+async function reportCallOutcome(
+  ctx: AppContext,
+  call: CallContext,
+  ended: { phase: number; callStatus: string | null; crmContactId: string | null },
+  tx: Executor,
+): Promise<void> {
+  if (!ended.crmContactId) return;
+  const conversation = { id: call.conversation.id, crmContactId: ended.crmContactId };
+  if (ended.callStatus !== 'completed') {
+    await reportConversationOutcome(ctx, conversation, 'notReached', tx);
+    return;
   }
+  if (ended.phase === -3 || isWorkingPhase(ended.phase, await phaseCountOf(call, tx))) {
+    await reportConversationOutcome(ctx, conversation, 'unfinished', tx);
+  }
+}
+
+async function phaseCountOf(call: CallContext, tx: Executor): Promise<number> {
+  if (call.conversation.conversationTypeId === null) return 0;
+  const [row] = await tx
+    .select({ count: count() })
+    .from(conversationPhases)
+    .where(eq(conversationPhases.conversationTypeId, call.conversation.conversationTypeId));
+  return row?.count ?? 0;
 }
 
 async function recordAnsweredBy(ctx: AppContext, call: CallContext, answeredBy: string): Promise<void> {

@@ -1,7 +1,9 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, like, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversations, unansweredConversations } from '../db/schema/index.ts';
+import { CRM_WRITE_BACK_JOB } from '../agent/conversation-outcome.ts';
+import { conversations, jobs, unansweredConversations } from '../db/schema/index.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { withDatabase } from '../test/test-database.ts';
 import { PUBLIC_URL } from '../test/channel-factories.ts';
@@ -9,6 +11,8 @@ import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
 import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
 import { recordingStorage } from '../modules/call-recordings/call-recordings.service.ts';
+import { loadCallByUuid } from './call-context.ts';
+import { applyStatusCallback } from './call-status.ts';
 import { GOODBYE, GOODBYE_SILENT, STILL_THERE } from './classic.ts';
 import { recordingStorageKey } from './urls.ts';
 import {
@@ -217,6 +221,31 @@ describe('voice callbacks', () => {
       expect((await callRow(t.ctx, uuid)).callStatus).toBe(final);
       const jobs = await t.ctx.db.execute((await import('drizzle-orm')).sql`select payload from jobs where name = 'crm.write-back' and payload->>'conversationId' = ${String(id)}`);
       expect((jobs as unknown as { rows: { payload: { outcome: string } }[] }).rows.map((r) => r.payload.outcome)).toEqual(['notReached']);
+    }
+  });
+
+  it('commits the final status, its minutes and the CRM write-back together: killed in between, the redelivered callback queues the note', async () => {
+    const { type } = await buildCallSetup(t.ctx, { phases: 2 });
+    const writeBacks = async (id: number) =>
+      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
+    const dying = Object.create(t.ctx.jobs) as JobRunner;
+    dying.enqueue = (name, payload, options) =>
+      name === CRM_WRITE_BACK_JOB ? Promise.reject(new Error('killed while queueing the CRM write-back')) : t.ctx.jobs.enqueue(name, payload, options);
+
+    for (const [final, outcome] of [['completed', 'unfinished'], ['no-answer', 'notReached']] as const) {
+      const { uuid, sid, id } = await placeCall(type.id, true, `ct-killed-${final}`);
+      await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: 'in-progress' }));
+      const call = (await loadCallByUuid(t.ctx, uuid))!;
+      const form = callForm(sid, { CallStatus: final, CallDuration: '42' });
+      await expect(applyStatusCallback({ ...t.ctx, jobs: dying }, call, form)).rejects.toThrow('killed while queueing the CRM write-back');
+      // Nothing of the call's end is stored without its write-back.
+      expect(await callRow(t.ctx, uuid)).toMatchObject({ callStatus: 'in-progress', callDuration: null, callCostUsd: 0 });
+      expect(await writeBacks(id)).toEqual([]);
+
+      // Twilio delivers the callback again.
+      expect((await postSigned(t, `/api/voice/calls/${uuid}/status`, form)).statusCode).toBe(200);
+      expect(await callRow(t.ctx, uuid)).toMatchObject({ callStatus: final, callDuration: 42 });
+      expect(await writeBacks(id)).toEqual([outcome]);
     }
   });
 
