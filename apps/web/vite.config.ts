@@ -56,9 +56,9 @@ const REST_STYLES_ID = 'virtual:mantine-rest-styles.css';
 
 /**
  * `virtual:mantine-rest-styles.css`: every @mantine/core component stylesheet that first-screen-styles.ts does
- * not import, in the order of @mantine/core/styles.css. The start and login pages load only the first screens' styles;
- * other pages load this one (all-styles.ts), so no rule is sent twice and a component added to Mantine is
- * styled without anyone listing it.
+ * not import, in the order of @mantine/core/styles.css. The start and login pages load only the first screens'
+ * styles; other pages load this one (all-styles.ts), so no rule is sent twice and a component added to Mantine
+ * is styled without anyone listing it.
  */
 function mantineRestStyles(firstScreenFile: string): Plugin {
   const resolvedId = `\0${REST_STYLES_ID}`;
