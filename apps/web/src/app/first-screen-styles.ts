@@ -1,13 +1,14 @@
 /**
  * The stylesheet of the first screens of `/` and `/login` (issue 12, item 7): Mantine's global baseline and
  * only the components the shell (layout.tsx, global-message.tsx, the toasts), the start page
- * (conversation-new-page.tsx) and the login page (login-page.tsx, facebook-login-button.tsx) render. Mantine's full stylesheet is about three times larger (32 KB against
- * 12 KB brotli) and would block the first paint on a slow link; every other page loads it with its chunk
- * (router.tsx `page()`, all-styles.ts: the components not listed here).
+ * (conversation-new-page.tsx) and the login page (login-page.tsx, facebook-login-button.tsx) render. Mantine's
+ * full stylesheet is almost three times larger (32 KB against 12 KB brotli) and would block the first paint
+ * on a slow link; every other page loads the rest with its chunk (router.tsx `page()`, all-styles.ts: the
+ * components not listed here).
  *
- * Keep this list in step with those files: a component used there but missing here is unstyled on `/` until
- * another page has been opened. The order is the order of @mantine/core/styles.css (components build on the
- * rules of those before them).
+ * Keep this list in step with those files: a component used there but missing here is unstyled on `/` or
+ * `/login` until another page has been opened. The order is the order of @mantine/core/styles.css
+ * (components build on the rules of those before them).
  */
 import '@mantine/core/styles/baseline.css';
 import '@mantine/core/styles/default-css-variables.css';
