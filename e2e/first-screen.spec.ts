@@ -1,0 +1,55 @@
+import { expect, test } from '@playwright/test';
+
+/**
+ * The first-screen documents (apps/web/vite-plugins/first-screens.ts, served by the server's web-app.ts):
+ * the pages people open directly draw their header and h1 before any JavaScript runs, and the app replaces
+ * that shell without leaving a second h1 or main landmark behind.
+ */
+test.describe('first screen before the JavaScript', () => {
+  test.use({ javaScriptEnabled: false });
+
+  for (const [url, title] of [
+    ['/', 'Start new conversation'],
+    ['/conversation/new?conversationType=1', 'Start new conversation'],
+    ['/login', 'Login'],
+    ['/conversation/list', 'Conversations'],
+  ]) {
+    test(`${url} shows the brand and its title`, async ({ page }) => {
+      await page.goto(url);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(title);
+      await expect(page.getByRole('link', { name: 'Sales Agent home' })).toHaveAttribute('href', '/');
+      await expect(page).toHaveTitle(`${title} · Sales Agent`);
+    });
+  }
+
+  test('other paths get the plain document', async ({ page }) => {
+    await page.goto('/register');
+    await expect(page.locator('#root')).toBeEmpty();
+    await expect(page).toHaveTitle('Sales Agent');
+  });
+});
+
+test.describe('first screen with the JavaScript', () => {
+  test('the app replaces the shell and uses the preloaded list of conversation types', async ({ page }) => {
+    const typeRequests: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/conversation-type/listt') typeRequests.push(request.url());
+    });
+    await page.goto('/');
+    await expect(page.getByRole('button', { name: 'Start new conversation' })).toBeEnabled();
+    await expect(page.locator('.fs')).toHaveCount(0);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
+    await expect(page.getByRole('main')).toHaveCount(1);
+    await expect(page.getByRole('banner')).toHaveCount(1);
+    // The document's <link rel=preload> made the one request; the app's fetch took its answer.
+    expect(typeRequests).toHaveLength(1);
+  });
+
+  test('the login page renders in place of its shell', async ({ page }) => {
+    await page.goto('/login');
+    await expect(page.getByLabel('Email')).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Login');
+    await expect(page.locator('.fs')).toHaveCount(0);
+  });
+});
