@@ -180,15 +180,22 @@ describe('voice callbacks', () => {
     expect(await messagesOfCall(t.ctx, id)).toEqual([]);
   });
 
-  it('hangs up with a goodbye once the turn ends the playbook', async () => {
+  it('hangs up with a goodbye once the turn ends the playbook, rated with the CRM ended write-back like a chat', async () => {
     const { type } = await buildCallSetup(t.ctx, { phases: 1, initialMessage: null });
-    const { uuid, sid } = await placeCall(type.id, false);
+    const { uuid, sid, id } = await placeCall(type.id, false, 'ct-classic-ended');
     await postSigned(t, `/api/voice/calls/${uuid}/twiml`, callForm(sid, { CallStatus: 'in-progress' }));
     const res = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, callForm(sid, { SpeechResult: 'Sounds good, send it over.' }));
     expect(res.body).not.toContain('<Gather');
     expect(res.body).toContain('<Hangup/>');
     expect(azure.requests.at(-1)!.text).toBe(GOODBYE);
-    expect((await callRow(t.ctx, uuid)).phase).toBe(1);
+    // The classic call's turn is the chat's turn: the end, its rating (the demo agent's) and the write-back.
+    expect(await callRow(t.ctx, uuid)).toMatchObject({ phase: 1, rating: 5 });
+    const outcomes = async () =>
+      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
+    expect(await outcomes()).toEqual(['ended']);
+    // The call then completes at N: no second (unfinished) note.
+    await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: 'completed', CallDuration: '30' }));
+    expect(await outcomes()).toEqual(['ended']);
   });
 
   it('keeps the call status moving forward only, and books the minutes of the first final callback once', async () => {

@@ -7,6 +7,7 @@ import { twilioClient } from '../../channels/senders/twilio-client.ts';
 import type { AppContext } from '../../context.ts';
 import { conversations, llmUsage } from '../../db/schema/index.ts';
 import type { RealtimeResponseUsage } from 'openai/resources/realtime/realtime';
+import { endRealtimeCall } from './ended-call.job.ts';
 
 /** The conversation a media stream belongs to, with its TWILIO account (token opened). */
 export interface CallContext {
@@ -117,14 +118,24 @@ export async function bookRealtimeUsage(ctx: AppContext, conversationId: number,
 
 /**
  * The advance_phase tool: the agent's own conditional move (send-reply.ts moveWorkingPhase), so an admin's
- * change made meanwhile wins. Answers the phase the conversation is in afterwards.
+ * change made meanwhile wins. Into the last phase (N) the call's conversation ends as a chat's does: the end
+ * commits with the job that rates it and queues the CRM `ended` write-back (ended-call.job.ts), so the audio
+ * bridge never waits on the rating. Answers the phase the conversation is in afterwards.
  */
 export async function advancePhase(ctx: AppContext, loaded: LoadedConversation, from: number): Promise<number> {
+  const id = loaded.conversation.id;
   const to = from + 1;
-  const moved = await moveWorkingPhase(ctx, loaded.conversation.id, from, to, to === loaded.phases.length);
+  let moved: boolean;
+  if (to === loaded.phases.length) {
+    const ended = await ctx.db.transaction((tx) => endRealtimeCall(ctx, id, from, tx));
+    if (ended?.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: id });
+    moved = ended !== null;
+  } else {
+    moved = await moveWorkingPhase(ctx, id, from, to, false);
+  }
   emitConversationChanged(ctx, loaded.conversation);
   if (moved) return to;
-  const [row] = await ctx.db.select({ phase: conversations.phase }).from(conversations).where(eq(conversations.id, loaded.conversation.id));
+  const [row] = await ctx.db.select({ phase: conversations.phase }).from(conversations).where(eq(conversations.id, id));
   return row?.phase ?? from;
 }
 

@@ -1,17 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
+import { eq, like, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { twilioClient } from '../../channels/senders/twilio-client.ts';
-import { conversations, conversationTypes, llmUsage, messages } from '../../db/schema/index.ts';
+import { CRM_WRITE_BACK_JOB } from '../../agent/conversation-outcome.ts';
+import { loadConversation } from '../../agent/conversation-store.ts';
+import { conversations, conversationTypes, jobs, llmUsage, messages } from '../../db/schema/index.ts';
+import type { JobRunner } from '../../jobs/runner.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildChannelAccount } from '../../test/channel-factories.ts';
 import { buildAdmin } from '../../test/factories.ts';
 import { buildConversation, buildConversationType, buildProspect } from '../../test/conversation-factories.ts';
+import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
 import { type OpenAiRealtimeFake, startOpenAiRealtimeFake } from '../../test/fakes/openai-realtime-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../../test/fakes/twilio-fake.ts';
 import { TwilioMediaClient, twilioSid } from '../../test/twilio-media-client.ts';
 import { postSigned } from '../voice-test-kit.ts';
+import { advancePhase } from './call-store.ts';
+import { ENDED_CALL_JOB, endedCallJob, endedCallJobKey } from './ended-call.job.ts';
 import { MEDIA_STREAM_PATH } from './media-stream.routes.ts';
 import { INPUT_TRANSCRIPTION_MODEL } from './session.ts';
 
@@ -23,6 +29,7 @@ const TRANSFER_TO = '+15550009999';
 const SIGNED_URL = `ws://localhost:3000${MEDIA_STREAM_PATH}`;
 
 let t: TestApp;
+const llm = new OpenAiFake();
 let realtime: OpenAiRealtimeFake;
 let twilioApi: TwilioFake;
 let wsUrl: string;
@@ -31,9 +38,11 @@ let accountId: number;
 const clients: TwilioMediaClient[] = [];
 
 beforeAll(async () => {
-  realtime = await startOpenAiRealtimeFake();
+  // One OpenAI key for both fakes: the realtime session and the chat calls (the rating of an ended call).
+  await llm.start();
+  realtime = await startOpenAiRealtimeFake({ apiKey: llm.env().OPENAI_API_KEY });
   twilioApi = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-  t = await buildTestApp({ ...realtime.env(), TWILIO_API_URL: twilioApi.url });
+  t = await buildTestApp({ ...llm.env(), ...realtime.env(), TWILIO_API_URL: twilioApi.url });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   wsUrl = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${MEDIA_STREAM_PATH}`;
   const type = await buildConversationType(t.ctx, { phases: 2, initialMessage: 'Hi, this is Sam from Widgets.' });
@@ -54,6 +63,7 @@ afterAll(async () => {
   await t?.close();
   await realtime?.close();
   await twilioApi?.close();
+  await llm.close();
 });
 
 /** A placed call (in the Twilio fake) and its prospect conversation, as the call-placing code leaves them. */
@@ -280,6 +290,86 @@ describe('media stream bridge', () => {
     expect((last.session as { tools: { name: string }[] }).tools.map((tool) => tool.name)).toEqual(['end_call', 'transfer_call']);
     const [ended] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, conversation.id));
     expect(ended.phase).toBe(2);
+  });
+
+  it('advance_phase into the last phase ends the call like a chat: rated, and the CRM ended write-back queued with the rating', async () => {
+    const { session, conversation } = await liveCall();
+    const id = conversation.id;
+    await t.ctx.db.update(conversations).set({ crmContactId: `ct-realtime-${id}` }).where(eq(conversations.id, id));
+    llm.on('conversation_rating', { json: { rating: 9, reason: 'booked a visit' } });
+    // The call's transcript so far.
+    const lines = new Promise<void>((resolve) => {
+      const off = t.ctx.events.on('conversation.changed', async (e) => {
+        if (e.conversationId !== id || (await storedMessages(id)).length < 2) return;
+        off();
+        resolve();
+      });
+    });
+    session.responseCreated('resp_0');
+    session.outputTranscript('resp_0', 'item_agent', 'Shall I book you for Tuesday?');
+    session.speechStarted('item_caller');
+    session.inputTranscript('item_caller', 'Yes, Tuesday works.');
+    session.responseDone('resp_0');
+    await lines;
+
+    // Phase 0 → 1, then 1 → 2 = N (the type has two phases).
+    session.responseCreated('resp_1');
+    session.functionCall('resp_1', 'advance_phase');
+    session.responseDone('resp_1');
+    await session.waitFor('session.update', 2);
+    session.responseCreated('resp_2');
+    session.functionCall('resp_2', 'advance_phase');
+    session.responseDone('resp_2');
+    await session.waitFor('session.update', 3);
+    const [ended] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, id));
+    expect(ended.phase).toBe(2);
+    // The end committed with its job; the live call did not wait for the rating.
+    const [queued] = await t.ctx.db.select().from(jobs).where(eq(jobs.singletonKey, endedCallJobKey(id)));
+    expect(queued).toMatchObject({ name: ENDED_CALL_JOB, status: 'pending' });
+    const writeBacks = async () =>
+      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
+    expect(await writeBacks()).toEqual([]);
+
+    // Claimed as the runner claims it; the process dies as it queues the write-back.
+    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
+    const dying = Object.create(t.ctx.jobs) as JobRunner;
+    dying.enqueue = (name, payload, options) =>
+      name === CRM_WRITE_BACK_JOB ? Promise.reject(new Error('killed while queueing the CRM write-back')) : t.ctx.jobs.enqueue(name, payload, options);
+    const claim = { id: queued.id, name: ENDED_CALL_JOB, attempts: 1, maxAttempts: 8 };
+    await expect(endedCallJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the CRM write-back');
+    expect((await t.ctx.db.select().from(conversations).where(eq(conversations.id, id)))[0].rating).toBeNull();
+    expect(await writeBacks()).toEqual([]);
+
+    // Its lease runs out (the test lets that time pass) and the runner runs it again.
+    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await t.ctx.jobs.drain();
+    const [rated] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, id));
+    expect(rated).toMatchObject({ phase: 2, rating: 9 });
+    expect(await writeBacks()).toEqual(['ended']);
+    const rating = llm.requests.filter((r) => r.schemaName === 'conversation_rating').at(-1)!;
+    expect(JSON.stringify(rating.messages)).toContain('Yes, Tuesday works.');
+    const [done] = await t.ctx.db.select().from(jobs).where(eq(jobs.id, queued.id));
+    expect(done.status).toBe('done');
+  });
+
+  it('advance_phase into the last phase commits nothing when its job cannot be queued, and an admin moving the call meanwhile gets no write-back', async () => {
+    const { conversation } = await placedCall();
+    const id = conversation.id;
+    await t.ctx.db.update(conversations).set({ phase: 1, crmContactId: `ct-realtime-${id}` }).where(eq(conversations.id, id));
+    const loaded = (await loadConversation(t.ctx, id))!;
+    const dying = Object.create(t.ctx.jobs) as JobRunner;
+    dying.enqueue = (name, payload, options) =>
+      name === ENDED_CALL_JOB ? Promise.reject(new Error('killed while queueing the ended call')) : t.ctx.jobs.enqueue(name, payload, options);
+    await expect(advancePhase({ ...t.ctx, jobs: dying }, loaded, 1)).rejects.toThrow('killed while queueing the ended call');
+    expect((await t.ctx.db.select().from(conversations).where(eq(conversations.id, id)))[0].phase).toBe(1);
+
+    expect(await advancePhase(t.ctx, loaded, 1)).toBe(2);
+    // An admin sets a working phase again before the job runs: nothing is rated or reported.
+    await t.ctx.db.update(conversations).set({ phase: 0 }).where(eq(conversations.id, id));
+    await t.ctx.jobs.drain();
+    const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, id));
+    expect(row).toMatchObject({ phase: 0, rating: null });
+    expect(await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).toEqual([]);
   });
 
   it('end_call lets the goodbye play, then completes the call through Twilio', async () => {
