@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_TYPES, CONVERSATION_ORDERS, MESSAGE_ROLES } from '../enums.ts';
 import { LIMITS } from '../limits.ts';
-import { idParam, INT4_MAX } from './common.ts';
+import { idParam, INT4_MAX, isStorableInstant } from './common.ts';
 
 /** An empty query-string value ("?minRating=") means "no filter", not 0. */
 const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
@@ -80,6 +80,12 @@ export const conversationListItem = z.object({
   followUp: z.object({ status: z.enum(['ACTIVE', 'INACTIVE']), followUpCount: z.number(), hasErrors: z.boolean() }).nullable(),
   /** Total cost in USD (LLM tokens and, for calls, telephony and speech). */
   costUsd: z.number(),
+  /**
+   * For the signed-in user (each team member has their own, the same on every device): the latest message is
+   * the prospect's (or the visitor's) and came after this user last read the conversation, or they never did.
+   * PUT /api/conversation/{uuid}/read clears it.
+   */
+  unread: z.boolean(),
 });
 export type ConversationListItem = z.infer<typeof conversationListItem>;
 
@@ -98,6 +104,25 @@ export const newConversationBody = z.object({ conversationTypeId: idParam });
 export const uuidResponse = z.object({ uuid: z.string() });
 
 export const conversationUuidParams = z.object({ uuid: z.uuid('must be a uuid') });
+
+/**
+ * PUT /api/conversation/{uuid}/read (issue 12): marks the conversation read by the signed-in user up to
+ * `lastMessageDate` (the latest message the user has seen), or up to now without a body. Never moves back.
+ */
+export const markReadBody = z
+  .object({
+    lastMessageDate: z.iso
+      .datetime({ offset: true, error: 'lastMessageDate must be an ISO 8601 date-time, e.g. 2030-12-31T10:00:00.000Z' })
+      .refine(isStorableInstant, 'lastMessageDate must be in year 1 or later')
+      .optional(),
+  })
+  .strict()
+  // No body at all reaches the validator as null (Fastify): the same as {}.
+  .nullish();
+export type MarkReadBody = z.infer<typeof markReadBody>;
+/** The user's read mark after the call: the later of the one stored and the one asked for. */
+export const markReadResponse = z.object({ lastReadAt: z.string() });
+export type MarkReadResponse = z.infer<typeof markReadResponse>;
 
 export const messageView = z.object({
   id: z.number(),

@@ -121,6 +121,8 @@ describe('GET /api/conversation/list', () => {
       needsHuman: false,
       followUp: null,
       costUsd: 0,
+      // The prospect wrote last and this ADMIN never read it (conversation-reads.test.ts).
+      unread: true,
     });
     const webRow = res.json().conversations.find((c: { uuid: string }) => c.uuid === web.uuid);
     expect(webRow.Prospect).toBeNull();

@@ -13,6 +13,8 @@ import {
   editMessageBody,
   handBackBody,
   handOffResponse,
+  markReadBody,
+  markReadResponse,
   newConversationBody,
   patchConversationBody,
   prospectConversation,
@@ -44,6 +46,7 @@ import {
   requestFollowUp,
   writeMessage,
 } from './conversations.service.ts';
+import { markConversationRead } from './conversation-reads.ts';
 
 const tags = ['conversations'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
@@ -95,6 +98,28 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
     '/api/conversation/:uuid',
     { schema: { tags, params: conversationUuidParams, response: { 200: conversationDetail, ...errors } } },
     async (request) => readConversationDetail(ctx, request.actor, request.params.uuid),
+  );
+
+  // The signed-in user's own read mark (issue 12 inbox, docs/conversations.md): every conversation they may view.
+  r.put(
+    '/api/conversation/:uuid/read',
+    {
+      schema: {
+        tags,
+        summary: 'Mark a conversation read by the signed-in user',
+        description:
+          'Clears the unread mark of GET /api/conversation/list for this user only, on every device: up to lastMessageDate ' +
+          '(the latest message the user has seen), or up to now without a body. Idempotent; the mark never moves backwards.',
+        params: conversationUuidParams,
+        body: markReadBody,
+        response: { 200: markReadResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const actor = requireUser(request);
+      const conversation = await loadConversationToView(ctx, actor, request.params.uuid);
+      return markConversationRead(ctx, actor, conversation, request.body?.lastMessageDate);
+    },
   );
 
   r.get(

@@ -13,6 +13,7 @@ import type { Database, Db } from '../../db/client.ts';
 import { type PreparedRead, preparedRead } from '../../db/prepared.ts';
 import {
   conversationPhases,
+  conversationReads,
   conversations,
   conversationTypes,
   messages,
@@ -27,6 +28,7 @@ import { assertTypeExists } from '../conversation-types/conversation-types.servi
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
 import { type AccessibleConversation, grantedAccountSql, viewAccess } from './conversation-access.ts';
 import { removeCallRecording } from '../calls/calls.service.ts';
+import { isUnreadFor } from './conversation-reads.ts';
 
 /**
  * The count behind totalPages stops a little beyond the requested page (at least 1,000 rows or 10 pages
@@ -145,9 +147,12 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
         followUpStatus: unansweredConversations.status,
         followUpCount: unansweredConversations.followUpCount,
         followUpHasErrors: sql<boolean | null>`(${unansweredConversations.errors} <> '[]')`,
+        // The viewer's own read mark (unread, per user): a primary-key probe per row of the page.
+        lastReadAt: conversationReads.lastReadAt,
       })
       .from(page)
       .leftJoin(unansweredConversations, eq(unansweredConversations.conversationId, page.id))
+      .leftJoin(conversationReads, and(eq(conversationReads.userId, actor.id), eq(conversationReads.conversationId, page.id)))
       .leftJoin(conversationTypes, eq(conversationTypes.id, page.conversationTypeId))
       .leftJoin(prospects, eq(prospects.id, page.prospectId))
       .leftJoin(messagingAccounts, eq(messagingAccounts.id, page.messagingAccountId))
@@ -212,6 +217,7 @@ type ListRow = {
   followUpStatus: 'ACTIVE' | 'INACTIVE' | null;
   followUpCount: number | null;
   followUpHasErrors: boolean | null;
+  lastReadAt: Date | null;
 };
 
 /** The json_build_object of the latest message (a string or already parsed, depending on the driver). */
@@ -222,6 +228,7 @@ function presentLastMessage(value: unknown) {
 }
 
 function presentListRow(r: ListRow) {
+  const lastMessage = presentLastMessage(r.lastMessage);
   return {
     id: r.id,
     uuid: r.uuid,
@@ -243,7 +250,7 @@ function presentListRow(r: ListRow) {
             messagingAccount: { id: r.accountId, pageName: r.pageName ?? '', type: r.accountType },
           },
     phaseCount: r.phaseCount,
-    lastMessage: presentLastMessage(r.lastMessage),
+    lastMessage,
     aiPaused: r.aiPaused,
     needsHuman: r.phase === PHASE.NEEDS_HUMAN || r.phase === PHASE.ERRORED || r.followUpHasErrors === true,
     followUp:
@@ -251,6 +258,7 @@ function presentListRow(r: ListRow) {
         ? null
         : { status: r.followUpStatus, followUpCount: r.followUpCount ?? 0, hasErrors: r.followUpHasErrors === true },
     costUsd: r.costUsd,
+    unread: isUnreadFor(lastMessage, r.lastReadAt),
   };
 }
 
