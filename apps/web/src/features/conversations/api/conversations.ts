@@ -1,9 +1,10 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { LIMITS } from '@sales-agent/shared/limits';
-import type { ConversationDetail, ConversationListResponse } from '@sales-agent/shared/schemas/conversation';
-import { useEffect } from 'react';
+import type { ConversationDetail, ConversationListResponse, MarkReadResponse } from '@sales-agent/shared/schemas/conversation';
+import { useCallback, useEffect, useRef } from 'react';
 import { api } from '../../../lib/api-client.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
+import { clearUnread } from '../lib/unread.ts';
 
 /** What the start screen and the type select need of a conversation type (GET /api/conversation-type/listt). */
 export interface ConversationTypeOption {
@@ -121,4 +122,48 @@ export function useInboxEvents(enabled: boolean) {
     });
     return () => source.close();
   }, [enabled, client]);
+}
+
+/** Marks a conversation read by the signed-in user up to the latest message they have seen (issue 12). */
+export const markConversationRead = (uuid: string, lastMessageDate: string) =>
+  api.put<MarkReadResponse>(`/api/conversation/${uuid}/read`, { lastMessageDate });
+
+/** How long marks of one conversation gather before the request: a burst of new messages costs one write. */
+export const MARK_READ_DEBOUNCE_MS = 400;
+
+/**
+ * `markRead(uuid, upTo)`: the cached list shows the row read at once (optimistic), and the server is told
+ * after MARK_READ_DEBOUNCE_MS, once per burst, up to the latest message seen. Marks still waiting when the
+ * inbox goes away are sent then, not dropped. A failed request only refetches the list (the mark comes back);
+ * a toast for it would interrupt reading for something the next open retries.
+ */
+export function useMarkRead() {
+  const client = useQueryClient();
+  const pending = useRef(new Map<string, { upTo: string; timer: ReturnType<typeof setTimeout> }>());
+  const send = useCallback(
+    (uuid: string, upTo: string) => {
+      pending.current.delete(uuid);
+      markConversationRead(uuid, upTo).catch(() => void client.invalidateQueries({ queryKey: ['conversations'] }));
+    },
+    [client],
+  );
+  useEffect(() => {
+    const waiting = pending.current;
+    return () => {
+      for (const [uuid, { upTo, timer }] of waiting) {
+        clearTimeout(timer);
+        send(uuid, upTo);
+      }
+    };
+  }, [send]);
+  return useCallback(
+    (uuid: string, upTo: string) => {
+      client.setQueriesData<ConversationListResponse>({ queryKey: ['conversations'] }, (list) => clearUnread(list, uuid, upTo));
+      const previous = pending.current.get(uuid);
+      if (previous) clearTimeout(previous.timer);
+      const latest = previous && Date.parse(previous.upTo) > Date.parse(upTo) ? previous.upTo : upTo;
+      pending.current.set(uuid, { upTo: latest, timer: setTimeout(() => send(uuid, latest), MARK_READ_DEBOUNCE_MS) });
+    },
+    [client, send],
+  );
 }

@@ -17,9 +17,8 @@ import { channelLabel } from '../../../components/channel-badge.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { conversationQuery, handBack, takeOver } from '../api/conversations.ts';
+import { conversationQuery, handBack, takeOver, useMarkRead } from '../api/conversations.ts';
 import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
-import { isUnread, markRead, useReadState } from '../lib/read-state.ts';
 import { fullDate, relativeTime } from '../lib/relative-time.ts';
 import { ConversationView } from './conversation-view.tsx';
 
@@ -87,7 +86,7 @@ export interface InboxProps {
 export function Inbox(props: InboxProps) {
   const wide = useMediaQuery('(min-width: 62em)', true, { getInitialValueInEffect: false });
   const withPanel = useMediaQuery('(min-width: 75em)', true, { getInitialValueInEffect: false });
-  const reads = useReadState();
+  const markRead = useMarkRead();
   const replyRef = useRef<HTMLTextAreaElement>(null);
   const rowsRef = useRef<HTMLDivElement>(null);
   const client = useQueryClient();
@@ -95,10 +94,13 @@ export function Inbox(props: InboxProps) {
   const open = rows.find((r) => r.uuid === props.openUuid) ?? null;
   const detail = useQuery({ ...conversationQuery(props.openUuid ?? ''), enabled: Boolean(props.openUuid) });
 
-  // Opening a conversation (and seeing new messages in it) marks it read on this device.
+  // Opening an unread conversation, and new prospect messages arriving while it is open (the live list
+  // refetches and says unread again), mark it read for this user on the server: every device of theirs.
+  const openUuid = open?.uuid ?? null;
+  const openUnreadUpTo = open?.unread ? (open.lastMessage?.dateSent ?? null) : null;
   useEffect(() => {
-    if (open?.lastMessage) markRead(open.uuid, open.lastMessage.dateSent);
-  }, [open?.uuid, open?.lastMessage?.dateSent, open]);
+    if (openUuid && openUnreadUpTo) markRead(openUuid, openUnreadUpTo);
+  }, [openUuid, openUnreadUpTo, markRead]);
 
   const move = useCallback(
     (step: number) => {
@@ -174,7 +176,7 @@ export function Inbox(props: InboxProps) {
           props.empty
         ) : (
           rows.map((c) => (
-            <InboxRow key={c.id} c={c} selected={c.uuid === props.openUuid} unread={isUnread(reads, c)} onOpen={() => props.onOpen(c.uuid)} />
+            <InboxRow key={c.id} c={c} selected={c.uuid === props.openUuid} unread={c.unread} onOpen={() => props.onOpen(c.uuid)} />
           ))
         )}
       </Box>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { aiState, phaseWords } from './phase-words.ts';
-import { isUnread } from './read-state.ts';
+import type { ConversationListItem, ConversationListResponse } from '@sales-agent/shared/schemas/conversation';
+import { clearUnread } from './unread.ts';
 import { relativeTime } from './relative-time.ts';
 
 describe('phaseWords', () => {
@@ -27,14 +28,29 @@ describe('aiState', () => {
   });
 });
 
-describe('isUnread', () => {
-  const c = (role: string, dateSent: string) => ({ uuid: 'u1', lastMessage: { role, dateSent } });
-  it('is unread when the prospect wrote after what this device has seen', () => {
-    expect(isUnread({}, c('PROSPECT', '2026-01-01T10:00:00.000Z'))).toBe(true);
-    expect(isUnread({ u1: '2026-01-01T10:00:00.000Z' }, c('PROSPECT', '2026-01-01T10:00:00.000Z'))).toBe(false);
-    expect(isUnread({ u1: '2026-01-01T09:00:00.000Z' }, c('PROSPECT', '2026-01-01T10:00:00.000Z'))).toBe(true);
-    expect(isUnread({}, c('AGENT', '2026-01-01T10:00:00.000Z'))).toBe(false);
-    expect(isUnread({}, { uuid: 'u2', lastMessage: null })).toBe(false);
+describe('clearUnread', () => {
+  const row = (uuid: string, unread: boolean, dateSent: string | null) =>
+    ({ uuid, unread, lastMessage: dateSent ? { role: 'PROSPECT', preview: 'Hi', dateSent } : null }) as ConversationListItem;
+  const page = (...conversations: ConversationListItem[]): ConversationListResponse => ({ conversations, totalPages: 1, totalPagesIsLowerBound: false });
+
+  it('shows the row read at once when the user has seen its latest message, leaving the other rows', () => {
+    const list = page(row('u1', true, '2026-01-01T10:00:00.000Z'), row('u2', true, '2026-01-01T09:00:00.000Z'));
+    const next = clearUnread(list, 'u1', '2026-01-01T10:00:00.000Z')!;
+    expect(next.conversations.map((c) => c.unread)).toEqual([false, true]);
+    expect(next.conversations[1]).toBe(list.conversations[1]);
+    expect(list.conversations[0].unread).toBe(true);
+  });
+
+  it('keeps the mark of a row whose latest message is newer than what was seen', () => {
+    const list = page(row('u1', true, '2026-01-01T10:00:00.001Z'));
+    expect(clearUnread(list, 'u1', '2026-01-01T10:00:00.000Z')).toBe(list);
+  });
+
+  it('returns the page unchanged when nothing is to clear, and no page when none is cached', () => {
+    const list = page(row('u1', false, '2026-01-01T10:00:00.000Z'));
+    expect(clearUnread(list, 'u1', '2026-01-01T10:00:00.000Z')).toBe(list);
+    expect(clearUnread(list, 'other', '2026-01-01T10:00:00.000Z')).toBe(list);
+    expect(clearUnread(undefined, 'u1', '2026-01-01T10:00:00.000Z')).toBeUndefined();
   });
 });
 
