@@ -3,7 +3,8 @@ import { loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
 
 /**
  * Issue 12: the team's inbox (list, open conversation and prospect panel side by side; list then
- * conversation on a phone), hand-off (take over, hand back), live updates from another session, and the
+ * conversation on a phone), hand-off (take over, hand back), live updates from another session, each user's
+ * own unread marks (on the server, the same on every device), and the
  * visitor's web chat to its closing notice with the message box always in view. Screenshots of the main
  * screens go to docs/screenshots/ when SCREENSHOTS=1.
  */
@@ -196,6 +197,65 @@ test.describe('inbox at 1366×800', () => {
     await pane.getByTestId('hand-back').click();
     await expect(pane.getByTestId('ai-state')).toHaveText('AI working');
     await context.close();
+  });
+
+  test("unread marks are each user's own and the same on every device of theirs", async ({ page, browser }) => {
+    test.setTimeout(90_000);
+    await loginAsAdmin(page);
+    const typeId = await demoTypeId(page.request);
+    const account = await createInstagramAccount(page.request, typeId);
+    const sender = `9${unique()}`;
+    const uuid = await prospectWrites(page.request, account, sender, 'First question about seats');
+    const lastMessage = async () => (await (await page.request.get(`/api/conversation/${uuid}`)).json()).messages.at(-1);
+    // The AI answers, then a person takes over, so the prospect's next message stays the latest: unread.
+    await expect.poll(async () => (await lastMessage()).role, { timeout: AGENT_TIMEOUT }).toBe('AGENT');
+    const id = (await (await page.request.get(`/api/conversation/${uuid}`)).json()).id as number;
+    expect((await page.request.post(`/api/conversation/${id}/take-over`)).status()).toBe(200);
+    await prospectWrites(page.request, account, sender, 'Are you still there?');
+    await expect.poll(async () => (await lastMessage()).message).toBe('Are you still there?');
+
+    // A colleague (a NORMAL user granted the account) and a second device of the same ADMIN.
+    const colleagueContext = await browser.newContext({ viewport: DESKTOP });
+    const colleague = await registerUser(colleagueContext.request);
+    const grant = await page.request.post('/api/admin/user-messaging-accounts/create', { data: { userEmail: colleague.email, messagingAccountId: account.id } });
+    expect(grant.status(), await grant.text()).toBeLessThan(300);
+    const colleaguePage = await colleagueContext.newPage();
+    await loginAs(colleaguePage, colleague.email, colleague.password);
+    const deviceContext = await browser.newContext({ viewport: DESKTOP });
+    const device = await deviceContext.newPage();
+    await loginAsAdmin(device);
+    await device.goto('/conversation/list');
+    await expect(rowOf(device, uuid)).toHaveAttribute('data-unread', 'true');
+
+    // Opening it clears the mark at once, and tells the server.
+    await page.goto('/conversation/list');
+    await expect(rowOf(page, uuid)).toHaveAttribute('data-unread', 'true');
+    await expect(rowOf(page, uuid).getByTestId('unread-mark')).toHaveText('New');
+    const marked = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith(`/api/conversation/${uuid}/read`));
+    await rowOf(page, uuid).click();
+    await expect(rowOf(page, uuid).getByTestId('unread-mark')).toHaveCount(0);
+    expect((await marked).status()).toBe(200);
+
+    // The other device of the same user shows it read; the colleague still has it unread.
+    await device.reload();
+    await expect(rowOf(device, uuid)).toBeVisible();
+    await expect(rowOf(device, uuid)).not.toHaveAttribute('data-unread', 'true');
+    await colleaguePage.goto('/conversation/list');
+    await expect(rowOf(colleaguePage, uuid)).toHaveAttribute('data-unread', 'true');
+
+    // A new prospect message: unread again on the other device (live), read at once where it is open.
+    const markedAgain = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith(`/api/conversation/${uuid}/read`));
+    await prospectWrites(page.request, account, sender, 'One more thing about invoices');
+    await expect(rowOf(device, uuid)).toHaveAttribute('data-unread', 'true');
+    await expect(page.getByTestId('conversation-pane').getByTestId('message').last()).toContainText('One more thing about invoices');
+    expect((await markedAgain).status()).toBe(200);
+    await expect(rowOf(page, uuid)).not.toHaveAttribute('data-unread', 'true');
+    await device.reload();
+    await expect(rowOf(device, uuid)).toBeVisible();
+    await expect(rowOf(device, uuid)).not.toHaveAttribute('data-unread', 'true');
+    await expect(rowOf(colleaguePage, uuid)).toHaveAttribute('data-unread', 'true');
+    await deviceContext.close();
+    await colleagueContext.close();
   });
 
   test('Follow-up is disabled with the reason outside a working phase', async ({ page }) => {
