@@ -254,6 +254,15 @@ test.describe('inbox at 1366×800', () => {
     await expect(rowOf(device, uuid)).toBeVisible();
     await expect(rowOf(device, uuid)).not.toHaveAttribute('data-unread', 'true');
     await expect(rowOf(colleaguePage, uuid)).toHaveAttribute('data-unread', 'true');
+
+    // The colleague reads it on the conversation's own page (outside the inbox): read for them too.
+    const colleagueMarked = colleaguePage.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith(`/api/conversation/${uuid}/read`));
+    await colleaguePage.goto(`/conversation/${uuid}`);
+    await expect(colleaguePage.getByTestId('message').last()).toContainText('One more thing about invoices');
+    expect((await colleagueMarked).status()).toBe(200);
+    await colleaguePage.goto('/conversation/list');
+    await expect(rowOf(colleaguePage, uuid)).toBeVisible();
+    await expect(rowOf(colleaguePage, uuid)).not.toHaveAttribute('data-unread', 'true');
     await deviceContext.close();
     await colleagueContext.close();
   });

@@ -23,6 +23,7 @@ import {
   updateConversationType,
   updatePhase,
   useConversationEvents,
+  useMarkRead,
   useRebuildHistory,
 } from '../api/conversations.ts';
 import { AI_STATE_TEXT, aiState, isWorkingPhase, phaseWords } from '../lib/phase-words.ts';
@@ -72,6 +73,15 @@ export function ConversationView(props: ConversationViewProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const lastId = query.data?.messages.at(-1)?.id;
   const working = query.data ? isAgentWorking(query.data) : false;
+
+  // A team member reading the conversation on its own page reads it as in the inbox (the inbox marks its open
+  // pane itself): up to the prospect's latest message, for this user on every device.
+  const markRead = useMarkRead();
+  const last = query.data?.messages.at(-1);
+  const unreadUpTo = props.mode === 'page' && auth.isAuthenticated && last?.role === 'PROSPECT' ? last.dateSent : null;
+  useEffect(() => {
+    if (unreadUpTo) markRead(uuid, unreadUpTo);
+  }, [uuid, unreadUpTo, markRead]);
 
   // Keep the newest message (and the typing line) in view.
   useEffect(() => {
