@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vitest/config';
-import { firstScreens, type FirstScreen } from './vite-plugins/first-screens.ts';
+import { firstScreens, LOGIN_FORM, type FirstScreen } from './vite-plugins/first-screens.ts';
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -100,8 +100,17 @@ const FIRST_SCREENS: FirstScreen[] = [
     allStyles: false,
     fetch: ['/api/conversation-type/listt'],
   },
-  { name: 'login', paths: ['/login'], page: 'src/features/auth/pages/login-page.tsx', title: 'Login', card: true, allStyles: false },
-  { name: 'inbox', paths: ['/conversation/list'], page: 'src/features/conversations/pages/conversation-list-page.tsx', title: 'Conversations', allStyles: true },
+  { name: 'login', paths: ['/login'], page: 'src/features/auth/pages/login-page.tsx', title: 'Login', card: true, body: LOGIN_FORM, allStyles: false },
+  {
+    name: 'inbox',
+    paths: ['/conversation/list'],
+    page: 'src/features/conversations/pages/conversation-list-page.tsx',
+    title: 'Conversations',
+    allStyles: true,
+    // The list page's first request without a query string (conversation-list-page.tsx passes the URL's
+    // filters, none here). Anonymous visitors get a 401 for it and go to /login.
+    fetch: ['/api/conversation/list'],
+  },
 ];
 
 export default defineConfig({

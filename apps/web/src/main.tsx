@@ -3,6 +3,13 @@ import { createRoot } from 'react-dom/client';
 import { startTransition, StrictMode } from 'react';
 import { AppProviders } from './app/providers.tsx';
 import { loadRoute } from './app/router.tsx';
+import { sessionQuery } from './lib/auth.ts';
+import { queryClient } from './lib/query-client.ts';
+
+// The session check (spec §3: at app start) goes out now, beside the first page's chunk, instead of after the
+// page has loaded and the header or a route guard has rendered: the inbox waits for it before asking for its
+// list.
+void queryClient.prefetchQuery(sessionQuery);
 
 const container = document.getElementById('root')!;
 // A first screen's document (vite-plugins/first-screens.ts) comes with a static shell inside #root: keep it

@@ -18,6 +18,8 @@ export interface FirstScreen {
   title: string;
   /** The page draws its h1 inside a card (login-page.tsx: Card maw 420, mx auto, mt xl, p lg). */
   card?: boolean;
+  /** What the page draws under its h1, as static HTML and its CSS (e.g. LOGIN_FORM). */
+  body?: { html: string; css: string };
   /**
    * The page loads the rest of Mantine's stylesheet with its chunk (router.tsx `page()`, all-styles.ts): preloaded
    * too. The start and login pages need only the first screens' styles (router.tsx `startPage`, `loginPage`).
@@ -54,12 +56,14 @@ const ALL_STYLES_MODULE = 'src/app/all-styles.ts';
  */
 export function firstScreens(screens: FirstScreen[]): Plugin {
   let root = process.cwd();
+  let env: Record<string, string | undefined> = {};
   return {
     name: 'sales-agent:first-screens',
     apply: 'build',
     enforce: 'post',
     configResolved(config) {
       root = config.root;
+      env = config.env;
     },
     async writeBundle(options, bundle) {
       const outDir = options.dir!;
@@ -73,6 +77,7 @@ export function firstScreens(screens: FirstScreen[]): Plugin {
         if (!chunk) throw new Error(`first-screens: no chunk for ${module}`);
         return chunk;
       };
+      const footer = footerHtml(env);
       const manifest: Record<string, string> = {};
       await mkdir(path.join(outDir, 'first-screens'), { recursive: true });
       for (const screen of screens) {
@@ -84,11 +89,11 @@ export function firstScreens(screens: FirstScreen[]): Plugin {
           ...preloads.map((c) => `<link rel="modulepreload" crossorigin${LOW} href="/${c.fileName}">`),
           ...[...css].map((file) => `<link rel="preload" as="style" crossorigin${LOW} href="/${file}">`),
           ...(screen.fetch ?? []).map((url) => `<link rel="preload" as="fetch" crossorigin href="${escapeHtml(url)}">`),
-          `<style>${SHELL_CSS}</style>`,
+          `<style>${SHELL_CSS}${screen.body?.css ?? ''}</style>`,
         ].join('\n    ');
         const document = html
           .replace(/<title>[^<]*<\/title>/, head)
-          .replace('<div id="root"></div>', `<div id="root">${shellHtml(screen)}</div>`);
+          .replace('<div id="root"></div>', `<div id="root">${shellHtml(screen, footer)}</div>`);
         if (document === html || !document.includes('class="fs"')) throw new Error('first-screens: index.html has no <title> or empty <div id="root">');
         const file = `first-screens/${screen.name}.html`;
         await writeFile(path.join(outDir, file), document);
@@ -126,9 +131,22 @@ const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '
 /** layout.tsx's Brand: @tabler/icons-react IconHexagonFilled (20 px) and the product name. */
 const BRAND = `<a class="fs-brand" href="/" aria-label="Sales Agent home"><svg width="20" height="20" viewBox="0 0 24 24" fill="currentColor" aria-hidden="true"><path d="M10.425 1.414l-6.775 3.996a3.21 3.21 0 0 0 -1.65 2.807v7.285a3.226 3.226 0 0 0 1.678 2.826l6.695 4.237c1.034 .57 2.22 .57 3.2 .032l6.804 -4.302c.98 -.537 1.623 -1.618 1.623 -2.793v-7.284l-.005 -.204a3.223 3.223 0 0 0 -1.284 -2.39l-.107 -.075l-.007 -.007a1.074 1.074 0 0 0 -.181 -.133l-6.776 -3.995a3.33 3.33 0 0 0 -3.216 0z"/></svg>Sales Agent</a>`;
 
-function shellHtml(screen: FirstScreen): string {
-  const title = `<h1 class="fs-title">${escapeHtml(screen.title)}</h1>`;
-  return `<div class="fs"><header class="fs-header">${BRAND}</header><main class="fs-main">${screen.card ? `<div class="fs-card">${title}</div>` : title}</main></div>`;
+function shellHtml(screen: FirstScreen, footer: string): string {
+  const title = `<h1 class="fs-title">${escapeHtml(screen.title)}</h1>${screen.body?.html ?? ''}`;
+  return `<div class="fs"><header class="fs-header">${BRAND}</header><main class="fs-main">${screen.card ? `<div class="fs-card">${title}</div>` : title}</main>${footer}</div>`;
+}
+
+/**
+ * layout.tsx's Footer. It is static, and on a phone its copyright line is larger than what the login page
+ * draws, so without it the largest contentful paint would wait for the app's copy. The links are
+ * config/paths.ts's externalLinks (same variables, same defaults); the year is the build's, the app writes
+ * the current one.
+ */
+function footerHtml(env: Record<string, string | undefined>): string {
+  const terms = env.VITE_TERMS_URL ?? 'https://example.com/terms';
+  const privacy = env.VITE_PRIVACY_URL ?? 'https://example.com/privacy';
+  const link = (href: string, text: string) => `<a href="${escapeHtml(href)}" target="_blank" rel="noreferrer">${text}</a>`;
+  return `<footer class="fs-footer"><div class="fs-footer-row"><div class="fs-links">${link(terms, 'Terms of Service')}${link(privacy, 'Privacy Policy')}</div><p class="fs-dimmed">© 2024–${new Date().getFullYear()} Sales Agent</p></div></footer>`;
 }
 
 /**
@@ -138,13 +156,49 @@ function shellHtml(screen: FirstScreen): string {
  * shell follows the system setting (the app's default, 'auto').
  */
 const SHELL_CSS = [
+  '.fs{min-height:100vh;display:flex;flex-direction:column}',
   '.fs-header{box-sizing:border-box;height:59px;padding:0 16px;display:flex;align-items:center;border-bottom:1px solid var(--mantine-color-gray-4)}',
   '@media (min-width:48em){.fs-header{height:61px}}',
   '.fs-brand{display:inline-flex;align-items:center;gap:6px;font-size:var(--mantine-font-size-lg);line-height:var(--mantine-line-height-lg);font-weight:700;color:var(--mantine-color-indigo-8);text-decoration:none}',
-  '.fs-main{box-sizing:border-box;max-width:calc(82.5rem * var(--mantine-scale));margin:0 auto;padding:16px}',
+  '.fs-main{box-sizing:border-box;flex:1;width:100%;max-width:calc(82.5rem * var(--mantine-scale));margin:0 auto;padding:16px}',
+  '.fs-footer{padding:12px 16px;border-top:1px solid var(--mantine-color-gray-4)}',
+  '.fs-footer-row{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:10px}',
+  '.fs-links{display:flex;flex-wrap:wrap;align-items:center;gap:16px}',
+  '.fs-footer a,.fs-footer p{margin:0;font-size:var(--mantine-font-size-sm);line-height:var(--mantine-line-height-sm)}',
+  '.fs-footer a{color:var(--mantine-color-indigo-8);text-decoration:underline}.fs-dimmed{color:var(--mantine-color-gray-7)}',
   '.fs-title{margin:0 0 16px;font-family:var(--mantine-font-family-headings);font-size:var(--mantine-h2-font-size);line-height:var(--mantine-h1-line-height);font-weight:700}',
-  '.fs-card{box-sizing:border-box;max-width:420px;margin:32px auto 0;padding:20px;border:1px solid var(--mantine-color-gray-4);border-radius:var(--mantine-radius-md)}',
+  '.fs-card{box-sizing:border-box;max-width:420px;margin:32px auto 0;padding:20px;border:1px solid var(--mantine-color-gray-3);border-radius:var(--mantine-radius-md)}',
   '@media (prefers-color-scheme:dark){:root:not([data-mantine-color-scheme]){color-scheme:dark}',
   ':root:not([data-mantine-color-scheme]) body{background:var(--mantine-color-dark-7);color:var(--mantine-color-dark-0)}',
-  '.fs-brand{color:var(--mantine-color-indigo-3)}.fs-header,.fs-card{border-color:var(--mantine-color-dark-4)}.fs-card{background:var(--mantine-color-dark-6)}}',
+  '.fs-brand,.fs-footer a{color:var(--mantine-color-indigo-3)}.fs-header,.fs-card,.fs-footer{border-color:var(--mantine-color-dark-4)}.fs-card{background:var(--mantine-color-dark-6)}.fs-dimmed{color:var(--mantine-color-dark-1)}}',
 ].join('');
+
+/**
+ * login-page.tsx's form under the h1, drawn before the JavaScript runs: the two labelled fields, the Login
+ * button and the 'No account yet? Register' line, at the app's sizes (Stack gap md; an input label of 14 px in
+ * a 24.8 px line over a 36 px input; Text size sm). That last line is the page's largest text, so the largest
+ * contentful paint is the shell's and the app's identical copy of it does not replace it (Lighthouse took the
+ * app's line, painted after the JavaScript, until then). The fields are pictures of the form, hidden from
+ * assistive technology: the app's own form replaces them once the page's chunk has loaded (main.tsx). The
+ * Register link works without JavaScript. With a Meta app configured, the app adds 'Continue with Facebook'
+ * above that line once its configuration has loaded (facebook-login-button.tsx), as it did before.
+ */
+export const LOGIN_FORM = {
+  html: [
+    '<div class="fs-form" aria-hidden="true">',
+    '<div class="fs-field"><span class="fs-label">Email</span><span class="fs-input"></span></div>',
+    '<div class="fs-field"><span class="fs-label">Password</span><span class="fs-input"></span></div>',
+    '<span class="fs-button">Login</span>',
+    '</div>',
+    '<p class="fs-text">No account yet? <a href="/register">Register</a></p>',
+  ].join(''),
+  css: [
+    '.fs-form{display:flex;flex-direction:column;gap:16px;margin-bottom:16px}',
+    '.fs-label{display:inline-block;font-size:var(--mantine-font-size-sm);font-weight:600}',
+    '.fs-input{display:block;box-sizing:border-box;height:36px;border:1px solid var(--mantine-color-gray-4);border-radius:var(--mantine-radius-md);background:var(--mantine-color-body)}',
+    '.fs-button{display:flex;align-items:center;justify-content:center;height:36px;border-radius:var(--mantine-radius-md);background:var(--mantine-color-indigo-8);color:var(--mantine-color-white);font-size:var(--mantine-font-size-sm);font-weight:600}',
+    '.fs-text{margin:0;font-size:var(--mantine-font-size-sm);line-height:var(--mantine-line-height-sm)}',
+    '.fs-text a{color:var(--mantine-color-indigo-8);text-decoration:underline}',
+    '@media (prefers-color-scheme:dark){.fs-input{border-color:var(--mantine-color-dark-4);background:var(--mantine-color-dark-6)}.fs-text a{color:var(--mantine-color-indigo-3)}}',
+  ].join(''),
+};

@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Session } from '@sales-agent/shared/schemas/user';
 import { api, ApiError } from './api-client.ts';
 
@@ -14,9 +14,12 @@ async function fetchSession(): Promise<Session | null> {
   }
 }
 
+/** The session check; main.tsx starts it before the first page has loaded, useAuth reads it. */
+export const sessionQuery = queryOptions({ queryKey: sessionQueryKey, queryFn: fetchSession, staleTime: Infinity, retry: false });
+
 /** Auth state (spec §3): email, role, isAuthenticated. Checked once at app start. */
 export function useAuth() {
-  const query = useQuery({ queryKey: sessionQueryKey, queryFn: fetchSession, staleTime: Infinity, retry: false });
+  const query = useQuery(sessionQuery);
   const session = query.data ?? null;
   return {
     isLoading: query.isPending,
