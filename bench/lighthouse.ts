@@ -15,10 +15,12 @@
  * /usr/bin/chromium; no browser is downloaded); the median of each figure is printed, then every audit that
  * did not pass in any run of the accessibility, best-practices and SEO categories (what to fix next) and the
  * element taken as the largest contentful paint.
- * BENCH_PAGES=/,/login limits the pages.
+ * BENCH_PAGES=/,/login limits the pages. BENCH_REPORT_DIR=/tmp/… keeps each run's full report (JSON) there, to
+ * read what the largest contentful paint waited for (the `lcp-lazy-loaded`, `largest-contentful-paint-element`
+ * and `network-requests` audits, the trace's request order).
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import lighthouse from 'lighthouse';
@@ -134,6 +136,11 @@ async function runOnce(url: string, extraHeaders: Record<string, string> | undef
     });
     if (!result) throw new Error(`no Lighthouse result for ${url}`);
     const { lhr } = result;
+    if (process.env.BENCH_REPORT_DIR) {
+      await mkdir(process.env.BENCH_REPORT_DIR, { recursive: true });
+      const name = `${new URL(url).pathname.replace(/\W+/g, '-').replace(/^-|-$/g, '') || 'start'}-${Date.now()}.json`;
+      await writeFile(path.join(process.env.BENCH_REPORT_DIR, name), JSON.stringify(lhr));
+    }
     if (lhr.runtimeError) throw new Error(`${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
     const scores = Object.fromEntries(CATEGORIES.map((c) => [c, Math.round((lhr.categories[c].score ?? 0) * 100)])) as Run['scores'];
     const numeric = (id: string) => lhr.audits[id].numericValue ?? Number.NaN;
