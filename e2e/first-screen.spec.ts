@@ -22,6 +22,16 @@ test.describe('first screen before the JavaScript', () => {
     });
   }
 
+  test('/login draws its form, the Register link and the footer', async ({ page }) => {
+    await page.goto('/login');
+    // Pictures of the fields until the app's form replaces them: nothing to type into yet.
+    await expect(page.getByText('Email', { exact: true })).toBeVisible();
+    await expect(page.getByRole('textbox')).toHaveCount(0);
+    await expect(page.getByRole('link', { name: 'Register' })).toHaveAttribute('href', '/register');
+    await expect(page.getByRole('contentinfo').getByRole('link', { name: 'Terms of Service' })).toBeVisible();
+    await expect(page.getByRole('contentinfo')).toContainText('Sales Agent');
+  });
+
   test('other paths get the plain document', async ({ page }) => {
     await page.goto('/register');
     await expect(page.locator('#root')).toBeEmpty();
@@ -51,5 +61,7 @@ test.describe('first screen with the JavaScript', () => {
     await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Login');
     await expect(page.locator('.fs')).toHaveCount(0);
+    await expect(page.getByRole('contentinfo')).toHaveCount(1);
+    await expect(page.getByRole('main').getByRole('link', { name: 'Register' })).toHaveCount(1);
   });
 });
