@@ -1,45 +1,45 @@
-import { ActionIcon, Anchor, Box, Burger, Button, Container, Group, Loader, Text, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
+import {
+  ActionIcon,
+  Anchor,
+  Box,
+  Burger,
+  Button,
+  Container,
+  Divider,
+  Drawer,
+  Group,
+  Loader,
+  Menu,
+  NavLink as MantineNavLink,
+  Text,
+  Tooltip,
+  UnstyledButton,
+  useComputedColorScheme,
+  useMantineColorScheme,
+} from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import {
   IconChevronDown,
   IconHexagonFilled,
   IconLogin,
+  IconLogout,
   IconMessageCircle,
   IconMessages,
   IconMicrophone,
   IconMoon,
   IconSettings,
   IconSun,
+  IconUpload,
   IconUser,
   IconUserPlus,
+  IconChartBar,
 } from '@tabler/icons-react';
-import { cloneElement, lazy, Suspense, useState, type ReactElement, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { externalLinks, paths } from '../config/paths.ts';
 import { useAuth, useLogout } from '../lib/auth.ts';
 import { toastError } from '../lib/toast.ts';
 import { GlobalMessage } from './global-message.tsx';
-
-/**
- * The header's menus, phone drawer and tooltip (header-menus.tsx) are not needed to draw the first screen and
- * bring floating-ui with them: they load right after it. Until then the same buttons are drawn without their
- * pop-ups, so they exist (and are named) at once; a menu clicked meanwhile opens when its code is in.
- */
-const headerMenus = () => import('./header-menus.tsx');
-const CallRecordingsMenu = lazy(async () => ({ default: (await headerMenus()).CallRecordingsMenu }));
-const UserMenu = lazy(async () => ({ default: (await headerMenus()).UserMenu }));
-const HeaderTooltip = lazy(async () => ({ default: (await headerMenus()).HeaderTooltip }));
-const MobileNavDrawer = lazy(async () => ({ default: (await headerMenus()).MobileNavDrawer }));
-
-/**
- * A header menu: `target` alone (marked as opening a menu) until the menu's code has loaded, then the menu
- * around it; a click on the placeholder opens the menu as soon as it can.
- */
-function LazyMenu(props: { target: ReactElement<Record<string, unknown>>; menu(target: ReactElement, defaultOpened: boolean): ReactNode }) {
-  const [clicked, setClicked] = useState(false);
-  const placeholder = cloneElement(props.target, { 'aria-haspopup': 'menu', 'aria-expanded': false, onClick: () => setClicked(true) });
-  return <Suspense fallback={placeholder}>{props.menu(props.target, clicked)}</Suspense>;
-}
 
 const ICON = { size: 18, stroke: 1.8, 'aria-hidden': true } as const;
 const BORDER = '1px solid var(--mantine-color-default-border)';
@@ -96,15 +96,12 @@ export function ColorSchemeToggle() {
   const computed = useComputedColorScheme('light', { getInitialValueInEffect: false });
   const next = computed === 'dark' ? 'light' : 'dark';
   const label = next === 'dark' ? 'Switch to dark mode' : 'Switch to light mode';
-  const button = (
-    <ActionIcon variant="default" size="lg" aria-label={label} onClick={() => setColorScheme(next)}>
-      {next === 'dark' ? <IconMoon {...ICON} /> : <IconSun {...ICON} />}
-    </ActionIcon>
-  );
   return (
-    <Suspense fallback={button}>
-      <HeaderTooltip label={label}>{button}</HeaderTooltip>
-    </Suspense>
+    <Tooltip label={label}>
+      <ActionIcon variant="default" size="lg" aria-label={label} onClick={() => setColorScheme(next)}>
+        {next === 'dark' ? <IconMoon {...ICON} /> : <IconSun {...ICON} />}
+      </ActionIcon>
+    </Tooltip>
   );
 }
 
@@ -141,8 +138,8 @@ function Header() {
             </NavItem>
           )}
           {auth.isAuthenticated && (
-            <LazyMenu
-              target={
+            <Menu position="bottom-start" withinPortal>
+              <Menu.Target>
                 <UnstyledButton c="var(--mantine-color-anchor)">
                   <Group gap={6} wrap="nowrap" component="span">
                     <IconMicrophone {...ICON} />
@@ -150,9 +147,16 @@ function Header() {
                     <IconChevronDown size={14} aria-hidden />
                   </Group>
                 </UnstyledButton>
-              }
-              menu={(target, opened) => <CallRecordingsMenu target={target} defaultOpened={opened} />}
-            />
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item component={Link} to={paths.callRecordingsUpload} leftSection={<IconUpload {...ICON} />}>
+                  Upload Recordings
+                </Menu.Item>
+                <Menu.Item component={Link} to={paths.callRecordingsStatistics} leftSection={<IconChartBar {...ICON} />}>
+                  Statistics
+                </Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
           )}
           {auth.isAdmin && (
             <NavItem to={paths.admin.hello} icon={<IconSettings {...ICON} />}>
@@ -163,15 +167,22 @@ function Header() {
         <Group gap="sm" wrap="nowrap">
           <ColorSchemeToggle />
           {auth.isAuthenticated ? (
-            <LazyMenu
-              target={
-                // The accessible name starts with the visible text (WCAG 2.5.3 label in name).
+            <Menu position="bottom-end" withinPortal>
+              <Menu.Target>
+                {/* The accessible name starts with the visible text (WCAG 2.5.3 label in name). */}
                 <Button variant="light" aria-label={`${auth.email} – User menu`} leftSection={<IconUser {...ICON} />}>
                   {auth.email}
                 </Button>
-              }
-              menu={(target, opened) => <UserMenu target={target} defaultOpened={opened} email={auth.email!} onLogout={onLogout} />}
-            />
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item component={Link} to={paths.profile(auth.email!)} leftSection={<IconUser {...ICON} />}>
+                  Profile
+                </Menu.Item>
+                <Menu.Item onClick={onLogout} leftSection={<IconLogout {...ICON} />}>
+                  Logout
+                </Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
           ) : auth.isLoading ? null : (
             <>
               <Button component={Link} to={paths.login} variant="subtle" leftSection={<IconLogin {...ICON} />}>
@@ -190,16 +201,56 @@ function Header() {
 
 /**
  * Below the `sm` breakpoint the header links do not fit in one row: a burger opens the same navigation in a
- * drawer (header-menus.tsx). The burger is there at once; a drawer opened before its code is in shows when it is.
+ * drawer (links close it on click, so focus returns to the page that opens).
  */
 function MobileNav(props: { onLogout(): void }) {
+  const auth = useAuth();
   const [opened, { toggle, close }] = useDisclosure(false);
+  const item = (label: string, to: string, icon: ReactNode) => (
+    <MantineNavLink component={NavLink} to={to} label={label} leftSection={icon} onClick={close} />
+  );
   return (
     <>
       <Burger opened={opened} onClick={toggle} aria-label={opened ? 'Close navigation' : 'Open navigation'} />
-      <Suspense fallback={null}>
-        <MobileNavDrawer opened={opened} onClose={close} onLogout={props.onLogout} />
-      </Suspense>
+      <Drawer opened={opened} onClose={close} position="right" size="xs" title="Menu">
+        <Box component="nav" aria-label="Main">
+          {item('Sales Agent', paths.conversationNew, <IconMessageCircle {...ICON} />)}
+          {auth.isAuthenticated && item('Conversations', paths.conversationList, <IconMessages {...ICON} />)}
+          {auth.isAuthenticated && (
+            <>
+              <Text size="xs" c="dimmed" tt="uppercase" fw={700} px="sm" pt="sm">
+                Call Recordings
+              </Text>
+              {item('Upload Recordings', paths.callRecordingsUpload, <IconUpload {...ICON} />)}
+              {item('Statistics', paths.callRecordingsStatistics, <IconChartBar {...ICON} />)}
+            </>
+          )}
+          {auth.isAdmin && item('Admin', paths.admin.hello, <IconSettings {...ICON} />)}
+          <Divider my="sm" />
+          {auth.isAuthenticated ? (
+            <>
+              <Text size="sm" c="dimmed" px="sm" pb="xs" style={{ wordBreak: 'break-all' }}>
+                {auth.email}
+              </Text>
+              {item('Profile', paths.profile(auth.email!), <IconUser {...ICON} />)}
+              <MantineNavLink
+                component="button"
+                label="Logout"
+                leftSection={<IconLogout {...ICON} />}
+                onClick={() => {
+                  close();
+                  props.onLogout();
+                }}
+              />
+            </>
+          ) : auth.isLoading ? null : (
+            <>
+              {item('Login', paths.login, <IconLogin {...ICON} />)}
+              {item('Register', paths.register, <IconUserPlus {...ICON} />)}
+            </>
+          )}
+        </Box>
+      </Drawer>
     </>
   );
 }
