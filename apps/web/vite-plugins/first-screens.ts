@@ -47,7 +47,8 @@ const ALL_STYLES_MODULE = 'src/app/all-styles.ts';
  *     loads pages lazily);
  *   - its API requests as <link rel="preload" as="fetch"> (same URL and credentials mode as api-client.ts's
  *     fetch, so the browser hands the preloaded answer to it);
- *   - a static shell inside #root: the header's brand and the page's h1, drawn where the app draws them, so
+ *   - a static shell inside #root: the header's brand, the page's h1 (and `body`, e.g. LOGIN_FORM) and the
+ *     footer, drawn where the app draws them, so
  *     the first paint (and the largest one, when the h1 is the largest text) needs only the HTML and the
  *     first screen's CSS. main.tsx renders the app once the page's chunk has loaded, and React replaces the
  *     shell in one commit (no loading spinner in between).
