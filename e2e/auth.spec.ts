@@ -83,6 +83,8 @@ test.describe('set-password', () => {
     // The page's clock is driven by the test, so "2 s apart" is checked exactly, whatever the machine's load.
     await page.clock.install({ time: new Date('2026-01-01T00:00:00Z') });
     await page.goto(`/set-password?email=${encodeURIComponent(uniqueEmail('pending'))}`);
+    // Pause only once the form is drawn: the app's first render may wait on a timer of the installed clock.
+    await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
     await page.clock.pauseAt(new Date('2026-01-01T00:01:00Z'));
     await page.getByLabel('Password', { exact: true }).fill('password123');
     await page.getByLabel('Confirm password').fill('password123');
