@@ -180,3 +180,37 @@ describe('job leases', () => {
     expect(await jobRow(next)).toMatchObject({ status: 'done', attempts: 1 });
   });
 });
+
+describe('graceful stop', () => {
+  it('finishes the batch in progress and leaves the rest of a backlog pending, instead of working through it', async () => {
+    const firstStarted = deferred();
+    const release = deferred();
+    let ran = 0;
+    const a = worker([
+      {
+        name: 'test.backlog',
+        payload: z.object({ n: z.number() }),
+        async handler() {
+          ran += 1;
+          if (ran === 1) {
+            firstStarted.resolve();
+            await release.promise;
+          }
+        },
+      },
+    ]);
+    const ids: number[] = [];
+    // Three batches' worth (batch size 10).
+    for (let n = 0; n < 30; n++) ids.push((await a.runner.enqueue('test.backlog', { n }))!);
+    a.runner.start();
+    await firstStarted.promise;
+    const stopped = a.runner.stop();
+    release.resolve();
+    await stopped;
+    // The claimed batch ran to its end; nothing after it was claimed.
+    expect(ran).toBe(10);
+    const result = await t.ctx.db.execute(sql`select count(*)::int as pending from jobs where name = 'test.backlog' and status = 'pending'`);
+    expect(Number((result as unknown as { rows: { pending: number }[] }).rows[0].pending)).toBe(20);
+  });
+});
+

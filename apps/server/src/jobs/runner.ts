@@ -158,10 +158,24 @@ export class JobRunner {
     await this.running;
   }
 
-  /** Runs every job that is due now, until none is left. Used by tests and by the poll loop. */
+  /** Runs every job that is due now, until none is left. Used by tests (the poll loop uses `runUntilIdleOrStopped`). */
   async drain(): Promise<number> {
+    return this.runBatches(() => false);
+  }
+
+  /**
+   * The poll loop's drain: batch after batch until none is due, or until stop() was called. Without the stop
+   * check a graceful shutdown waited for the whole backlog (tens of thousands of stored webhooks after a burst)
+   * instead of the batch in progress; what is left stays pending for the next process.
+   */
+  private runUntilIdleOrStopped(): Promise<number> {
+    return this.runBatches(() => this.stopped);
+  }
+
+  private async runBatches(stopRequested: () => boolean): Promise<number> {
     let total = 0;
     for (;;) {
+      if (stopRequested()) return total;
       const done = await this.runBatch();
       total += done;
       if (done === 0) return total;
@@ -192,7 +206,7 @@ export class JobRunner {
       this.timerAt = Infinity;
       this.wakeAfterDrain = Infinity;
       let nextDueInMs = Infinity;
-      this.running = this.drain()
+      this.running = this.runUntilIdleOrStopped()
         .then(async () => {
           nextDueInMs = await this.msUntilNextPending();
         })
