@@ -12,8 +12,8 @@ import type { AccessibleConversation } from './conversation-access.ts';
 /**
  * Marks `conv` read by `actor` up to `lastMessageDate` (the latest message the user has seen), or up to
  * everything it holds now without one. The mark only moves forwards, so a late or repeated call (two tabs,
- * a retried request) changes nothing; it is capped at what exists (now, or the conversation's latest message
- * when a clock put that ahead), so a client cannot mark messages read that have not arrived yet.
+ * a retried request) changes nothing. A named date is capped at the conversation's latest message (now when it
+ * has none), so a client cannot mark messages read that have not arrived yet.
  */
 export async function markConversationRead(
   ctx: AppContext,
@@ -22,8 +22,12 @@ export async function markConversationRead(
   lastMessageDate: string | undefined,
 ): Promise<{ lastReadAt: string }> {
   const r = conversationReads;
-  const upToNow = sql`greatest(now(), coalesce((select ${conversations.lastMessageDate} from ${conversations} where ${eq(conversations.id, conv.id)}), now()))`;
-  const target = lastMessageDate === undefined ? upToNow : sql`least(${new Date(lastMessageDate).toISOString()}::timestamptz, ${upToNow})`;
+  const latest = sql`(select ${conversations.lastMessageDate} from ${conversations} where ${eq(conversations.id, conv.id)})`;
+  const upToNow = sql`greatest(now(), coalesce(${latest}, now()))`;
+  // A date the client names can only be one it has seen: capped at the latest stored message, not at now(), so a
+  // message stored a moment later (even in the same millisecond as this call) still comes in unread.
+  const target =
+    lastMessageDate === undefined ? upToNow : sql`least(${new Date(lastMessageDate).toISOString()}::timestamptz, coalesce(${latest}, now()))`;
   const [row] = await ctx.db
     .insert(r)
     .values({ userId: actor.id, conversationId: conv.id, lastReadAt: target })
