@@ -20,7 +20,7 @@
  * BENCH_ONLY=<label substring> (measure only the matching rows, e.g. `signed in` while profiling).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -36,6 +36,7 @@ import {
 } from '../apps/server/src/test/conversation-factories.ts';
 import { buildAdmin } from '../apps/server/src/test/factories.ts';
 import { withDatabase } from '../apps/server/src/test/test-database.ts';
+import { cpuSeconds, waitForHealth } from './support/server-process.ts';
 
 type Db = 'pg' | 'pglite';
 
@@ -86,17 +87,6 @@ async function seed(database: ReturnType<typeof openDatabase>) {
   return { adminCookie: admin.cookie, prospectUuid: prospectConversation.uuid, webChatUuid: webChat.uuid };
 }
 
-async function waitForHealth() {
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${BASE}/api/health`)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('server did not start');
-}
 
 interface Target {
   label: string;
@@ -105,11 +95,6 @@ interface Target {
   connections: number;
 }
 
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function hammer(target: Target, seconds: number, serverPid?: number) {
   const cpuBefore = serverPid ? cpuSeconds(serverPid) : 0;
@@ -155,7 +140,7 @@ async function measure(db: Db) {
   const execArgv = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const server = spawn(process.execPath, [...execArgv, '--import', 'tsx', 'apps/server/src/main.ts'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   try {
-    await waitForHealth();
+    await waitForHealth(BASE);
     const cookie = { cookie: seeded.adminCookie };
     const check = await fetch(`${BASE}/api/conversation/${seeded.prospectUuid}`, { headers: cookie });
     const body = (await check.json()) as { messages?: unknown[] };

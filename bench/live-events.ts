@@ -14,12 +14,13 @@
  * per-address cap (300) is not what is measured. Linux only (reads /proc/<pid>/stat).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { withDatabase } from '../apps/server/src/test/test-database.ts';
+import { cpuSeconds, waitForHealth } from './support/server-process.ts';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const MONITORS = Number(process.env.BENCH_MONITORS ?? 100);
@@ -42,25 +43,9 @@ async function adminQuery(text: string) {
   }
 }
 
-/** CPU seconds (user + system) of a process so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
-async function waitForHealth() {
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${BASE}/api/health`)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('server did not start');
-}
 
 async function inBatches<T>(items: T[], size: number, fn: (item: T, index: number) => Promise<void>) {
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map((item, j) => fn(item, i + j)));
@@ -91,7 +76,7 @@ async function main() {
   const server = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const sockets: http.ClientRequest[] = [];
   try {
-    await waitForHealth();
+    await waitForHealth(BASE);
     const login = await fetch(`${BASE}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
     if (!login.ok) throw new Error(`login failed: ${login.status} ${await login.text()}`);
     const cookie = String(login.headers.get('set-cookie')).split(';')[0];
