@@ -125,6 +125,7 @@ export default defineConfig({
     // Spec §7.9: script chunks load from a static/js path on the same origin.
     assetsDir: 'static/js',
     chunkSizeWarningLimit: 1500,
+    rollupOptions: { output: { experimentalMinChunkSize: 20_000 } },
   },
   server: { port: 5173, proxy: { '/api': 'http://localhost:3000' } },
   test: { environment: 'jsdom', include: ['src/**/*.test.{ts,tsx}'] },

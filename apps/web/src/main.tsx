@@ -13,10 +13,10 @@ void queryClient.prefetchQuery(sessionQuery);
 
 const container = document.getElementById('root')!;
 // A first screen's document (vite-plugins/first-screens.ts) comes with a static shell inside #root: keep it
-// until the page itself can replace it in one commit, instead of replacing it with the loading spinner in
-// between. Other documents have an empty #root and show the spinner at once. A page that fails to load renders
-// anyway (and shows the error).
-const ready = container.firstElementChild ? loadRoute(window.location.pathname).catch(() => undefined) : Promise.resolve();
+// until the page itself, with the data it shows first, can replace it in one commit, instead of replacing it
+// with the loading spinner in between. Other documents have an empty #root and show the spinner at once. A page
+// that fails to load renders anyway (and shows the error).
+const ready = container.firstElementChild ? loadRoute(window.location.pathname, window.location.search).catch(() => undefined) : Promise.resolve();
 // As a transition, React renders the app in slices that yield to the browser between them, instead of one long
 // task that would hold input (and Lighthouse's total blocking time) until the whole tree is built.
 void ready.then(() =>

@@ -74,7 +74,8 @@ export function firstScreens(screens: FirstScreen[]): Plugin {
       const chunks = Object.values(bundle).filter((c): c is OutputChunk => c.type === 'chunk');
       const chunkOf = (module: string) => {
         const id = path.resolve(root, module);
-        const chunk = chunks.find((c) => c.facadeModuleId === id);
+        // The page's own chunk; its facade is unset when the chunk also exports modules other chunks import.
+        const chunk = chunks.find((c) => c.facadeModuleId === id) ?? chunks.find((c) => c.moduleIds.includes(id));
         if (!chunk) throw new Error(`first-screens: no chunk for ${module}`);
         return chunk;
       };

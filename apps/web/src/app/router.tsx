@@ -12,10 +12,18 @@ import { RequireRole } from './guards.tsx';
  * updates its location in a React transition), and a render error shows 'Unexpected Application Error!'.
  */
 
-type PageModule = { default: ComponentType };
+type PageModule = {
+  default: ComponentType;
+  /**
+   * The data the page's first render shows, fetched into the query cache before the first render when the page
+   * is the one the browser opened (main.tsx): the page then draws its content in the same commit that replaces
+   * the static shell, instead of a loader first (the inbox's list; docs/performance.md, "Lighthouse").
+   */
+  prefetch?: (search: string) => Promise<unknown>;
+};
 /** What a route needs loaded before it can render; main.tsx loads it ahead of the first render. */
 interface RouteHandle {
-  load(): Promise<unknown>;
+  load(): Promise<PageModule>;
 }
 
 /** A lazily loaded page: the element to route to, and its loader (started once, shared with React.lazy). */
@@ -112,10 +120,18 @@ export const routes: RouteObject[] = [
   },
 ];
 
-/** Loads what the routes matching `pathname` render, so the first render does not suspend. */
-export function loadRoute(pathname: string): Promise<unknown> {
+/**
+ * Loads what the routes matching `pathname` render, and the data their pages prefetch for this query string, so
+ * the first render neither suspends nor starts with a loader.
+ */
+export function loadRoute(pathname: string, search = ''): Promise<unknown> {
   const matches = matchRoutes(routes, pathname) ?? [];
-  return Promise.all(matches.map((m) => (m.route.handle as RouteHandle | undefined)?.load()));
+  return Promise.all(
+    matches.map(async (m) => {
+      const module = await (m.route.handle as RouteHandle | undefined)?.load();
+      await module?.prefetch?.(search);
+    }),
+  );
 }
 
 function AppRoutes() {

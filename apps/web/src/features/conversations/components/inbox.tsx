@@ -11,7 +11,7 @@ import {
   IconPhone,
   IconWorld,
 } from '@tabler/icons-react';
-import { type ReactNode, useCallback, useEffect, useRef } from 'react';
+import { lazy, type ReactNode, Suspense, useCallback, useEffect, useRef } from 'react';
 import { Link } from 'react-router';
 import { channelLabel } from '../../../components/channel-badge.tsx';
 import { paths } from '../../../config/paths.ts';
@@ -20,7 +20,22 @@ import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { conversationQuery, handBack, takeOver, useMarkRead } from '../api/conversations.ts';
 import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
 import { fullDate, relativeTime } from '../lib/relative-time.ts';
-import { ConversationView } from './conversation-view.tsx';
+
+/**
+ * The open conversation's pane loads with the first conversation opened, not with the list: it is about 40 %
+ * of the inbox's code (reply box, call and confirm helpers, NumberInput), and the list's first screen does not
+ * show it (docs/performance.md, "Lighthouse"). The list asks for it as soon as it has drawn its rows.
+ */
+const loadConversationView = () => import('./conversation-view.tsx');
+const ConversationView = lazy(async () => ({ default: (await loadConversationView()).ConversationView }));
+
+function PaneLoading() {
+  return (
+    <Stack align="center" justify="center" p="xl">
+      <Loader aria-label="Loading the conversation" />
+    </Stack>
+  );
+}
 
 const ICON = { size: 18, stroke: 1.8, 'aria-hidden': true } as const;
 
@@ -101,6 +116,14 @@ export function Inbox(props: InboxProps) {
   useEffect(() => {
     if (openUuid && openUnreadUpTo) markRead(openUuid, openUnreadUpTo);
   }, [openUuid, openUnreadUpTo, markRead]);
+
+  // Fetch the pane's code once the list has drawn, so opening a conversation does not wait for it.
+  const listShown = !props.list.isPending;
+  useEffect(() => {
+    if (!listShown) return;
+    const idle = window.requestIdleCallback ?? ((run: () => void) => window.setTimeout(run, 200));
+    idle(() => void loadConversationView().catch(() => undefined));
+  }, [listShown]);
 
   const move = useCallback(
     (step: number) => {
@@ -214,7 +237,9 @@ export function Inbox(props: InboxProps) {
               <ProspectPanel row={open} detailUuid={props.openUuid} compact />
             </Box>
           </Box>
-          <ConversationView uuid={props.openUuid} mode="page" foldControls replyRef={replyRef} onDeleted={() => props.onOpen(null)} />
+          <Suspense fallback={<PaneLoading />}>
+            <ConversationView uuid={props.openUuid} mode="page" foldControls replyRef={replyRef} onDeleted={() => props.onOpen(null)} />
+          </Suspense>
         </Stack>
       );
     }
@@ -239,13 +264,15 @@ export function Inbox(props: InboxProps) {
         <Box style={{ borderRight: '1px solid var(--mantine-color-default-border)', minHeight: 0 }}>{listColumn}</Box>
         <Box style={{ minHeight: 0, minWidth: 0 }}>
           {props.openUuid ? (
-            <ConversationView
-              key={props.openUuid}
-              uuid={props.openUuid}
-              mode="pane"
-              replyRef={replyRef}
-              onDeleted={() => props.onOpen(null)}
-            />
+            <Suspense fallback={<PaneLoading />}>
+              <ConversationView
+                key={props.openUuid}
+                uuid={props.openUuid}
+                mode="pane"
+                replyRef={replyRef}
+                onDeleted={() => props.onOpen(null)}
+              />
+            </Suspense>
           ) : (
             <Stack align="center" justify="center" h="100%" p="xl" gap="xs">
               <Text fw={600}>Pick a conversation</Text>

@@ -4,17 +4,7 @@ import { TRUNCATE } from '@sales-agent/shared/limits';
 import { truncate } from '@sales-agent/shared/truncate';
 import { useEffect, useState } from 'react';
 import { conversationTypeOptionsQuery } from '../api/conversations.ts';
-
-/** The text/number filters, applied together with "Apply filters" (the selects apply at once). */
-export const TEXT_FILTERS = [
-  'uuid',
-  'prospectUuid',
-  'phase',
-  'minRating',
-  'maxRating',
-  'minRecordingDuration',
-  'maxRecordingDuration',
-] as const;
+import { TEXT_FILTERS } from '../lib/list-filter-keys.ts';
 
 export function ListFilters(props: { params: URLSearchParams; onChange(changes: Record<string, string | null>): void }) {
   const types = useQuery(conversationTypeOptionsQuery());

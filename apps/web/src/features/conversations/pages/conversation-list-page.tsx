@@ -4,15 +4,20 @@ import { useQuery } from '@tanstack/react-query';
 import { LIMITS, TRUNCATE } from '@sales-agent/shared/limits';
 import { truncate } from '@sales-agent/shared/truncate';
 import { IconFilter, IconInbox, IconTable } from '@tabler/icons-react';
+import { lazy, Suspense } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
-import { useAuth } from '../../../lib/auth.ts';
+import { sessionQuery, useAuth } from '../../../lib/auth.ts';
+import { queryClient } from '../../../lib/query-client.ts';
 import { conversationListQuery, useInboxEvents } from '../api/conversations.ts';
 import { Inbox } from '../components/inbox.tsx';
-import { ListFilters, TEXT_FILTERS } from '../components/list-filters.tsx';
+import { FILTER_KEYS } from '../lib/list-filter-keys.ts';
+
+/** The filter form loads when first shown: in the drawer when it opens, beside the table on a wide screen. */
+const ListFilters = lazy(async () => ({ default: (await import('../components/list-filters.tsx')).ListFilters }));
 
 /** Durations are shown as hours, minutes and seconds (spec §9). */
 export function formatDuration(seconds: number | null): string {
@@ -25,7 +30,21 @@ export function formatDuration(seconds: number | null): string {
 
 /** Query-string keys of the page itself (not list filters): the view and the open conversation. */
 const PAGE_KEYS = ['view', 'open'];
-const FILTER_KEYS = [...TEXT_FILTERS, 'conversationType', 'hasRecording'] as const;
+
+/** The list request's parameters: the query string without the page's own keys. */
+const listParams = (searchParams: URLSearchParams) => Object.fromEntries([...searchParams.entries()].filter(([key]) => !PAGE_KEYS.includes(key)));
+
+/**
+ * Opened directly, the page's first render already has its list (router.tsx, main.tsx): the document preloads
+ * the request (vite.config.ts, FIRST_SCREENS) and this takes its answer, after the session check the route guard
+ * needs. An anonymous visitor's 401 is cached as an error and the guard sends them to /login.
+ */
+export function prefetch(search: string): Promise<unknown> {
+  return Promise.all([
+    queryClient.prefetchQuery(sessionQuery),
+    queryClient.prefetchQuery(conversationListQuery(listParams(new URLSearchParams(search)))),
+  ]);
+}
 
 /**
  * /conversation/list (spec §2.2, §2.13): the inbox (default, issue 12) or the spec's table (?view=table).
@@ -35,9 +54,11 @@ export default function ConversationListPage() {
   const [searchParams, setSearchParams] = useSearchParams();
   const auth = useAuth();
   const view = searchParams.get('view') === 'table' ? 'table' : 'inbox';
-  const apiParams = Object.fromEntries([...searchParams.entries()].filter(([key]) => !PAGE_KEYS.includes(key)));
   const list = useQuery({
-    ...conversationListQuery(apiParams),
+    ...conversationListQuery(listParams(searchParams)),
+    // A list prefetched for the first render is not asked for again as the page mounts; the live stream's
+    // changes invalidate it whatever its age.
+    staleTime: 5_000,
     // The live stream refreshes the list; this is the fallback when it is lost.
     refetchInterval: 30_000,
   });
@@ -125,7 +146,11 @@ export default function ConversationListPage() {
       </Stack>
     );
 
-  const filterForm = <ListFilters params={searchParams} onChange={(changes) => update(changes)} />;
+  const filterForm = (
+    <Suspense fallback={<Loader size="sm" aria-label="Loading the filters" />}>
+      <ListFilters params={searchParams} onChange={(changes) => update(changes)} />
+    </Suspense>
+  );
 
   return (
     <Stack gap="sm">
