@@ -175,8 +175,7 @@ test.describe('conversations', () => {
     await expect(table.getByRole('row').nth(1)).toContainText('Demo: Sales assistant'.slice(0, 29));
     await expect(table.getByRole('row').nth(1)).toContainText('Web chat');
 
-    await page.getByRole('combobox', { name: 'Page size' }).click();
-    await page.getByRole('option', { name: '50' }).click();
+    await page.getByRole('combobox', { name: 'Page size' }).selectOption('50');
     await expect(page).toHaveURL(/limit=50/);
     await page.reload();
     await expect(page.getByLabel('UUID', { exact: true })).toHaveValue(uuid.slice(0, 13));

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { loginAsAdmin } from './support/fixtures.ts';
 
 /**
  * The first-screen documents (apps/web/vite-plugins/first-screens.ts, served by the server's web-app.ts):
@@ -63,5 +64,31 @@ test.describe('first screen with the JavaScript', () => {
     await expect(page.locator('.fs')).toHaveCount(0);
     await expect(page.getByRole('contentinfo')).toHaveCount(1);
     await expect(page.getByRole('main').getByRole('link', { name: 'Register' })).toHaveCount(1);
+  });
+
+  test('the inbox: one early session check, the preloaded list drawn with the page, the live stream after it', async ({ page }) => {
+    await loginAsAdmin(page);
+    const seen: string[] = [];
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url());
+      if (pathname.startsWith('/api/') || pathname.includes('/session-check-')) seen.push(`${request.method()} ${pathname.replace(/-[\w-]{8}\.js$/, '.js')}`);
+    });
+    // Whether a loader was ever drawn between the shell and the list (the list is prefetched before the first render).
+    await page.addInitScript(() => {
+      new MutationObserver(() => {
+        if (document.querySelector('[aria-label="Loading conversations"], [aria-label="Checking your session"]')) document.documentElement.dataset.sawLoader = 'yes';
+      }).observe(document, { subtree: true, childList: true });
+    });
+    await page.goto('/conversation/list');
+    await expect(page.getByTestId('empty-state').or(page.getByTestId('inbox-row').first())).toBeVisible();
+    await expect(page.getByRole('button', { name: /User menu/ })).toBeVisible();
+    await expect.poll(() => seen.includes('GET /api/conversation/list/events')).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.dataset.sawLoader ?? 'no')).toBe('no');
+    // The document's async script asked for the session; the app took its answer instead of asking again.
+    expect(seen.filter((r) => r === 'POST /api/user/get-session')).toHaveLength(1);
+    expect(seen.indexOf('GET /static/js/session-check.js')).toBeLessThan(seen.indexOf('POST /api/user/get-session'));
+    // The list: the document's preload, taken by the page; asked for again only when the stream says it is ready.
+    const beforeStream = seen.slice(0, seen.indexOf('GET /api/conversation/list/events'));
+    expect(beforeStream.filter((r) => r === 'GET /api/conversation/list')).toHaveLength(1);
   });
 });

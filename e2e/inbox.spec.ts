@@ -155,7 +155,7 @@ test.describe('inbox at 1366×800', () => {
     await other.close();
 
     // The spec's table is a view of the same route, kept in the query string.
-    await page.locator('label').filter({ hasText: 'Table' }).click();
+    await page.getByRole('group', { name: 'View' }).getByRole('link', { name: 'Table' }).click();
     await expect(page).toHaveURL(/view=table/);
     const table = page.getByRole('table', { name: 'Conversations' });
     for (const column of ['UUID', 'Type', 'Rating', 'Phase', 'Recording Duration', 'Recording URL', 'Messages', 'Last Message Date', 'Prospect UUID', 'Messaging Account']) {
@@ -236,9 +236,8 @@ test.describe('inbox at 1366×800', () => {
     await expect(rowOf(page, uuid).getByTestId('unread-mark')).toHaveCount(0);
     expect((await marked).status()).toBe(200);
 
-    // The other device of the same user shows it read; the colleague still has it unread.
-    await device.reload();
-    await expect(rowOf(device, uuid)).toBeVisible();
+    // The other device of the same user shows it read without a reload (its live stream hears the read mark);
+    // the colleague still has it unread.
     await expect(rowOf(device, uuid)).not.toHaveAttribute('data-unread', 'true');
     await colleaguePage.goto('/conversation/list');
     await expect(rowOf(colleaguePage, uuid)).toHaveAttribute('data-unread', 'true');
@@ -250,8 +249,6 @@ test.describe('inbox at 1366×800', () => {
     await expect(page.getByTestId('conversation-pane').getByTestId('message').last()).toContainText('One more thing about invoices');
     expect((await markedAgain).status()).toBe(200);
     await expect(rowOf(page, uuid)).not.toHaveAttribute('data-unread', 'true');
-    await device.reload();
-    await expect(rowOf(device, uuid)).toBeVisible();
     await expect(rowOf(device, uuid)).not.toHaveAttribute('data-unread', 'true');
     await expect(rowOf(colleaguePage, uuid)).toHaveAttribute('data-unread', 'true');
 
@@ -305,8 +302,11 @@ async function visitorFlow(page: Page, name: string) {
     // The box stays in view after the send, and the agent's typing state shows until its reply.
     await expect(box.or(page.getByTestId('closing-notice'))).toBeInViewport();
     if (turn === 1) {
-      await expect(page.getByTestId('agent-typing')).toBeVisible();
-      await shot(page, `visitor-chat-typing-${name}`);
+      // The typing line shows from the send's refresh until the reply (the demo type waits 2 s before its
+      // turn); on a loaded machine the refresh can come back after the reply, which then replaces it.
+      const typing = page.getByTestId('agent-typing');
+      await expect(typing.or(messages(page).nth(count + 1))).toBeVisible();
+      if (await typing.isVisible()) await shot(page, `visitor-chat-typing-${name}`);
     }
     // The agent answers, or (its last turn) ends the playbook: then the closing notice takes the box's place.
     await expect(messages(page).nth(count + 1).or(page.getByTestId('closing-notice'))).toBeVisible({ timeout: AGENT_TIMEOUT });

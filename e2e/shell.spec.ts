@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
+import { loginAsAdminThenPhone } from './support/viewport.ts';
 
 test.describe('shell', () => {
   test('anonymous visitor sees Sales Agent, Login and Register, the footer and no member menus', async ({ page }) => {
@@ -28,6 +29,30 @@ test.describe('shell', () => {
     await expect(page.getByRole('menuitem', { name: 'Profile' })).toHaveAttribute('href', `/user/${user.email}`);
     await page.getByRole('menuitem', { name: 'Logout' }).click();
     await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
+  });
+
+  test('on a phone the burger opens the navigation in a drawer; a link closes it', async ({ page }) => {
+    await loginAsAdminThenPhone(page);
+    await page.goto('/conversation/new');
+    const burger = page.getByRole('button', { name: 'Open navigation' });
+    await expect(burger).toHaveAttribute('aria-expanded', 'false');
+    // The desktop header is not rendered at all on a phone.
+    await expect(page.getByRole('button', { name: /User menu/ })).toHaveCount(0);
+    await burger.click();
+    const drawer = page.getByRole('dialog', { name: 'Menu' });
+    await expect(drawer).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Close navigation' })).toHaveAttribute('aria-expanded', 'true');
+    await expect(drawer.getByRole('link', { name: 'Admin' })).toBeVisible();
+    await expect(drawer.getByRole('link', { name: 'Profile' })).toHaveAttribute('href', '/user/admin@example.com');
+    await drawer.getByRole('link', { name: 'Conversations' }).click();
+    await expect(page).toHaveURL(/\/conversation\/list$/);
+    await expect(drawer).toBeHidden();
+    // Opened again (its code is loaded by now), it closes with Escape and focus goes back to the burger.
+    await page.getByRole('button', { name: 'Open navigation' }).click();
+    await expect(drawer).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(drawer).toBeHidden();
+    await expect(page.getByRole('button', { name: 'Open navigation' })).toBeFocused();
   });
 
   test('ADMIN sees the Admin link and the admin actions list', async ({ page }) => {

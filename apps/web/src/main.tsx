@@ -1,3 +1,6 @@
+// The session check goes out first. The first screens' documents also load this module on its own, async,
+// before this chunk has arrived; a module runs once per page, so whichever comes first sends the one request.
+import './session-check.ts';
 import './app/first-screen-styles.ts';
 import { createRoot } from 'react-dom/client';
 import { startTransition, StrictMode } from 'react';
@@ -6,9 +9,8 @@ import { loadRoute } from './app/router.tsx';
 import { sessionQuery } from './lib/auth.ts';
 import { queryClient } from './lib/query-client.ts';
 
-// The session check (spec §3: at app start) goes out now, beside the first page's chunk, instead of after the
-// page has loaded and the header or a route guard has rendered: the inbox waits for it before asking for its
-// list.
+// The session query takes the early check's answer (spec §3: at app start) now, beside the first page's chunk,
+// instead of when the header or a route guard first renders: the inbox waits for it before its first render.
 void queryClient.prefetchQuery(sessionQuery);
 
 const container = document.getElementById('root')!;

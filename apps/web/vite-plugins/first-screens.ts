@@ -39,12 +39,16 @@ export interface FirstScreen {
 const LOW = ' fetchpriority="low"';
 export const MANIFEST = 'first-screens.json';
 const ALL_STYLES_MODULE = 'src/app/all-styles.ts';
+/** The early session check (an entry of its own in vite.config.ts). */
+const SESSION_CHECK_MODULE = 'src/session-check.ts';
 
 /**
  * For each first screen, writes a copy of index.html with
  *   - the page's chunks as <link rel="modulepreload"> and their CSS as <link rel="preload" as="style"> (at low
  *     priority, see LOW), so they download beside the main chunk instead of after it has run (router.tsx
  *     loads pages lazily);
+ *   - the early session check (src/session-check.ts) as an async module script: the session's POST goes out
+ *     beside the main chunk's download instead of after it has run;
  *   - its API requests as <link rel="preload" as="fetch"> (same URL and credentials mode as api-client.ts's
  *     fetch, so the browser hands the preloaded answer to it);
  *   - a static shell inside #root: the header's brand, the page's h1 (and `body`, e.g. LOGIN_FORM) and the
@@ -79,6 +83,7 @@ export function firstScreens(screens: FirstScreen[]): Plugin {
         if (!chunk) throw new Error(`first-screens: no chunk for ${module}`);
         return chunk;
       };
+      const sessionCheck = chunkOf(SESSION_CHECK_MODULE);
       const footer = footerHtml(env);
       const manifest: Record<string, string> = {};
       await mkdir(path.join(outDir, 'first-screens'), { recursive: true });
@@ -88,6 +93,7 @@ export function firstScreens(screens: FirstScreen[]): Plugin {
         if (screen.allStyles) css.add(pureCssOf(bundle, ALL_STYLES_MODULE));
         const head = [
           `<title>${escapeHtml(screen.title)} · Sales Agent</title>`,
+          `<script type="module" async crossorigin src="/${sessionCheck.fileName}"></script>`,
           ...preloads.map((c) => `<link rel="modulepreload" crossorigin${LOW} href="/${c.fileName}">`),
           ...[...css].map((file) => `<link rel="preload" as="style" crossorigin${LOW} href="/${file}">`),
           ...(screen.fetch ?? []).map((url) => `<link rel="preload" as="fetch" crossorigin href="${escapeHtml(url)}">`),

@@ -14,6 +14,8 @@ import { rowsOf } from './limits.ts';
 export interface AppEvents {
   /** Something about a conversation changed (message stored, phase changed, deleted …). */
   'conversation.changed': { conversationId: number; uuid: string };
+  /** A user's read mark of a conversation moved: that user's inboxes on other devices refresh (issue 12). */
+  'conversation.read': { userId: number; conversationId: number; uuid: string };
   /** The unanswered-conversations list changed. */
   'unanswered.changed': { conversationId: number };
   /** An outbound message was queued (its outbox row committed): the send request a channel sender delivers. */

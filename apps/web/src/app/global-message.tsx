@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { LIMITS } from '@sales-agent/shared/limits';
 import { useEffect, useState } from 'react';
 import { appConfigQuery } from '../features/admin/api/app-config.ts';
+import { useAfterPaint } from '../lib/after-paint.ts';
 
 const STORAGE_KEY = 'salesAgent.globalMessageShownAt';
 
@@ -14,7 +15,9 @@ export function isGlobalMessageDue(now: number, storage: Pick<Storage, 'getItem'
 
 /** The optional global notification: once per 3 h per device, closes by itself after 10 s. */
 export function GlobalMessage() {
-  const { data } = useQuery(appConfigQuery('globalMessage'));
+  // Asked for after the first screen is painted: the message shows after it anyway.
+  const painted = useAfterPaint();
+  const { data } = useQuery({ ...appConfigQuery('globalMessage'), enabled: painted });
   const message = data?.trim() ?? '';
   const [open, setOpen] = useState(false);
 

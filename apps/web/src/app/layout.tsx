@@ -5,19 +5,15 @@ import {
   Burger,
   Button,
   Container,
-  Divider,
-  Drawer,
   Group,
   Loader,
   Menu,
-  NavLink as MantineNavLink,
   Text,
-  Tooltip,
   UnstyledButton,
   useComputedColorScheme,
   useMantineColorScheme,
 } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import {
   IconChevronDown,
   IconHexagonFilled,
@@ -34,7 +30,7 @@ import {
   IconUserPlus,
   IconChartBar,
 } from '@tabler/icons-react';
-import type { ReactNode } from 'react';
+import { lazy, type ReactNode, Suspense, useState } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { externalLinks, paths } from '../config/paths.ts';
 import { useAuth, useLogout } from '../lib/auth.ts';
@@ -97,16 +93,18 @@ export function ColorSchemeToggle() {
   const next = computed === 'dark' ? 'light' : 'dark';
   const label = next === 'dark' ? 'Switch to dark mode' : 'Switch to light mode';
   return (
-    <Tooltip label={label}>
-      <ActionIcon variant="default" size="lg" aria-label={label} onClick={() => setColorScheme(next)}>
-        {next === 'dark' ? <IconMoon {...ICON} /> : <IconSun {...ICON} />}
-      </ActionIcon>
-    </Tooltip>
+    // The browser's own tooltip (title): Mantine's Tooltip positions itself with floating-ui as the header
+    // first renders, on every page, for a label the button already has.
+    <ActionIcon variant="default" size="lg" aria-label={label} title={label} onClick={() => setColorScheme(next)}>
+      {next === 'dark' ? <IconMoon {...ICON} /> : <IconSun {...ICON} />}
+    </ActionIcon>
   );
 }
 
 function Header() {
   const auth = useAuth();
+  // Mantine's `sm` breakpoint (48em), read at the first render (no flash of the other header).
+  const wide = useMediaQuery('(min-width: 48em)', true, { getInitialValueInEffect: false });
   const logout = useLogout();
   const navigate = useNavigate();
   const onLogout = async () => {
@@ -119,138 +117,121 @@ function Header() {
   };
   return (
     <Box component="header" px="md" py="sm" style={{ borderBottom: BORDER }}>
-      <Group justify="space-between" wrap="nowrap" hiddenFrom="sm">
-        <Brand />
-        <Group gap="xs" wrap="nowrap">
-          <ColorSchemeToggle />
-          <MobileNav onLogout={onLogout} />
-        </Group>
-      </Group>
-      <Group justify="space-between" wrap="nowrap" visibleFrom="sm">
-        <Group gap="lg" component="nav" aria-label="Main">
+      {/* One of the two headers is rendered, not both with one hidden: half the work for the first screen. */}
+      {!wide ? (
+        <Group justify="space-between" wrap="nowrap">
           <Brand />
-          <NavItem to={paths.conversationNew} icon={<IconMessageCircle {...ICON} />}>
-            Sales Agent
-          </NavItem>
-          {auth.isAuthenticated && (
-            <NavItem to={paths.conversationList} icon={<IconMessages {...ICON} />}>
-              Conversations
-            </NavItem>
-          )}
-          {auth.isAuthenticated && (
-            <Menu position="bottom-start" withinPortal>
-              <Menu.Target>
-                <UnstyledButton c="var(--mantine-color-anchor)">
-                  <Group gap={6} wrap="nowrap" component="span">
-                    <IconMicrophone {...ICON} />
-                    Call Recordings
-                    <IconChevronDown size={14} aria-hidden />
-                  </Group>
-                </UnstyledButton>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <Menu.Item component={Link} to={paths.callRecordingsUpload} leftSection={<IconUpload {...ICON} />}>
-                  Upload Recordings
-                </Menu.Item>
-                <Menu.Item component={Link} to={paths.callRecordingsStatistics} leftSection={<IconChartBar {...ICON} />}>
-                  Statistics
-                </Menu.Item>
-              </Menu.Dropdown>
-            </Menu>
-          )}
-          {auth.isAdmin && (
-            <NavItem to={paths.admin.hello} icon={<IconSettings {...ICON} />}>
-              Admin
-            </NavItem>
-          )}
+          <Group gap="xs" wrap="nowrap">
+            <ColorSchemeToggle />
+            <MobileNav onLogout={onLogout} />
+          </Group>
         </Group>
-        <Group gap="sm" wrap="nowrap">
-          <ColorSchemeToggle />
-          {auth.isAuthenticated ? (
-            <Menu position="bottom-end" withinPortal>
-              <Menu.Target>
-                {/* The accessible name starts with the visible text (WCAG 2.5.3 label in name). */}
-                <Button variant="light" aria-label={`${auth.email} – User menu`} leftSection={<IconUser {...ICON} />}>
-                  {auth.email}
+      ) : (
+        <Group justify="space-between" wrap="nowrap">
+          <Group gap="lg" component="nav" aria-label="Main">
+            <Brand />
+            <NavItem to={paths.conversationNew} icon={<IconMessageCircle {...ICON} />}>
+              Sales Agent
+            </NavItem>
+            {auth.isAuthenticated && (
+              <NavItem to={paths.conversationList} icon={<IconMessages {...ICON} />}>
+                Conversations
+              </NavItem>
+            )}
+            {auth.isAuthenticated && (
+              <Menu position="bottom-start" withinPortal>
+                <Menu.Target>
+                  <UnstyledButton c="var(--mantine-color-anchor)">
+                    <Group gap={6} wrap="nowrap" component="span">
+                      <IconMicrophone {...ICON} />
+                      Call Recordings
+                      <IconChevronDown size={14} aria-hidden />
+                    </Group>
+                  </UnstyledButton>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  <Menu.Item component={Link} to={paths.callRecordingsUpload} leftSection={<IconUpload {...ICON} />}>
+                    Upload Recordings
+                  </Menu.Item>
+                  <Menu.Item component={Link} to={paths.callRecordingsStatistics} leftSection={<IconChartBar {...ICON} />}>
+                    Statistics
+                  </Menu.Item>
+                </Menu.Dropdown>
+              </Menu>
+            )}
+            {auth.isAdmin && (
+              <NavItem to={paths.admin.hello} icon={<IconSettings {...ICON} />}>
+                Admin
+              </NavItem>
+            )}
+          </Group>
+          <Group gap="sm" wrap="nowrap">
+            <ColorSchemeToggle />
+            {auth.isAuthenticated ? (
+              <Menu position="bottom-end" withinPortal>
+                <Menu.Target>
+                  {/* The accessible name starts with the visible text (WCAG 2.5.3 label in name). */}
+                  <Button variant="light" aria-label={`${auth.email} – User menu`} leftSection={<IconUser {...ICON} />}>
+                    {auth.email}
+                  </Button>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  <Menu.Item component={Link} to={paths.profile(auth.email!)} leftSection={<IconUser {...ICON} />}>
+                    Profile
+                  </Menu.Item>
+                  <Menu.Item onClick={onLogout} leftSection={<IconLogout {...ICON} />}>
+                    Logout
+                  </Menu.Item>
+                </Menu.Dropdown>
+              </Menu>
+            ) : auth.isLoading ? null : (
+              <>
+                <Button component={Link} to={paths.login} variant="subtle" leftSection={<IconLogin {...ICON} />}>
+                  Login
                 </Button>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <Menu.Item component={Link} to={paths.profile(auth.email!)} leftSection={<IconUser {...ICON} />}>
-                  Profile
-                </Menu.Item>
-                <Menu.Item onClick={onLogout} leftSection={<IconLogout {...ICON} />}>
-                  Logout
-                </Menu.Item>
-              </Menu.Dropdown>
-            </Menu>
-          ) : auth.isLoading ? null : (
-            <>
-              <Button component={Link} to={paths.login} variant="subtle" leftSection={<IconLogin {...ICON} />}>
-                Login
-              </Button>
-              <Button component={Link} to={paths.register} leftSection={<IconUserPlus {...ICON} />}>
-                Register
-              </Button>
-            </>
-          )}
+                <Button component={Link} to={paths.register} leftSection={<IconUserPlus {...ICON} />}>
+                  Register
+                </Button>
+              </>
+            )}
+          </Group>
         </Group>
-      </Group>
+      )}
     </Box>
   );
 }
 
 /**
  * Below the `sm` breakpoint the header links do not fit in one row: a burger opens the same navigation in a
- * drawer (links close it on click, so focus returns to the page that opens).
+ * drawer (mobile-nav-drawer.tsx). The drawer's code loads when the burger is first touched or focused, not with
+ * the first screen; the burger stays the same element, so focus does not move.
  */
+const loadDrawer = () => import('./mobile-nav-drawer.tsx');
+const MobileNavDrawer = lazy(loadDrawer);
+
 function MobileNav(props: { onLogout(): void }) {
-  const auth = useAuth();
   const [opened, { toggle, close }] = useDisclosure(false);
-  const item = (label: string, to: string, icon: ReactNode) => (
-    <MantineNavLink component={NavLink} to={to} label={label} leftSection={icon} onClick={close} />
-  );
+  const [used, setUsed] = useState(false);
+  const prefetch = () => void loadDrawer().catch(() => undefined);
   return (
     <>
-      <Burger opened={opened} onClick={toggle} aria-label={opened ? 'Close navigation' : 'Open navigation'} />
-      <Drawer opened={opened} onClose={close} position="right" size="xs" title="Menu">
-        <Box component="nav" aria-label="Main">
-          {item('Sales Agent', paths.conversationNew, <IconMessageCircle {...ICON} />)}
-          {auth.isAuthenticated && item('Conversations', paths.conversationList, <IconMessages {...ICON} />)}
-          {auth.isAuthenticated && (
-            <>
-              <Text size="xs" c="dimmed" tt="uppercase" fw={700} px="sm" pt="sm">
-                Call Recordings
-              </Text>
-              {item('Upload Recordings', paths.callRecordingsUpload, <IconUpload {...ICON} />)}
-              {item('Statistics', paths.callRecordingsStatistics, <IconChartBar {...ICON} />)}
-            </>
-          )}
-          {auth.isAdmin && item('Admin', paths.admin.hello, <IconSettings {...ICON} />)}
-          <Divider my="sm" />
-          {auth.isAuthenticated ? (
-            <>
-              <Text size="sm" c="dimmed" px="sm" pb="xs" style={{ wordBreak: 'break-all' }}>
-                {auth.email}
-              </Text>
-              {item('Profile', paths.profile(auth.email!), <IconUser {...ICON} />)}
-              <MantineNavLink
-                component="button"
-                label="Logout"
-                leftSection={<IconLogout {...ICON} />}
-                onClick={() => {
-                  close();
-                  props.onLogout();
-                }}
-              />
-            </>
-          ) : auth.isLoading ? null : (
-            <>
-              {item('Login', paths.login, <IconLogin {...ICON} />)}
-              {item('Register', paths.register, <IconUserPlus {...ICON} />)}
-            </>
-          )}
-        </Box>
-      </Drawer>
+      <Burger
+        opened={opened}
+        onClick={() => {
+          setUsed(true);
+          toggle();
+        }}
+        onPointerEnter={prefetch}
+        onTouchStart={prefetch}
+        onFocus={prefetch}
+        aria-label={opened ? 'Close navigation' : 'Open navigation'}
+        aria-expanded={opened}
+      />
+      {used && (
+        <Suspense fallback={null}>
+          <MobileNavDrawer opened={opened} onClose={close} onLogout={props.onLogout} />
+        </Suspense>
+      )}
     </>
   );
 }

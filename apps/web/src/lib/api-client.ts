@@ -64,9 +64,14 @@ export async function apiRequest<T>(method: string, path: string, options: Reque
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
+  return readResponse<T>(fetch(withQuery(path, options.query), { method, headers, body, credentials: 'same-origin', signal: options.signal }));
+}
+
+/** Reads a fetch's answer as apiRequest does: parsed JSON (or text), ApiError for 4xx/5xx and network failures. */
+export async function readResponse<T>(sent: Promise<Response>): Promise<{ status: number; data: T }> {
   let response: Response;
   try {
-    response = await fetch(withQuery(path, options.query), { method, headers, body, credentials: 'same-origin', signal: options.signal });
+    response = await sent;
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 'Could not reach the server. Check your connection and try again.', null);

@@ -1,12 +1,21 @@
 import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Session } from '@sales-agent/shared/schemas/user';
-import { api, ApiError } from './api-client.ts';
+import type {} from '../session-check.ts';
+import { api, ApiError, readResponse } from './api-client.ts';
 
 export const sessionQueryKey = ['session'] as const;
 
+/** The first screens' early session check (src/session-check.ts), taken once: later checks ask again. */
+function takeEarlySessionCheck(): Promise<Response> | undefined {
+  const early = window.salesAgentSessionCheck;
+  window.salesAgentSessionCheck = undefined;
+  return early;
+}
+
 async function fetchSession(): Promise<Session | null> {
   try {
-    return await api.post<Session>('/api/user/get-session');
+    const early = takeEarlySessionCheck();
+    return early ? (await readResponse<Session>(early)).data : await api.post<Session>('/api/user/get-session');
   } catch (err) {
     // A failed session check clears the session (spec §8.3).
     if (err instanceof ApiError && err.status < 500) return null;

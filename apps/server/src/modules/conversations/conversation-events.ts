@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import type { AppEvents } from '../../lib/events.ts';
 import { SESSION_COOKIE } from '../../plugins/auth.ts';
 
 /** A comment line every 15 s keeps proxies from closing an idle stream. */
@@ -45,9 +44,11 @@ export function streamConversationEvents(
   open: Set<() => void>,
   release: () => void,
 ): void {
-  openEventStream(ctx, request, reply, { uuid: conversation.uuid }, open, release, (send) => (event) => {
-    if (event.conversationId === conversation.id) send({ uuid: conversation.uuid });
-  });
+  openEventStream(ctx, request, reply, { uuid: conversation.uuid }, open, release, (send) =>
+    ctx.events.on('conversation.changed', (event) => {
+      if (event.conversationId === conversation.id) send({ uuid: conversation.uuid });
+    }),
+  );
 }
 
 /** Ends every open stream when the server shuts down, so closing does not wait for browsers. */
@@ -61,31 +62,40 @@ export function closeStreamsOnShutdown(app: FastifyInstance, open: Set<() => voi
  * The inbox's stream (issue 12): `conversation.changed` of every conversation the viewer may see, so the
  * list shows new messages and phase changes without a reload. An ADMIN sees all; a NORMAL user only
  * conversations of accounts granted to them, checked per event (a grant removed mid-stream stops the
- * events at once). The data is the uuid alone: the web refetches the list and the open conversation.
+ * events at once). The viewer's own read marks (`conversation.read`, from any of their devices) come as the
+ * same event, so a conversation read on the phone shows read on the desktop too. The data is the uuid alone:
+ * the web refetches the list and the open conversation.
  */
 export function streamListEvents(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  maySee: (conversationId: number) => Promise<boolean>,
+  viewer: { userId: number; maySee: (conversationId: number) => Promise<boolean> },
   open: Set<() => void>,
   release: () => void,
 ): void {
-  openEventStream(ctx, request, reply, {}, open, release, (send) => (event) => {
-    void maySee(event.conversationId).then(
-      (ok) => {
-        if (ok) send({ uuid: event.uuid });
-      },
-      (err: unknown) => ctx.log.warn({ err }, 'inbox stream: access check failed'),
-    );
+  openEventStream(ctx, request, reply, {}, open, release, (send) => {
+    const offChanged = ctx.events.on('conversation.changed', (event) => {
+      void viewer.maySee(event.conversationId).then(
+        (ok) => {
+          if (ok) send({ uuid: event.uuid });
+        },
+        (err: unknown) => ctx.log.warn({ err }, 'inbox stream: access check failed'),
+      );
+    });
+    const offRead = ctx.events.on('conversation.read', (event) => {
+      if (event.userId === viewer.userId) send({ uuid: event.uuid });
+    });
+    return () => {
+      offChanged();
+      offRead();
+    };
   });
 }
 
-type ChangedEvent = AppEvents['conversation.changed'];
-
 /**
  * One Server-Sent Events response: headers, the `ready` event, a keep-alive comment every 15 s, and
- * `conversation.changed` events as `listen` decides. Closing (browser gone, error, server shutdown) stops the
+ * `conversation.changed` events as `subscribe` decides (it returns its unsubscribe). Closing (browser gone, error, server shutdown) stops the
  * keep-alive, unsubscribes, gives the stream slot back and ends the response, once.
  */
 function openEventStream(
@@ -95,7 +105,7 @@ function openEventStream(
   ready: Record<string, string>,
   open: Set<() => void>,
   release: () => void,
-  listen: (send: (data: { uuid: string }) => void) => (event: ChangedEvent) => void,
+  subscribe: (send: (data: { uuid: string }) => void) => () => void,
 ): void {
   reply.hijack();
   const res = reply.raw;
@@ -111,7 +121,7 @@ function openEventStream(
   const send = (data: { uuid: string }) => {
     if (!closed) res.write(`event: conversation.changed\ndata: ${JSON.stringify(data)}\n\n`);
   };
-  const unsubscribe = ctx.events.on('conversation.changed', listen(send));
+  const unsubscribe = subscribe(send);
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
   keepAlive.unref();
   const close = () => {

@@ -36,6 +36,8 @@ export async function markConversationRead(
       set: { lastReadAt: sql`greatest(${sql.identifier('conversation_reads')}.${sql.identifier('last_read_at')}, excluded.last_read_at)` },
     })
     .returning({ lastReadAt: r.lastReadAt });
+  // The user's other devices show it read without a reload (the inbox's stream, conversation-events.ts).
+  ctx.events.emit('conversation.read', { userId: actor.id, conversationId: conv.id, uuid: conv.uuid });
   return { lastReadAt: row.lastReadAt.toISOString() };
 }
 

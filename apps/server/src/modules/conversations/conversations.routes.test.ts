@@ -500,6 +500,22 @@ describe('GET /api/conversation/:uuid/events', () => {
     all.close();
   });
 
+  it("a user's read mark reaches that user's other inbox streams, not anyone else's", async () => {
+    const phone = await openStream('list', normal.cookie);
+    const desktop = await openStream('list', normal.cookie);
+    const adminStream = await openStream('list', admin.cookie);
+    for (const s of [phone, desktop, adminStream]) await s.read((text) => text.includes('event: ready'));
+    const read = await t.request({ method: 'PUT', url: `/api/conversation/${ownA1.uuid}/read`, as: normal.cookie, payload: {} });
+    expect(read.statusCode).toBe(200);
+    expect(await desktop.read((text) => text.includes(ownA1.uuid))).toContain(`data: {"uuid":"${ownA1.uuid}"}`);
+    expect(await phone.read((text) => text.includes(ownA1.uuid))).toContain('event: conversation.changed');
+    // The admin's stream got nothing from it: a change it does see, emitted after, is the first thing it reads.
+    t.ctx.events.emit('conversation.changed', { conversationId: otherB.id, uuid: otherB.uuid });
+    const adminText = await adminStream.read((text) => text.includes(otherB.uuid));
+    expect(adminText).not.toContain(ownA1.uuid);
+    for (const s of [phone, desktop, adminStream]) s.close();
+  });
+
   it('refuses a hidden conversation with 404', async () => {
     const stream = await openStream(otherB.uuid, normal.cookie);
     expect(stream.status).toBe(404);

@@ -81,7 +81,7 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
         .limit(1);
       return row?.accountId != null && (await canAccessAccount(ctx, actor, row.accountId));
     };
-    streamListEvents(ctx, request, reply, maySee, openStreams, release);
+    streamListEvents(ctx, request, reply, { userId: actor.id, maySee }, openStreams, release);
   });
 
   r.post(

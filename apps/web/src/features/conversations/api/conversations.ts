@@ -1,7 +1,8 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { LIMITS } from '@sales-agent/shared/limits';
 import type { ConversationDetail, ConversationListResponse, MarkReadResponse } from '@sales-agent/shared/schemas/conversation';
 import { useCallback, useEffect, useRef } from 'react';
+import { afterPaint } from '../../../lib/after-paint.ts';
 import { api } from '../../../lib/api-client.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { clearUnread } from '../lib/unread.ts';
@@ -108,20 +109,32 @@ export function useInboxEvents(enabled: boolean) {
   const client = useQueryClient();
   useEffect(() => {
     if (!enabled || typeof EventSource === 'undefined') return;
-    const source = new EventSource('/api/conversation/list/events');
-    // Changes between the list's first load and the stream's opening (or a reconnect) are caught up here.
-    source.addEventListener('ready', () => void client.invalidateQueries({ queryKey: ['conversations'] }));
-    source.addEventListener('conversation.changed', (event) => {
-      void client.invalidateQueries({ queryKey: ['conversations'] });
-      try {
-        const { uuid } = JSON.parse((event as MessageEvent<string>).data) as { uuid: string };
-        void client.invalidateQueries({ queryKey: ['conversation', uuid] });
-      } catch {
-        // A malformed event only costs the detail refresh; the 10 s poll catches up.
-      }
+    let source: EventSource | undefined;
+    // Opened once the list is on screen: the stream is not part of the first screen (lib/after-paint.ts).
+    const cancel = afterPaint(() => {
+      source = openInboxStream(client);
     });
-    return () => source.close();
+    return () => {
+      cancel();
+      source?.close();
+    };
   }, [enabled, client]);
+}
+
+function openInboxStream(client: QueryClient): EventSource {
+  const source = new EventSource('/api/conversation/list/events');
+  // Changes between the list's first load and the stream's opening (or a reconnect) are caught up here.
+  source.addEventListener('ready', () => void client.invalidateQueries({ queryKey: ['conversations'] }));
+  source.addEventListener('conversation.changed', (event) => {
+    void client.invalidateQueries({ queryKey: ['conversations'] });
+    try {
+      const { uuid } = JSON.parse((event as MessageEvent<string>).data) as { uuid: string };
+      void client.invalidateQueries({ queryKey: ['conversation', uuid] });
+    } catch {
+      // A malformed event only costs the detail refresh; the 10 s poll catches up.
+    }
+  });
+  return source;
 }
 
 /** Marks a conversation read by the signed-in user up to the latest message they have seen (issue 12). */

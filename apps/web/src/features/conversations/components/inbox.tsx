@@ -15,6 +15,7 @@ import { lazy, type ReactNode, Suspense, useCallback, useEffect, useRef } from '
 import { Link } from 'react-router';
 import { channelLabel } from '../../../components/channel-badge.tsx';
 import { paths } from '../../../config/paths.ts';
+import { afterPaint } from '../../../lib/after-paint.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { conversationQuery, handBack, takeOver, useMarkRead } from '../api/conversations.ts';
@@ -121,8 +122,7 @@ export function Inbox(props: InboxProps) {
   const listShown = !props.list.isPending;
   useEffect(() => {
     if (!listShown) return;
-    const idle = window.requestIdleCallback ?? ((run: () => void) => window.setTimeout(run, 200));
-    idle(() => void loadConversationView().catch(() => undefined));
+    return afterPaint(() => void loadConversationView().catch(() => undefined), { idle: true });
   }, [listShown]);
 
   const move = useCallback(

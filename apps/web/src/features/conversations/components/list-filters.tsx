@@ -1,8 +1,8 @@
-import { Button, Card, Group, NumberInput, Select, TextInput } from '@mantine/core';
+import { Button, Card, Drawer, Group, NumberInput, Select, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { TRUNCATE } from '@sales-agent/shared/limits';
 import { truncate } from '@sales-agent/shared/truncate';
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { conversationTypeOptionsQuery } from '../api/conversations.ts';
 import { TEXT_FILTERS } from '../lib/list-filter-keys.ts';
 
@@ -84,5 +84,20 @@ export function ListFilters(props: { params: URLSearchParams; onChange(changes: 
         </Group>
       </form>
     </Card>
+  );
+}
+
+/** The filters in a drawer: from the bottom on a phone, from the right beside the inbox on a wide screen. */
+export function FiltersDrawer(props: { opened: boolean; onClose(): void; phone: boolean; children: ReactNode }) {
+  return (
+    <Drawer
+      opened={props.opened}
+      onClose={props.onClose}
+      title="Filters and order"
+      position={props.phone ? 'bottom' : 'right'}
+      size={props.phone ? '85%' : 'md'}
+    >
+      {props.children}
+    </Drawer>
   );
 }

@@ -1,10 +1,10 @@
-import { Alert, Anchor, Badge, Box, Button, Drawer, Group, Loader, Pagination, SegmentedControl, Select, Stack, Table, Text } from '@mantine/core';
+import { Alert, Anchor, Badge, Box, Button, Group, Loader, NativeSelect, Pagination, Stack, Table, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { LIMITS, TRUNCATE } from '@sales-agent/shared/limits';
 import { truncate } from '@sales-agent/shared/truncate';
 import { IconFilter, IconInbox, IconTable } from '@tabler/icons-react';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
@@ -16,8 +16,13 @@ import { conversationListQuery, useInboxEvents } from '../api/conversations.ts';
 import { Inbox } from '../components/inbox.tsx';
 import { FILTER_KEYS } from '../lib/list-filter-keys.ts';
 
-/** The filter form loads when first shown: in the drawer when it opens, beside the table on a wide screen. */
-const ListFilters = lazy(async () => ({ default: (await import('../components/list-filters.tsx')).ListFilters }));
+/**
+ * The filter form and its drawer load when first shown (the drawer when first opened, the form beside the
+ * table on a wide screen), not with the list's first screen.
+ */
+const loadFilters = () => import('../components/list-filters.tsx');
+const ListFilters = lazy(async () => ({ default: (await loadFilters()).ListFilters }));
+const FiltersDrawer = lazy(async () => ({ default: (await loadFilters()).FiltersDrawer }));
 
 /** Durations are shown as hours, minutes and seconds (spec §9). */
 export function formatDuration(seconds: number | null): string {
@@ -27,6 +32,11 @@ export function formatDuration(seconds: number | null): string {
   const m = Math.floor((s % 3600) / 60);
   return `${h}h ${String(m).padStart(2, '0')}m ${String(s % 60).padStart(2, '0')}s`;
 }
+
+const VIEWS = [
+  { value: 'inbox', label: 'Inbox', icon: <IconInbox size={16} aria-hidden /> },
+  { value: 'table', label: 'Table', icon: <IconTable size={16} aria-hidden /> },
+] as const;
 
 /** Query-string keys of the page itself (not list filters): the view and the open conversation. */
 const PAGE_KEYS = ['view', 'open'];
@@ -67,6 +77,7 @@ export default function ConversationListPage() {
   const limit = searchParams.get('limit') ?? String(LIMITS.conversationPageSizes[0]);
   const phone = !useMediaQuery('(min-width: 62em)', true, { getInitialValueInEffect: false });
   const [filtersOpen, filters] = useDisclosure(false);
+  const [filtersUsed, setFiltersUsed] = useState(false);
   const activeFilters = FILTER_KEYS.filter((k) => searchParams.get(k) && !(k === 'hasRecording' && searchParams.get(k) === 'all')).length;
 
   /** Any filter change goes back to page 1; null removes a parameter. */
@@ -78,6 +89,15 @@ export default function ConversationListPage() {
     }
     if (!keepPage) next.delete('page');
     setSearchParams(next);
+  };
+  /** The query string of a view: the same filters, no open conversation. */
+  const viewSearch = (value: 'inbox' | 'table') => {
+    const next = new URLSearchParams(searchParams);
+    next.delete('open');
+    if (value === 'table') next.set('view', 'table');
+    else next.delete('view');
+    const search = next.toString();
+    return search ? `?${search}` : '';
   };
   const resetFilters = () => update(Object.fromEntries(FILTER_KEYS.map((k) => [k, null])));
 
@@ -105,12 +125,11 @@ export default function ConversationListPage() {
           {data?.totalPagesIsLowerBound ? '+' : ''}
         </Text>
       )}
-      <Select
+      <NativeSelect
         aria-label="Page size"
         data={LIMITS.conversationPageSizes.map(String)}
         value={limit}
-        onChange={(v) => update({ limit: v })}
-        allowDeselect={false}
+        onChange={(e) => update({ limit: e.currentTarget.value })}
         w={80}
         size="xs"
       />
@@ -156,38 +175,44 @@ export default function ConversationListPage() {
     <Stack gap="sm">
       <PageTitle>Conversations</PageTitle>
       <Group justify="space-between" gap="xs">
-        <SegmentedControl
-          aria-label="View"
-          value={view}
-          onChange={(v) => update({ view: v === 'table' ? 'table' : null, open: null }, true)}
-          data={[
-            {
-              value: 'inbox',
-              label: (
-                <Group gap={4} wrap="nowrap">
-                  <IconInbox size={16} aria-hidden /> Inbox
-                </Group>
-              ),
-            },
-            {
-              value: 'table',
-              label: (
-                <Group gap={4} wrap="nowrap">
-                  <IconTable size={16} aria-hidden /> Table
-                </Group>
-              ),
-            },
-          ]}
-        />
+        {/* The view is part of the address (?view=table), so the switch is a pair of links. */}
+        <Button.Group aria-label="View">
+          {VIEWS.map((v) => (
+            <Button
+              key={v.value}
+              component={Link}
+              to={{ search: viewSearch(v.value) }}
+              size="xs"
+              variant={view === v.value ? 'filled' : 'default'}
+              aria-current={view === v.value ? 'page' : undefined}
+              leftSection={v.icon}
+            >
+              {v.label}
+            </Button>
+          ))}
+        </Button.Group>
         {(view === 'inbox' || phone) && (
-          <Button variant="default" size="xs" leftSection={<IconFilter size={16} aria-hidden />} onClick={filters.open}>
+          <Button
+            variant="default"
+            size="xs"
+            leftSection={<IconFilter size={16} aria-hidden />}
+            onClick={() => {
+              setFiltersUsed(true);
+              filters.open();
+            }}
+            onPointerEnter={() => void loadFilters().catch(() => undefined)}
+          >
             Filters{activeFilters ? ` (${activeFilters})` : ''}
           </Button>
         )}
       </Group>
-      <Drawer opened={filtersOpen} onClose={filters.close} title="Filters and order" position={phone ? 'bottom' : 'right'} size={phone ? '85%' : 'md'}>
-        {filterForm}
-      </Drawer>
+      {filtersUsed && (
+        <Suspense fallback={null}>
+          <FiltersDrawer opened={filtersOpen} onClose={filters.close} phone={phone}>
+            {filterForm}
+          </FiltersDrawer>
+        </Suspense>
+      )}
 
       {view === 'inbox' ? (
         <Inbox list={list} openUuid={searchParams.get('open')} onOpen={(uuid) => update({ open: uuid }, true)} pager={pager} empty={empty} />
