@@ -4,6 +4,7 @@ import './session-check.ts';
 import './app/first-screen-styles.ts';
 import { createRoot } from 'react-dom/client';
 import { startTransition, StrictMode } from 'react';
+import { loadDesktopHeader, WIDE_HEADER_QUERY } from './app/layout.tsx';
 import { AppProviders } from './app/providers.tsx';
 import { loadRoute } from './app/router.tsx';
 import { sessionQuery } from './lib/auth.ts';
@@ -18,7 +19,13 @@ const container = document.getElementById('root')!;
 // until the page itself, with the data it shows first, can replace it in one commit, instead of replacing it
 // with the loading spinner in between. Other documents have an empty #root and show the spinner at once. A page
 // that fails to load renders anyway (and shows the error).
-const ready = container.firstElementChild ? loadRoute(window.location.pathname, window.location.search).catch(() => undefined) : Promise.resolve();
+// On a wide window the header's own chunk (its menus) is loaded with the page.
+const ready = container.firstElementChild
+  ? Promise.all([
+      loadRoute(window.location.pathname, window.location.search),
+      window.matchMedia(WIDE_HEADER_QUERY).matches ? loadDesktopHeader() : undefined,
+    ]).catch(() => undefined)
+  : Promise.resolve();
 // As a transition, React renders the app in slices that yield to the browser between them, instead of one long
 // task that would hold input (and Lighthouse's total blocking time) until the whole tree is built.
 void ready.then(() =>

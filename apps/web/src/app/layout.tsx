@@ -1,43 +1,13 @@
-import {
-  ActionIcon,
-  Anchor,
-  Box,
-  Burger,
-  Button,
-  Container,
-  Group,
-  Loader,
-  Menu,
-  Text,
-  UnstyledButton,
-  useComputedColorScheme,
-  useMantineColorScheme,
-} from '@mantine/core';
+import { Anchor, Box, Burger, Container, Group, Loader, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
-import {
-  IconChevronDown,
-  IconHexagonFilled,
-  IconLogin,
-  IconLogout,
-  IconMessageCircle,
-  IconMessages,
-  IconMicrophone,
-  IconMoon,
-  IconSettings,
-  IconSun,
-  IconUpload,
-  IconUser,
-  IconUserPlus,
-  IconChartBar,
-} from '@tabler/icons-react';
-import { lazy, type ReactNode, Suspense, useState } from 'react';
-import { Link, NavLink, Outlet, useNavigate } from 'react-router';
+import { lazy, Suspense, useState } from 'react';
+import { Outlet, useNavigate } from 'react-router';
 import { externalLinks, paths } from '../config/paths.ts';
-import { useAuth, useLogout } from '../lib/auth.ts';
+import { useLogout } from '../lib/auth.ts';
 import { toastError } from '../lib/toast.ts';
 import { GlobalMessage } from './global-message.tsx';
+import { Brand, ColorSchemeToggle } from './header-parts.tsx';
 
-const ICON = { size: 18, stroke: 1.8, 'aria-hidden': true } as const;
 const BORDER = '1px solid var(--mantine-color-default-border)';
 
 /** Spec §2.1: toast area (providers), global notification, header, main content, footer. */
@@ -63,48 +33,29 @@ export function AppLoading() {
   );
 }
 
-function Brand() {
-  return (
-    <Anchor component={Link} to={paths.home} fw={700} size="lg" underline="never" aria-label="Sales Agent home">
-      <Group gap={6} wrap="nowrap" component="span">
-        <IconHexagonFilled size={20} aria-hidden />
-        Sales Agent
-      </Group>
-    </Anchor>
-  );
-}
+/**
+ * The wide header's chunk (desktop-header.tsx), loaded once: main.tsx starts it before the first render on a
+ * wide window, so the first commit has it; on a phone it loads only if the window grows past the breakpoint.
+ */
+let desktopHeader: Promise<typeof import('./desktop-header.tsx')> | undefined;
+export const loadDesktopHeader = () => (desktopHeader ??= import('./desktop-header.tsx'));
+const DesktopHeader = lazy(loadDesktopHeader);
+/** Mantine's `sm` breakpoint: the wide header from here up. */
+export const WIDE_HEADER_QUERY = '(min-width: 48em)';
 
-/** A header link: an icon from the maintained set, then the spec's text (the accessible name). */
-function NavItem(props: { to: string; icon: ReactNode; children: string }) {
+/** Until the wide header's chunk is in (a phone window grown wide): the brand where the header draws it. */
+function DesktopHeaderLoading() {
   return (
-    <Anchor component={NavLink} to={props.to} underline="hover">
-      <Group gap={6} wrap="nowrap" component="span">
-        {props.icon}
-        {props.children}
-      </Group>
-    </Anchor>
-  );
-}
-
-/** Light/dark toggle; until used, the scheme follows the system (MantineProvider defaultColorScheme="auto"). */
-export function ColorSchemeToggle() {
-  const { setColorScheme } = useMantineColorScheme();
-  const computed = useComputedColorScheme('light', { getInitialValueInEffect: false });
-  const next = computed === 'dark' ? 'light' : 'dark';
-  const label = next === 'dark' ? 'Switch to dark mode' : 'Switch to light mode';
-  return (
-    // The browser's own tooltip (title): Mantine's Tooltip positions itself with floating-ui as the header
-    // first renders, on every page, for a label the button already has.
-    <ActionIcon variant="default" size="lg" aria-label={label} title={label} onClick={() => setColorScheme(next)}>
-      {next === 'dark' ? <IconMoon {...ICON} /> : <IconSun {...ICON} />}
-    </ActionIcon>
+    <Group justify="space-between" wrap="nowrap">
+      <Brand />
+      <ColorSchemeToggle />
+    </Group>
   );
 }
 
 function Header() {
-  const auth = useAuth();
   // Mantine's `sm` breakpoint (48em), read at the first render (no flash of the other header).
-  const wide = useMediaQuery('(min-width: 48em)', true, { getInitialValueInEffect: false });
+  const wide = useMediaQuery(WIDE_HEADER_QUERY, true, { getInitialValueInEffect: false });
   const logout = useLogout();
   const navigate = useNavigate();
   const onLogout = async () => {
@@ -127,75 +78,9 @@ function Header() {
           </Group>
         </Group>
       ) : (
-        <Group justify="space-between" wrap="nowrap">
-          <Group gap="lg" component="nav" aria-label="Main">
-            <Brand />
-            <NavItem to={paths.conversationNew} icon={<IconMessageCircle {...ICON} />}>
-              Sales Agent
-            </NavItem>
-            {auth.isAuthenticated && (
-              <NavItem to={paths.conversationList} icon={<IconMessages {...ICON} />}>
-                Conversations
-              </NavItem>
-            )}
-            {auth.isAuthenticated && (
-              <Menu position="bottom-start" withinPortal>
-                <Menu.Target>
-                  <UnstyledButton c="var(--mantine-color-anchor)">
-                    <Group gap={6} wrap="nowrap" component="span">
-                      <IconMicrophone {...ICON} />
-                      Call Recordings
-                      <IconChevronDown size={14} aria-hidden />
-                    </Group>
-                  </UnstyledButton>
-                </Menu.Target>
-                <Menu.Dropdown>
-                  <Menu.Item component={Link} to={paths.callRecordingsUpload} leftSection={<IconUpload {...ICON} />}>
-                    Upload Recordings
-                  </Menu.Item>
-                  <Menu.Item component={Link} to={paths.callRecordingsStatistics} leftSection={<IconChartBar {...ICON} />}>
-                    Statistics
-                  </Menu.Item>
-                </Menu.Dropdown>
-              </Menu>
-            )}
-            {auth.isAdmin && (
-              <NavItem to={paths.admin.hello} icon={<IconSettings {...ICON} />}>
-                Admin
-              </NavItem>
-            )}
-          </Group>
-          <Group gap="sm" wrap="nowrap">
-            <ColorSchemeToggle />
-            {auth.isAuthenticated ? (
-              <Menu position="bottom-end" withinPortal>
-                <Menu.Target>
-                  {/* The accessible name starts with the visible text (WCAG 2.5.3 label in name). */}
-                  <Button variant="light" aria-label={`${auth.email} – User menu`} leftSection={<IconUser {...ICON} />}>
-                    {auth.email}
-                  </Button>
-                </Menu.Target>
-                <Menu.Dropdown>
-                  <Menu.Item component={Link} to={paths.profile(auth.email!)} leftSection={<IconUser {...ICON} />}>
-                    Profile
-                  </Menu.Item>
-                  <Menu.Item onClick={onLogout} leftSection={<IconLogout {...ICON} />}>
-                    Logout
-                  </Menu.Item>
-                </Menu.Dropdown>
-              </Menu>
-            ) : auth.isLoading ? null : (
-              <>
-                <Button component={Link} to={paths.login} variant="subtle" leftSection={<IconLogin {...ICON} />}>
-                  Login
-                </Button>
-                <Button component={Link} to={paths.register} leftSection={<IconUserPlus {...ICON} />}>
-                  Register
-                </Button>
-              </>
-            )}
-          </Group>
-        </Group>
+        <Suspense fallback={<DesktopHeaderLoading />}>
+          <DesktopHeader onLogout={onLogout} />
+        </Suspense>
       )}
     </Box>
   );
