@@ -1,7 +1,7 @@
 import { MantineProvider } from '@mantine/core';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RouteErrorBoundary } from './router.tsx';
+import { loadRoute, PREFETCH_WAIT_MS, RouteErrorBoundary } from './router.tsx';
 
 beforeAll(() => {
   // Mantine reads matchMedia, which jsdom lacks.
@@ -47,6 +47,29 @@ describe('RouteErrorBoundary', () => {
       expect(screen.queryByText('Unexpected Application Error!')).toBeNull();
     } finally {
       quiet.mockRestore();
+    }
+  });
+});
+
+// The inbox page's module, with a prefetch that never answers (a hung request).
+const hungPrefetch = vi.hoisted(() => vi.fn((_search: string) => new Promise<void>(() => {})));
+vi.mock('../features/conversations/pages/conversation-list-page.tsx', () => ({ default: () => null, prefetch: hungPrefetch }));
+vi.mock('./all-styles.ts', () => ({}));
+
+describe('loadRoute', () => {
+  it("waits for the page's prefetch with the query string, but no longer than PREFETCH_WAIT_MS", async () => {
+    vi.useFakeTimers();
+    try {
+      let loaded = false;
+      const loading = loadRoute('/conversation/list', '?phase=2').then(() => (loaded = true));
+      await vi.waitFor(() => expect(hungPrefetch).toHaveBeenCalledWith('?phase=2'));
+      await vi.advanceTimersByTimeAsync(PREFETCH_WAIT_MS - 100);
+      expect(loaded).toBe(false);
+      await vi.advanceTimersByTimeAsync(200);
+      await loading;
+      expect(loaded).toBe(true);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });

@@ -129,10 +129,14 @@ export function loadRoute(pathname: string, search = ''): Promise<unknown> {
   return Promise.all(
     matches.map(async (m) => {
       const module = await (m.route.handle as RouteHandle | undefined)?.load();
-      await module?.prefetch?.(search);
+      // A slow answer does not hold the whole app back: past PREFETCH_WAIT_MS the page renders with its loader.
+      if (module?.prefetch) await Promise.race([module.prefetch(search), new Promise((resolve) => setTimeout(resolve, PREFETCH_WAIT_MS))]);
     }),
   );
 }
+
+/** How long the first render waits for a page's prefetched data at most. */
+export const PREFETCH_WAIT_MS = 3_000;
 
 function AppRoutes() {
   return useRoutes(routes);
