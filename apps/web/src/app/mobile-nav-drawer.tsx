@@ -4,8 +4,7 @@ import type { ReactNode } from 'react';
 import { NavLink } from 'react-router';
 import { paths } from '../config/paths.ts';
 import { useAuth } from '../lib/auth.ts';
-
-const ICON = { size: 18, stroke: 1.8, 'aria-hidden': true } as const;
+import { ICON } from './header-parts.tsx';
 
 /**
  * The phone's navigation (layout.tsx, MobileNav): the header's links in a drawer. Links close it on click, so

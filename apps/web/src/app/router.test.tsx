@@ -1,21 +1,11 @@
 import { MantineProvider } from '@mantine/core';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { stubMissingBrowserApis } from '../test/browser-stubs.ts';
 import { loadRoute, PREFETCH_WAIT_MS, RouteErrorBoundary } from './router.tsx';
 
-beforeAll(() => {
-  // Mantine reads matchMedia, which jsdom lacks.
-  window.matchMedia ??= ((query: string) => ({
-    matches: false,
-    media: query,
-    onchange: null,
-    addListener: () => {},
-    removeListener: () => {},
-    addEventListener: () => {},
-    removeEventListener: () => {},
-    dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
-});
+// Mantine reads browser APIs that jsdom lacks.
+beforeAll(stubMissingBrowserApis);
 afterEach(cleanup);
 
 function Broken(): never {

@@ -2,6 +2,7 @@ import { MantineProvider } from '@mantine/core';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import type { CallRecording } from '@sales-agent/shared/schemas/call-recording';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { stubMissingBrowserApis } from '../../../test/browser-stubs.ts';
 import { RecordingPlayer, transcriptLines, UNSUPPORTED_AUDIO_MESSAGE } from './recording-player.tsx';
 
 const recording: CallRecording = {
@@ -17,24 +18,8 @@ const recording: CallRecording = {
   sizeBytes: 1000,
 };
 
-beforeAll(() => {
-  // Mantine reads these browser APIs, which jsdom lacks.
-  window.matchMedia ??= ((query: string) => ({
-    matches: false,
-    media: query,
-    onchange: null,
-    addListener: () => {},
-    removeListener: () => {},
-    addEventListener: () => {},
-    removeEventListener: () => {},
-    dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
-  globalThis.ResizeObserver ??= class {
-    observe() {}
-    unobserve() {}
-    disconnect() {}
-  } as unknown as typeof ResizeObserver;
-});
+// Mantine reads browser APIs that jsdom lacks.
+beforeAll(stubMissingBrowserApis);
 
 afterEach(() => {
   cleanup();
