@@ -98,6 +98,10 @@ const envSchema = z.object({
       return /^\d+$/.test(v) ? Number(v) : v;
     }),
   WEB_DIST_DIR: optionalString,
+  /** SMTP server for "forgot password" emails (smtp://user:pass@host:587, smtps://… for TLS); unset = admins issue reset links. */
+  SMTP_URL: optionalString,
+  /** Sender of those emails; default "Sales Agent <no-reply@{PUBLIC_URL's host}>". */
+  MAIL_FROM: optionalString,
   /** JSON file with the pricing calculator's unit prices (docs/pricing.md); default: the bundled prices.json. */
   PRICING_FILE: optionalString,
 });

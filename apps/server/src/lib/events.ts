@@ -21,7 +21,7 @@ export interface AppEvents {
   /** An outbound message was queued (its outbox row committed): the send request a channel sender delivers. */
   'outbox.queued': { conversationId: number; messageId: number };
   /** A session ended (logout) or a user was deleted: every instance forgets its cached sessions (session-cache.ts). */
-  'sessions.revoked': { reason: 'logout' | 'user deleted' };
+  'sessions.revoked': { reason: 'logout' | 'user deleted' | 'password changed' | 'signed out everywhere' | 'role changed' };
 }
 
 export class EventBus {

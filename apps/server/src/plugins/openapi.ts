@@ -39,10 +39,10 @@ const PUBLIC = new Set([
   'GET /api/health/ready',
   'POST /api/user/login',
   'POST /api/user/register',
-  'POST /api/user/set-password',
+  'POST /api/user/forgot-password',
   'GET /api/app-config',
   'GET /api/meta-api/config',
-  'POST /api/meta-api/meta-login-register-redirect',
+  'POST /api/meta-api/link-facebook',
   'POST /api/conversation/new',
 ]);
 /** Provider webhooks and callbacks: no session, a provider signature or verify token (docs/channels.md). */
@@ -50,6 +50,8 @@ const PROVIDER_CALLBACK = /^(GET|POST) \/api\/(meta-api\/webhook|twilio\/|sms-ga
 /** Operations that work without a session and use it when present (web chats, session probes). */
 const OPTIONAL = new Set([
   'POST /api/user/logout',
+  'POST /api/user/set-password',
+  'POST /api/meta-api/meta-login-register-redirect',
   'GET /api/conversation-type/listt',
   'GET /api/meta-api/connect-url',
   'GET /api/conversation/{uuid}',
@@ -72,7 +74,11 @@ export function accessOf(method: string, path: string): Access {
 const SUMMARIES: Record<string, string> = {
   'POST /api/user/login': 'Sign in with email and password',
   'POST /api/user/register': 'Register a new account and sign in',
-  'POST /api/user/set-password': 'Set the password of an account without one',
+  'POST /api/user/set-password': 'Set a password with a one-time link token, or a first password with your own session',
+  'POST /api/user/forgot-password': 'Email a link to set a new password (answers the same for every email)',
+  'POST /api/user/change-password': 'Change your password (current password required); ends your other sessions',
+  'POST /api/user/logout-everywhere': 'Sign out of every session of your account, this one included',
+  'POST /api/admin/users/{email}/reset-link': 'Create a one-time link for a user to set a new password',
   'POST /api/user/get-session': 'The signed-in user',
   'POST /api/user/logout': 'Sign out',
   'DELETE /api/user/delete': 'Delete users (ADMIN) or your own account',

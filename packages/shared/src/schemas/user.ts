@@ -19,7 +19,15 @@ export type LoginBody = z.infer<typeof loginBody>;
 export const registerBody = z.object({ email, password });
 export type RegisterBody = z.infer<typeof registerBody>;
 
-export const setPasswordBody = registerBody;
+/** Set-password: the one-time link token of the set-password page (or the caller's own session) proves who asks. */
+export const setPasswordBody = registerBody.extend({ token: z.string().trim().max(256).optional() });
+export const setPasswordQuery = z.object({ token: z.string().trim().max(256).optional() });
+export const changePasswordBody = z.object({
+  currentPassword: z.string().min(1, 'Current password is required').max(1024, 'Password is too long'),
+  newPassword: password,
+});
+export const forgotPasswordBody = z.object({ email });
+export const resetLink = z.object({ url: z.string(), expiresAt: z.string() });
 export const deleteUserBody = z.object({ email });
 
 /** The session the web app keeps (spec §3). */

@@ -7,6 +7,37 @@ export const users = pgTable('users', {
   passwordHash: text(),
   role: text({ enum: ['ADMIN', 'NORMAL'] }).notNull().default('NORMAL'),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  /** The Facebook user id (`/me` id) linked to this account: set by Facebook login, or after a password proof. */
+  facebookId: text().unique(),
+});
+
+/**
+ * One-time links to set a password (modules/users/password-tokens.ts): only the SHA-256 of the token is kept,
+ * bound to an email (and to the user when the account exists), with an expiry; a use deletes the row.
+ */
+export const passwordTokens = pgTable(
+  'password_tokens',
+  {
+    id: serial().primaryKey(),
+    tokenHash: text().notNull().unique(),
+    email: text().notNull(),
+    userId: integer().references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text({ enum: ['FACEBOOK_LOGIN', 'FORGOT_PASSWORD', 'ADMIN_RESET'] }).notNull(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.userId), index().on(t.expiresAt)],
+);
+
+/**
+ * Failed sign-in attempts per account (keyed by a hash of the email, whether an account has it or not), in the
+ * database so every instance counts the same attempts (modules/users/login-throttle.ts).
+ */
+export const loginThrottles = pgTable('login_throttles', {
+  key: text().primaryKey(),
+  failures: integer().notNull().default(0),
+  lastAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  lockedUntil: timestamp({ withTimezone: true }),
 });
 
 /**

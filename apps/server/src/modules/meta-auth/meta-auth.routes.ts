@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { requireUser, setSessionCookie } from '../../plugins/auth.ts';
 import { createSession } from '../users/session.service.ts';
-import { buildAuthorizeUrl, connectAccounts, loginWithFacebookToken, lookupPageName, publicMetaConfig } from './meta-auth.service.ts';
+import { issuePasswordToken } from '../users/password-tokens.ts';
+import { buildAuthorizeUrl, connectAccounts, linkFacebookLogin, loginWithFacebookToken, lookupPageName, publicMetaConfig } from './meta-auth.service.ts';
 import { issueState, STATE_COOKIE, STATE_TTL_MS, verifyState, type OAuthPurpose } from './oauth-state.ts';
 
 const tags = ['meta-api'];
@@ -65,14 +66,54 @@ export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       schema: {
         tags,
         summary: 'Facebook login: checks the access token (debug_token for this app, then /me) and logs the person in or registers them',
+        description:
+          'An account without a password gets `setPasswordToken`, the one-time token of its set-password link (1 hour). An existing ' +
+          'account with a password is not signed in: 409 META_LINK_PASSWORD_REQUIRED with a `linkToken` for /api/meta-api/link-facebook ' +
+          '(unless the caller is signed in as it). An ADMIN account: 403.',
         body: z.object({ code: codeField, state: stateField }),
-        response: { 200: session, 400: errorBody, 401: errorBody },
+        response: {
+          200: session.extend({ setPasswordToken: z.string().optional() }),
+          400: errorBody,
+          401: errorBody,
+          403: errorBody,
+          409: errorBody.extend({ email: z.string().optional(), linkToken: z.string().optional() }),
+        },
       },
     },
     async (request, reply) => {
       verifyState(secret, request.body.state, { purpose: 'LOGIN', userId: null, nonce: request.cookies[STATE_COOKIE] });
       clearStateCookie(reply);
-      const actor = await loginWithFacebookToken(ctx, request.body.code);
+      const result = await loginWithFacebookToken(ctx, request.body.code, request.actor);
+      if (result.status === 'password-required') {
+        return reply.status(409).send({
+          error: 'An account with this email already exists. Enter its password once to link your Facebook login to it.',
+          code: 'META_LINK_PASSWORD_REQUIRED',
+          email: result.email,
+          linkToken: result.linkToken,
+        });
+      }
+      const { actor } = result;
+      setSessionCookie(reply, ctx, await createSession(ctx, actor.id));
+      if (!result.needsPassword) return { email: actor.email, role: actor.role };
+      const { token } = await issuePasswordToken(ctx, { email: actor.email, userId: actor.id, purpose: 'FACEBOOK_LOGIN' });
+      return { email: actor.email, role: actor.role, setPasswordToken: token };
+    },
+  );
+
+  r.post(
+    '/api/meta-api/link-facebook',
+    {
+      config: authLimit,
+      schema: {
+        tags,
+        summary: "Facebook login's second step for an account with a password: proves the password, links Facebook and signs in",
+        description: 'Wrong passwords count against the account like login attempts (429 ACCOUNT_LOCKED when locked).',
+        body: z.object({ linkToken: z.string().min(1).max(2048), password: z.string().min(1, 'Password is required').max(1024) }),
+        response: { 200: session, 400: errorBody, 401: errorBody, 403: errorBody, 409: errorBody, 429: errorBody },
+      },
+    },
+    async (request, reply) => {
+      const actor = await linkFacebookLogin(ctx, request.body.linkToken, request.body.password);
       setSessionCookie(reply, ctx, await createSession(ctx, actor.id));
       return { email: actor.email, role: actor.role };
     },

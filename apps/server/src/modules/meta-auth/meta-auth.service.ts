@@ -1,7 +1,9 @@
-import { and, eq } from 'drizzle-orm';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { messagingAccounts, userMessagingAccounts, users } from '../../db/schema/index.ts';
-import { AppError, badRequest, forbidden, notFound, unauthorized, unavailable } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized, unavailable } from '../../lib/errors.ts';
+import { authenticate } from '../users/users.service.ts';
 import { canAccessAccount, flagTokenRejected, readAccessToken } from '../messaging-accounts/access.ts';
 import { GraphOAuthError, graphOAuthClient, TOKEN_REJECTED } from './graph-oauth.client.ts';
 import type { OAuthPurpose } from './oauth-state.ts';
@@ -81,21 +83,28 @@ export function buildAuthorizeUrl(ctx: AppContext, purpose: OAuthPurpose, state:
   return `${config.facebookDialogUrl}?${params}`;
 }
 
+export type FacebookLoginResult =
+  | { status: 'signed-in'; actor: Actor; needsPassword: boolean }
+  | { status: 'password-required'; email: string; linkToken: string };
+
 /**
- * Facebook login (spec §7.8): the token must have been issued to this app (`/debug_token`), then the
- * person is found by email or registered as NORMAL without a password (set-password can add one).
+ * Facebook login (spec §7.8): the token must have been issued to this app (`/debug_token`), then the person is
+ * found by their linked Facebook id, else by email, else registered as NORMAL without a password (set-password
+ * can add one through the link the answer carries). An existing account with a password is linked only after
+ * its owner proves that password (`linkFacebookLogin`) or is signed in as it; an ADMIN account never signs in
+ * or links through Facebook.
  */
-export async function loginWithFacebookToken(ctx: AppContext, token: string): Promise<Actor> {
+export async function loginWithFacebookToken(ctx: AppContext, token: string, signedIn: Actor | null = null): Promise<FacebookLoginResult> {
   requireApp(ctx, 'LOGIN');
   const graph = graphOAuthClient(ctx.config);
-  let email: string | undefined;
+  let me: { id: string; email?: string };
   try {
     const debugged = await graph.debugToken(token);
     if (!debugged.isValid || debugged.appId !== ctx.config.META_APP_ID) {
       ctx.log.warn({ appId: debugged.appId, isValid: debugged.isValid }, 'facebook login refused: token not issued to this app');
       throw unauthorized('This Facebook login was not issued for this app. Please try again.');
     }
-    email = (await graph.me(token)).email?.trim().toLowerCase();
+    me = await graph.me(token);
   } catch (err) {
     if (err instanceof GraphOAuthError) {
       ctx.log.warn({ metaCode: err.code, reason: err.message }, 'facebook login failed');
@@ -103,15 +112,85 @@ export async function loginWithFacebookToken(ctx: AppContext, token: string): Pr
     }
     throw err;
   }
+  const email = me.email?.trim().toLowerCase();
+  const facebookId = String(me.id);
+  const [linked] = await ctx.db.select().from(users).where(eq(users.facebookId, facebookId)).limit(1);
+  if (linked) return signedInResult(refuseAdmin(linked));
   if (!email) throw badRequest('Your Facebook account did not share an email address, which is needed to log in.', 'META_NO_EMAIL');
   const [existing] = await ctx.db.select().from(users).where(eq(users.email, email)).limit(1);
-  if (existing) return { id: existing.id, email: existing.email, role: existing.role };
-  const [created] = await ctx.db
-    .insert(users)
-    .values({ email, role: 'NORMAL', passwordHash: null })
-    .onConflictDoUpdate({ target: users.email, set: { email } })
-    .returning();
-  return { id: created.id, email: created.email, role: created.role };
+  if (!existing) {
+    const [created] = await ctx.db
+      .insert(users)
+      .values({ email, role: 'NORMAL', passwordHash: null, facebookId })
+      .onConflictDoNothing()
+      .returning();
+    // A registration of the same email won the race: go through the checks of an existing account.
+    if (created) return signedInResult(created);
+    return loginWithFacebookToken(ctx, token, signedIn);
+  }
+  refuseAdmin(existing);
+  if (existing.facebookId) throw conflict('This account is linked to another Facebook login. Log in with your email and password.', 'META_OTHER_FACEBOOK');
+  // No password to prove (an account Facebook login created before accounts were linked), or its owner is signed in.
+  if (!existing.passwordHash || signedIn?.id === existing.id) return signedInResult(await linkFacebookId(ctx, existing.id, facebookId));
+  return { status: 'password-required', email: existing.email, linkToken: issueLinkToken(ctx.config.APP_SECRET, existing.id, facebookId) };
+}
+
+type UserRow = typeof users.$inferSelect;
+
+function refuseAdmin(user: UserRow): UserRow {
+  if (user.role === 'ADMIN') {
+    throw forbidden('Facebook login cannot be used for an administrator account. Log in with your email and password.');
+  }
+  return user;
+}
+
+const signedInResult = (user: UserRow): FacebookLoginResult => ({
+  status: 'signed-in',
+  actor: { id: user.id, email: user.email, role: user.role },
+  needsPassword: !user.passwordHash,
+});
+
+async function linkFacebookId(ctx: AppContext, userId: number, facebookId: string): Promise<UserRow> {
+  const [row] = await ctx.db.update(users).set({ facebookId }).where(and(eq(users.id, userId), isNull(users.facebookId))).returning();
+  if (!row) throw conflict('This account is linked to another Facebook login. Log in with your email and password.', 'META_OTHER_FACEBOOK');
+  return row;
+}
+
+/** How long the "enter your password to link Facebook" step may take. */
+const LINK_TTL_MS = 10 * 60_000;
+const signLink = (secret: string, data: string) => createHmac('sha256', `facebook-link:${secret}`).update(data).digest('base64url');
+
+function issueLinkToken(secret: string, userId: number, facebookId: string, now = Date.now()): string {
+  const data = Buffer.from(JSON.stringify({ u: userId, f: facebookId, e: now + LINK_TTL_MS })).toString('base64url');
+  return `${data}.${signLink(secret, data)}`;
+}
+
+const invalidLink = () => badRequest('This Facebook login has expired. Please continue with Facebook again.', 'INVALID_LINK_TOKEN');
+
+function readLinkToken(secret: string, token: string): { userId: number; facebookId: string } {
+  const [data, mac] = token.split('.');
+  if (!data || !mac) throw invalidLink();
+  const good = Buffer.from(signLink(secret, data));
+  const given = Buffer.from(mac);
+  if (good.length !== given.length || !timingSafeEqual(good, given)) throw invalidLink();
+  const payload = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) as { u: number; f: string; e: number };
+  if (typeof payload.e !== 'number' || payload.e < Date.now()) throw invalidLink();
+  return { userId: payload.u, facebookId: payload.f };
+}
+
+/**
+ * The second step of Facebook login for an account that has a password: the person proves that password
+ * (counted per account like a login, login-throttle.ts), then the Facebook login is linked and they are signed in.
+ */
+export async function linkFacebookLogin(ctx: AppContext, linkToken: string, password: string): Promise<Actor> {
+  const { userId, facebookId } = readLinkToken(ctx.config.APP_SECRET, linkToken);
+  const [user] = await ctx.db.select().from(users).where(eq(users.id, userId)).limit(1);
+  if (!user) throw invalidLink();
+  refuseAdmin(user);
+  const actor = await authenticate(ctx, user.email, password);
+  const row = await linkFacebookId(ctx, actor.id, facebookId);
+  ctx.log.info({ userId: row.id }, 'facebook login linked after a password proof');
+  return { id: row.id, email: row.email, role: row.role };
 }
 
 interface FoundAccount {

@@ -1,4 +1,4 @@
-import { and, eq, gt, lt } from 'drizzle-orm';
+import { and, eq, gt, lt, ne } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { sessions, users } from '../../db/schema/index.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
@@ -48,8 +48,21 @@ export async function deleteSession(ctx: AppContext, token: string): Promise<voi
  * Tells every instance (this one at once, the others through the event bus) to forget the sessions it
  * cached. Call it after the change is committed: a session deleted by logout, a user deleted with theirs.
  */
-export function revokeCachedSessions(ctx: AppContext, reason: 'logout' | 'user deleted'): void {
+export function revokeCachedSessions(ctx: AppContext, reason: SessionsRevokedReason): void {
   ctx.events.emit('sessions.revoked', { reason });
+}
+
+type SessionsRevokedReason = 'logout' | 'user deleted' | 'password changed' | 'signed out everywhere' | 'role changed';
+
+/**
+ * Ends every session of a user but the one whose cookie token is `keepToken` (none kept without it): a password
+ * change or reset, a role change, "sign out everywhere". Sessions are rows, so this holds on every instance;
+ * their caches are cleared through the event bus.
+ */
+export async function endUserSessions(ctx: AppContext, userId: number, reason: SessionsRevokedReason, keepToken?: string): Promise<void> {
+  const mine = eq(sessions.userId, userId);
+  await ctx.db.delete(sessions).where(keepToken ? and(mine, ne(sessions.id, sha256Hex(keepToken))) : mine);
+  revokeCachedSessions(ctx, reason);
 }
 
 export async function deleteExpiredSessions(ctx: AppContext): Promise<void> {

@@ -6,21 +6,28 @@ import {
   emailParams,
   loginBody,
   registerBody,
+  changePasswordBody,
+  forgotPasswordBody,
+  resetLink,
   session,
   setPasswordBody,
+  setPasswordQuery,
 } from '@sales-agent/shared/schemas/user';
 import { userMessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { clearSessionCookie, requireUser, SESSION_COOKIE, setSessionCookie } from '../../plugins/auth.ts';
-import { createSession, deleteSession } from './session.service.ts';
+import { clearSessionCookie, requireAdmin, requireUser, SESSION_COOKIE, setSessionCookie } from '../../plugins/auth.ts';
+import { createSession, deleteSession, endUserSessions } from './session.service.ts';
 import {
+  adminResetLink,
   authenticate,
+  changePassword,
   deleteUser,
   getProfile,
   listUserMessagingAccounts,
   registerUser,
-  setFirstPassword,
+  requestPasswordReset,
+  setPassword,
 } from './users.service.ts';
 
 const tags = ['users'];
@@ -53,16 +60,91 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     '/api/user/set-password',
     {
       config: authLimit,
-      schema: { tags, body: setPasswordBody, response: { 200: session, 202: z.object({ message: z.string() }) } },
+      schema: {
+        tags,
+        description:
+          'Needs the one-time `token` of a set-password link (body, or the `token` query of the page) bound to this email, or the ' +
+          "caller's own session (first password only). Without either: 403 INVALID_SET_PASSWORD_LINK, the same for every email. " +
+          '202 while the account of a valid link does not exist yet (the page retries). Success ends every other session.',
+        body: setPasswordBody,
+        querystring: setPasswordQuery,
+        response: { 200: session, 202: z.object({ message: z.string() }), 400: errorBody, 403: errorBody, 409: errorBody },
+      },
     },
     async (request, reply) => {
-      const result = await setFirstPassword(ctx, request.body.email, request.body.password);
+      const result = await setPassword(ctx, {
+        email: request.body.email,
+        password: request.body.password,
+        token: request.body.token || request.query.token || undefined,
+        actor: request.actor,
+        sessionToken: request.cookies[SESSION_COOKIE],
+      });
       if (result.status === 'provisioning') {
         return reply.status(202).send({ message: 'Your account is still being set up. Please wait.' });
       }
-      setSessionCookie(reply, ctx, await createSession(ctx, result.actor.id));
+      if (result.newSession) setSessionCookie(reply, ctx, await createSession(ctx, result.actor.id));
       return { email: result.actor.email, role: result.actor.role };
     },
+  );
+
+  r.post(
+    '/api/user/forgot-password',
+    {
+      config: authLimit,
+      schema: {
+        tags,
+        description:
+          'Emails a one-time link (1 hour) to set a new password when an account has this email; the answer is the same either way. ' +
+          '503 EMAIL_NOT_CONFIGURED when SMTP_URL is not set (an ADMIN can create a link instead).',
+        body: forgotPasswordBody,
+        response: { 202: z.object({ message: z.string() }), 503: errorBody },
+      },
+    },
+    async (request, reply) => {
+      requestPasswordReset(ctx, request.body.email);
+      return reply.status(202).send({ message: 'If an account uses this email, we have sent it a link to set a new password. The link works for one hour.' });
+    },
+  );
+
+  r.post(
+    '/api/user/change-password',
+    {
+      config: authLimit,
+      schema: {
+        tags,
+        body: changePasswordBody,
+        response: { 200: z.object({ message: z.string() }), 400: errorBody, 401: errorBody, 409: errorBody, 429: errorBody },
+      },
+    },
+    async (request) => {
+      const actor = requireUser(request);
+      await changePassword(ctx, actor, { ...request.body, sessionToken: request.cookies[SESSION_COOKIE] });
+      return { message: 'Password changed. Your other sessions have been signed out.' };
+    },
+  );
+
+  r.post(
+    '/api/user/logout-everywhere',
+    { schema: { tags, response: { 200: z.object({ message: z.string() }), 401: errorBody } } },
+    async (request, reply) => {
+      const actor = requireUser(request);
+      await endUserSessions(ctx, actor.id, 'signed out everywhere');
+      clearSessionCookie(reply);
+      return { message: 'Signed out everywhere' };
+    },
+  );
+
+  r.post(
+    '/api/admin/users/:email/reset-link',
+    {
+      schema: {
+        tags,
+        description: 'A one-time link (24 hours) the ADMIN hands to the user; it sets a new password and ends their sessions.',
+        params: emailParams,
+        response: { 200: resetLink, 404: errorBody },
+      },
+    },
+    async (request) => adminResetLink(ctx, requireAdmin(request), request.params.email),
   );
 
   r.post(
