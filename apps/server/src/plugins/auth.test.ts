@@ -119,8 +119,8 @@ describe('sessions', () => {
       return { app, database };
     };
     const first = await start();
-    await first.app.inject({ method: 'POST', url: '/api/user/register', payload: { email: 'keep@example.com', password: 'password1' } });
-    const login = await first.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: 'keep@example.com', password: 'password1' } });
+    await first.app.inject({ method: 'POST', url: '/api/user/register', payload: { email: 'keep@example.com', password: 'blue-harbor-71' } });
+    const login = await first.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: 'keep@example.com', password: 'blue-harbor-71' } });
     const cookie = String(login.headers['set-cookie']).split(';')[0];
     if (process.env.TEST_DB === 'pg') {
       // Same PostgreSQL database, second app instance: any instance serves any session.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
-import { messagingAccounts, userMessagingAccounts } from '../../db/schema/index.ts';
+import { messagingAccounts, passwordTokens, userMessagingAccounts } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail, type TestUser } from '../../test/factories.ts';
 import { graphError, MetaOAuthFake } from '../../test/fakes/meta-oauth-fake.ts';
@@ -48,6 +48,14 @@ async function startFlow(type: string, user?: TestUser) {
   const url = new URL(res.json().url);
   const cookie = [user?.cookie, nonceCookie(res)].filter(Boolean).join('; ');
   return { url, state: url.searchParams.get('state')!, cookie };
+}
+
+/** A whole Facebook login round trip with the fake's current user, optionally from a signed-in browser. */
+async function facebookLogin(user?: TestUser) {
+  const res = await t.request({ method: 'GET', url: '/api/meta-api/connect-url?type=LOGIN', as: user?.cookie });
+  const state = new URL(res.json().url).searchParams.get('state')!;
+  const cookie = [user?.cookie, nonceCookie(res)].filter(Boolean).join('; ');
+  return t.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', headers: { cookie }, payload: { code: fake.issueUserToken(), state } });
 }
 
 async function connect(type: string, user: TestUser) {
@@ -99,7 +107,7 @@ describe('GET /api/meta-api/connect-url', () => {
 });
 
 describe('POST /api/meta-api/meta-login-register-redirect', () => {
-  it('registers a new person as NORMAL from a token of this app and logs them in', async () => {
+  it('registers a new person as NORMAL from a token of this app, logs them in and hands them a set-password link', async () => {
     const flow = await startFlow('LOGIN');
     const res = await t.request({
       method: 'POST',
@@ -108,18 +116,71 @@ describe('POST /api/meta-api/meta-login-register-redirect', () => {
       payload: { code: fake.issueUserToken(), state: flow.state },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ email: fake.user.email, role: 'NORMAL' });
+    expect(res.json()).toEqual({ email: fake.user.email, role: 'NORMAL', setPasswordToken: expect.any(String) });
     const session = String(res.headers['set-cookie']).match(/sa_session=[^;]+/)![0];
     expect((await t.request({ method: 'POST', url: '/api/user/get-session', as: session })).json().email).toBe(fake.user.email);
-    expect((await findUserByEmail(t.ctx, fake.user.email)).passwordHash).toBeNull();
+    const created = await findUserByEmail(t.ctx, fake.user.email);
+    expect(created.passwordHash).toBeNull();
+    expect(created.facebookId).toBe(fake.user.id);
+    // Only a hash of the link's token is stored.
+    const stored = await t.ctx.db.select().from(passwordTokens).where(eq(passwordTokens.userId, created.id));
+    expect(stored).toHaveLength(1);
+    expect(stored[0].tokenHash).not.toBe(res.json().setPasswordToken);
+
+    // The link sets the password in another browser (no session there), then the password logs in.
+    const set = await t.request({
+      method: 'POST',
+      url: '/api/user/set-password',
+      payload: { email: fake.user.email, password: 'fiona-bakes-bread-7', token: res.json().setPasswordToken },
+    });
+    expect(set.statusCode).toBe(200);
+    const login = await t.request({ method: 'POST', url: '/api/user/login', payload: { email: fake.user.email, password: 'fiona-bakes-bread-7' } });
+    expect(login.statusCode).toBe(200);
+    // The next Facebook login finds the account by its Facebook id and needs no link any more.
+    const again = await facebookLogin();
+    expect(again.json()).toEqual({ email: fake.user.email, role: 'NORMAL' });
   });
 
-  it('logs an existing person in without creating another account', async () => {
+  it('never signs in to or links an ADMIN account through Facebook', async () => {
     const admin = await buildAdmin(t.ctx);
-    fake.user = { ...fake.user, email: admin.email.toUpperCase() };
-    const flow = await startFlow('LOGIN');
-    const res = await t.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', headers: { cookie: flow.cookie }, payload: { code: fake.issueUserToken(), state: flow.state } });
-    expect(res.json()).toEqual({ email: admin.email, role: 'ADMIN' });
+    fake.user = { ...fake.user, id: '10002', email: admin.email.toUpperCase() };
+    const res = await facebookLogin();
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error).toBe('Facebook login cannot be used for an administrator account. Log in with your email and password.');
+    expect(String(res.headers['set-cookie'] ?? '')).not.toContain('sa_session=');
+    expect((await findUserByEmail(t.ctx, admin.email)).facebookId).toBeNull();
+    // Not even when signed in as that ADMIN.
+    expect((await facebookLogin(admin)).statusCode).toBe(403);
+  });
+
+  it('links an existing password account only after its password is proven (wrong ones count per account)', async () => {
+    const owner = await buildUser(t.ctx);
+    fake.user = { ...fake.user, id: '10003', email: owner.email };
+    const res = await facebookLogin();
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'META_LINK_PASSWORD_REQUIRED', email: owner.email, linkToken: expect.any(String) });
+    expect(String(res.headers['set-cookie'] ?? '')).not.toContain('sa_session=');
+    expect((await findUserByEmail(t.ctx, owner.email)).facebookId).toBeNull();
+
+    const { linkToken } = res.json();
+    const wrong = await t.request({ method: 'POST', url: '/api/meta-api/link-facebook', payload: { linkToken, password: 'not-the-password' } });
+    expect(wrong.statusCode).toBe(401);
+    const forged = await t.request({ method: 'POST', url: '/api/meta-api/link-facebook', payload: { linkToken: `${linkToken.split('.')[0]}.AAAA`, password: owner.password } });
+    expect(forged.statusCode).toBe(400);
+    const right = await t.request({ method: 'POST', url: '/api/meta-api/link-facebook', payload: { linkToken, password: owner.password } });
+    expect(right.statusCode).toBe(200);
+    expect(right.json()).toEqual({ email: owner.email, role: 'NORMAL' });
+    expect((await findUserByEmail(t.ctx, owner.email)).facebookId).toBe('10003');
+    expect((await facebookLogin()).json()).toEqual({ email: owner.email, role: 'NORMAL' });
+  });
+
+  it('links at once when the caller is signed in as that account', async () => {
+    const owner = await buildUser(t.ctx);
+    fake.user = { ...fake.user, id: '10004', email: owner.email };
+    const res = await facebookLogin(owner);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ email: owner.email, role: 'NORMAL' });
+    expect((await findUserByEmail(t.ctx, owner.email)).facebookId).toBe('10004');
   });
 
   it('refuses a token issued to another app (debug_token app id check)', async () => {

@@ -7,6 +7,7 @@ import { newStorageKey } from '../../lib/storage.ts';
 import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail } from '../../test/factories.ts';
+import { issuePasswordToken } from './password-tokens.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,33 +20,33 @@ const cookieOf = (res: { headers: Record<string, unknown> }) =>
 
 describe('register', () => {
   it('makes the first account ADMIN and later ones NORMAL, logging each in', async () => {
-    const first = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'Boss@Example.com', password: 'password1' } });
+    const first = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'Boss@Example.com', password: 'blue-harbor-71' } });
     expect(first.statusCode).toBe(201);
     expect(first.json()).toEqual({ email: 'boss@example.com', role: 'ADMIN' });
     const session = await t.request({ method: 'POST', url: '/api/user/get-session', as: cookieOf(first) });
     expect(session.json()).toEqual({ email: 'boss@example.com', role: 'ADMIN' });
 
-    const second = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'rep@example.com', password: 'password2' } });
+    const second = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'rep@example.com', password: 'green-valley-42' } });
     expect(second.json().role).toBe('NORMAL');
   });
 
   it('stores an argon2id hash, never the password', async () => {
     const user = await findUserByEmail(t.ctx, 'rep@example.com');
     expect(user.passwordHash).toMatch(/^\$argon2id\$/);
-    expect(user.passwordHash).not.toContain('password2');
+    expect(user.passwordHash).not.toContain('green-valley-42');
   });
 
   it('refuses a taken email with 409', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'rep@example.com', password: 'password2' } });
+    const res = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'rep@example.com', password: 'green-valley-42' } });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'EMAIL_TAKEN' });
   });
 
   it.each([
-    [{ email: '', password: 'password1' }, 'Email is required'],
+    [{ email: '', password: 'blue-harbor-71' }, 'Email is required'],
     [{ email: 'a@b.co', password: 'short' }, 'Password must be at least 8 characters long'],
     [{ email: 'a@b.co', password: 12345678 }, 'password'],
-    [{ password: 'password1' }, 'email'],
+    [{ password: 'blue-harbor-71' }, 'email'],
   ])('answers 400 naming the problem for %j', async (payload, text) => {
     const res = await t.request({ method: 'POST', url: '/api/user/register', payload });
     expect(res.statusCode).toBe(400);
@@ -65,7 +66,7 @@ describe('register', () => {
 
 describe('login and logout', () => {
   it('logs in with the right password and stores only a hash of the session token', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/user/login', payload: { email: 'rep@example.com', password: 'password2' } });
+    const res = await t.request({ method: 'POST', url: '/api/user/login', payload: { email: 'rep@example.com', password: 'green-valley-42' } });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ email: 'rep@example.com', role: 'NORMAL' });
     const setCookie = String(res.headers['set-cookie']);
@@ -99,7 +100,7 @@ describe('login and logout', () => {
       method: 'POST',
       url: '/api/user/login',
       headers: { origin: 'https://evil.example' },
-      payload: { email: 'rep@example.com', password: 'password2' },
+      payload: { email: 'rep@example.com', password: 'green-valley-42' },
     });
     expect(res.statusCode).toBe(403);
   });
@@ -112,23 +113,31 @@ describe('login and logout', () => {
 });
 
 describe('set-password', () => {
-  it('answers 202 while the account does not exist yet', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'soon@example.com', password: 'password1' } });
+  it('answers 202 while the account of a valid link does not exist yet, and sets its first password once it does', async () => {
+    const { token } = await issuePasswordToken(t.ctx, { email: 'soon@example.com', userId: null, purpose: 'ADMIN_RESET' });
+    const res = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'soon@example.com', password: 'blue-harbor-71', token } });
     expect(res.statusCode).toBe(202);
+    await buildUser(t.ctx, { email: 'soon@example.com', password: null });
+    const done = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'soon@example.com', password: 'blue-harbor-71', token } });
+    expect(done.statusCode).toBe(200);
   });
 
-  it('sets the first password of a provisioned account and logs in', async () => {
+  it('sets the first password of a provisioned account through its link (token from the query too) and logs in', async () => {
     await buildUser(t.ctx, { email: 'meta@example.com', password: null });
-    const res = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'meta@example.com', password: 'password1' } });
+    const { token } = await issuePasswordToken(t.ctx, { email: 'meta@example.com', userId: (await findUserByEmail(t.ctx, 'meta@example.com')).id, purpose: 'FACEBOOK_LOGIN' });
+    const res = await t.request({ method: 'POST', url: `/api/user/set-password?token=${token}`, payload: { email: 'meta@example.com', password: 'blue-harbor-71' } });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ email: 'meta@example.com', role: 'NORMAL' });
-    const again = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'meta@example.com', password: 'password9' } });
-    expect(again.statusCode).toBe(409);
+    expect((await t.request({ method: 'POST', url: '/api/user/get-session', as: cookieOf(res) })).json().email).toBe('meta@example.com');
+    // The link worked once.
+    const again = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'meta@example.com', password: 'purple-orchard-9', token } });
+    expect(again.statusCode).toBe(403);
   });
 
-  it('validates length', async () => {
+  it('validates length with the spec message', async () => {
     const res = await t.request({ method: 'POST', url: '/api/user/set-password', payload: { email: 'meta@example.com', password: 'x' } });
     expect(res.statusCode).toBe(400);
+    expect(res.json().error).toContain('Password must be at least 8 characters long');
   });
 });
 
