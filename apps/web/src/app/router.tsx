@@ -65,6 +65,7 @@ export const routes: RouteObject[] = [
       { path: 'login', ...loginPage },
       { path: 'register', ...page(() => import('../features/auth/pages/register-page.tsx')) },
       { path: 'set-password', ...page(() => import('../features/auth/pages/set-password-page.tsx')) },
+      { path: 'forgot-password', ...page(() => import('../features/auth/pages/forgot-password-page.tsx')) },
       { path: 'user/connect-meta-page', ...page(() => import('../features/meta/pages/connect-meta-page.tsx')) },
       { path: 'user/meta-login-register-redirect', ...page(() => import('../features/meta/pages/meta-login-redirect-page.tsx')) },
       { path: 'user/meta-invite', ...page(() => import('../features/meta/pages/meta-invite-page.tsx')) },

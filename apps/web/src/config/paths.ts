@@ -10,6 +10,7 @@ export const paths = {
   login: '/login',
   register: '/register',
   setPassword: '/set-password',
+  forgotPassword: '/forgot-password',
   connectMetaPage: '/user/connect-meta-page',
   metaLoginRedirect: '/user/meta-login-register-redirect',
   metaInvite: '/user/meta-invite',

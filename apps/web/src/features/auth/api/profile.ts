@@ -7,6 +7,8 @@ export interface Profile {
   email: string;
   role: 'ADMIN' | 'NORMAL';
   createdAt: string;
+  /** False for an account Facebook login created, until a password is set. */
+  hasPassword: boolean;
 }
 
 export type UserMessagingAccount = UserMessagingAccountView;

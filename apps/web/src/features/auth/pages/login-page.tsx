@@ -46,6 +46,9 @@ export default function LoginPage() {
         <Stack>
           <TextInput label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} error={errors.email} />
           <PasswordInput label="Password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={errors.password} />
+          <Anchor component={Link} to={paths.forgotPassword} size="sm" ta="right">
+            Forgot password?
+          </Anchor>
           <Button type="submit" loading={busy}>
             Login
           </Button>

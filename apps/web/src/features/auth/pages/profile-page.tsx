@@ -11,6 +11,8 @@ import { useLogout, useAuth } from '../../../lib/auth.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { deleteUser } from '../api/auth.ts';
+import { AccountSecurity } from '../components/account-security.tsx';
+import { ResetLinkButton } from '../components/reset-link-button.tsx';
 import { deleteMessagingAccount, profileQuery, removeFromMyAccounts, userMessagingAccountsQuery } from '../api/profile.ts';
 import { ConnectButtons, ReconnectButton } from '../../meta/components/connect-buttons.tsx';
 import { isConnectType } from '../../meta/api/meta.ts';
@@ -173,7 +175,9 @@ export default function ProfilePage() {
           </Stack>
         ) : null}
       </Card>
+      {isSelf ? <AccountSecurity email={profile.data.email} hasPassword={profile.data.hasPassword} /> : null}
       <Group>
+        {isAdmin && !isSelf ? <ResetLinkButton email={profile.data.email} /> : null}
         <Button color="red" onClick={onDeleteUser}>
           Delete User
         </Button>

@@ -29,8 +29,12 @@ export async function startMetaOAuth(type: ConnectType | 'LOGIN'): Promise<void>
 export const connectMetaPage = (type: ConnectType, code: string, state: string | null) =>
   api.post<{ pageName: string }>('/api/meta-api/connect-meta-page', { code, ...(state ? { state } : {}) }, { type });
 
+/** A new account (no password yet) also gets the one-time token of its set-password link. */
 export const metaLoginRegister = (code: string, state: string | null) =>
-  api.post<Session>('/api/meta-api/meta-login-register-redirect', { code, ...(state ? { state } : {}) });
+  api.post<Session & { setPasswordToken?: string }>('/api/meta-api/meta-login-register-redirect', { code, ...(state ? { state } : {}) });
+
+/** Facebook login's second step for an account with a password: prove it once, then Facebook is linked. */
+export const linkFacebook = (linkToken: string, password: string) => api.post<Session>('/api/meta-api/link-facebook', { linkToken, password });
 
 /** The live name of a connected Page / Instagram account (spec §7.4); the server uses the stored token. */
 export const pageNameQuery = (pageId: string, type: 'INSTAGRAM' | 'FACEBOOK') =>

@@ -1,20 +1,32 @@
-import { Alert, Loader, Stack, Text } from '@mantine/core';
+import { Alert, Button, Loader, PasswordInput, Stack, Text } from '@mantine/core';
 import { LIMITS } from '@sales-agent/shared/limits';
 import type { Session } from '@sales-agent/shared/schemas/user';
 import { useEffect, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { errorMessage } from '../../../lib/api-client.ts';
+import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { useSetSession } from '../../../lib/auth.ts';
-import { toastSuccess } from '../../../lib/toast.ts';
-import { metaLoginRegister } from '../api/meta.ts';
+import { toastError, toastSuccess } from '../../../lib/toast.ts';
+import { linkFacebook, metaLoginRegister } from '../api/meta.ts';
 
-type Outcome = { kind: 'working' } | { kind: 'done'; session: Session } | { kind: 'error'; text: string };
+type Outcome =
+  | { kind: 'working' }
+  | { kind: 'done'; session: Session; next: string }
+  | { kind: 'link'; email: string; linkToken: string; text: string }
+  | { kind: 'error'; text: string };
+
+/** Where to go after 'Login successful!': the set-password link for an account without a password, else the profile. */
+function nextPath(session: Session & { setPasswordToken?: string }): string {
+  if (!session.setPasswordToken) return paths.profile(session.email);
+  return `${paths.setPassword}?${new URLSearchParams({ email: session.email, token: session.setPasswordToken })}`;
+}
 
 /**
  * Facebook login return (spec §2.2): the access token arrives in the URL hash (never sent to our server
- * by the browser's navigation); it is posted once as `code` with the state, then the profile after 3 s.
+ * by the browser's navigation); it is posted once as `code` with the state, then the profile after 3 s. An
+ * account without a password goes to the set-password page instead, with its one-time link token; an existing
+ * account with a password first asks for that password once, to link Facebook to it (issue 29).
  */
 export default function MetaLoginRedirectPage() {
   const { hash } = useLocation();
@@ -24,6 +36,9 @@ export default function MetaLoginRedirectPage() {
   const setSession = useSetSession();
   const navigate = useNavigate();
   const [outcome, setOutcome] = useState<Outcome>(token ? { kind: 'working' } : { kind: 'error', text: 'Error: No authorization access_token received' });
+  const [password, setPassword] = useState('');
+  const [passwordError, setPasswordError] = useState<string | null>(null);
+  const [linking, setLinking] = useState(false);
   const posted = useRef(false);
 
   useEffect(() => {
@@ -32,20 +47,45 @@ export default function MetaLoginRedirectPage() {
     // The token leaves the address bar at once, so it is not kept in history or shown over a shoulder.
     window.history.replaceState(null, '', window.location.pathname);
     metaLoginRegister(token, state).then(
-      (session) => {
+      ({ setPasswordToken, ...session }) => {
         setSession(session);
         toastSuccess('Login successful');
-        setOutcome({ kind: 'done', session });
+        setOutcome({ kind: 'done', session, next: nextPath({ ...session, setPasswordToken }) });
       },
-      (err) => setOutcome({ kind: 'error', text: `Error: ${errorMessage(err)}` }),
+      (err) => {
+        const body = err instanceof ApiError ? (err.body as { code?: string; email?: string; linkToken?: string } | null) : null;
+        if (body?.code === 'META_LINK_PASSWORD_REQUIRED' && body.linkToken && body.email) {
+          setOutcome({ kind: 'link', email: body.email, linkToken: body.linkToken, text: errorMessage(err) });
+        } else {
+          setOutcome({ kind: 'error', text: `Error: ${errorMessage(err)}` });
+        }
+      },
     );
   }, [token, state, setSession]);
 
   useEffect(() => {
     if (outcome.kind !== 'done') return;
-    const timer = setTimeout(() => navigate(paths.profile(outcome.session.email)), LIMITS.connectRedirectDelayMs);
+    const timer = setTimeout(() => navigate(outcome.next), LIMITS.connectRedirectDelayMs);
     return () => clearTimeout(timer);
   }, [outcome, navigate]);
+
+  const link = async (e: React.FormEvent) => {
+    e.preventDefault();
+    if (outcome.kind !== 'link') return;
+    if (!password) return setPasswordError('Password is required');
+    setPasswordError(null);
+    setLinking(true);
+    try {
+      const session = await linkFacebook(outcome.linkToken, password);
+      setSession(session);
+      toastSuccess('Login successful');
+      setOutcome({ kind: 'done', session, next: paths.profile(session.email) });
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setLinking(false);
+    }
+  };
 
   return (
     <Stack maw={560} mx="auto" mt="xl">
@@ -58,7 +98,23 @@ export default function MetaLoginRedirectPage() {
       ) : outcome.kind === 'done' ? (
         <Alert color="green" data-testid="meta-login-result">
           Login successful!
+          {outcome.next.startsWith(paths.setPassword) ? <Text size="sm">Next, choose a password so you can also log in with your email.</Text> : null}
         </Alert>
+      ) : outcome.kind === 'link' ? (
+        <form onSubmit={link} noValidate>
+          <Stack>
+            <Alert color="blue" data-testid="meta-login-result">
+              {outcome.text}
+            </Alert>
+            <Text size="sm">
+              Account: <strong>{outcome.email}</strong>
+            </Text>
+            <PasswordInput label="Password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={passwordError} />
+            <Button type="submit" loading={linking}>
+              Link Facebook and log in
+            </Button>
+          </Stack>
+        </form>
       ) : (
         <Alert color="red" data-testid="meta-login-result">
           {outcome.text}

@@ -8,6 +8,7 @@ import { RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
+import { ResetLinkButton } from '../../auth/components/reset-link-button.tsx';
 import { permissionsQuery, revokePermission, type PermissionView } from '../api/permissions.ts';
 
 /** Spec §2.10 list: ID, User (to the profile), Messaging Account (to its edit page), Delete. */
@@ -67,6 +68,12 @@ export default function PermissionListPage() {
                       {permission.messagingAccount.pageName}
                     </Anchor>
                   ),
+                },
+                {
+                  accessor: 'password',
+                  title: 'Password',
+                  // A one-time link for the user to set a new password (issue 29), to copy and send.
+                  render: (permission) => <ResetLinkButton email={permission.user.email} size="xs" />,
                 },
                 {
                   accessor: 'actions',

@@ -1,0 +1,103 @@
+import { Anchor, Button, Card, Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { paths } from '../../../config/paths.ts';
+import { useLogout } from '../../../lib/auth.ts';
+import { confirmAction } from '../../../lib/confirm.tsx';
+import { toastError, toastSuccess } from '../../../lib/toast.ts';
+import { changePassword, logoutEverywhere } from '../api/auth.ts';
+import { validateNewPassword } from './validation.ts';
+
+/**
+ * The signed-in user's own password and sessions on their profile (issue 29): change the password (the current
+ * one is required; the other sessions end), set a first one for an account Facebook login created, and sign out
+ * everywhere.
+ */
+export function AccountSecurity({ email, hasPassword }: { email: string; hasPassword: boolean }) {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [errors, setErrors] = useState<{ current?: string; password?: string; confirmation?: string }>({});
+  const [busy, setBusy] = useState(false);
+  const logout = useLogout();
+  const navigate = useNavigate();
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const found = { current: current ? undefined : 'Current password is required', ...validateNewPassword(next, confirmation) };
+    setErrors(found);
+    if (found.current || found.password || found.confirmation) return;
+    setBusy(true);
+    try {
+      toastSuccess((await changePassword(current, next)).message);
+      setCurrent('');
+      setNext('');
+      setConfirmation('');
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const onLogoutEverywhere = async () => {
+    const ok = await confirmAction('Sign out of every browser and device where you are signed in, this one included?', {
+      title: 'Sign out everywhere',
+      confirmLabel: 'Sign out everywhere',
+    });
+    if (!ok) return;
+    try {
+      await logoutEverywhere();
+      toastSuccess('Signed out everywhere');
+    } catch (err) {
+      toastError(err);
+      return;
+    }
+    await logout().catch(() => undefined);
+    navigate(paths.login);
+  };
+
+  return (
+    <Card withBorder>
+      <Title order={4} mb="sm">
+        Password and sessions
+      </Title>
+      {hasPassword ? (
+        <form onSubmit={submit} noValidate aria-label="Change password">
+          <Stack maw={420} gap="sm">
+            <PasswordInput label="Current password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.currentTarget.value)} error={errors.current} />
+            <PasswordInput label="New password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.currentTarget.value)} error={errors.password} />
+            <PasswordInput
+              label="Confirm new password"
+              autoComplete="new-password"
+              value={confirmation}
+              onChange={(e) => setConfirmation(e.currentTarget.value)}
+              error={errors.confirmation}
+            />
+            <Group>
+              <Button type="submit" loading={busy}>
+                Change password
+              </Button>
+            </Group>
+            <Text size="xs" c="dimmed">
+              Changing your password signs you out on your other browsers and devices.
+            </Text>
+          </Stack>
+        </form>
+      ) : (
+        <Text size="sm">
+          Your account has no password yet: you log in with Facebook.{' '}
+          <Anchor component={Link} to={`${paths.setPassword}?email=${encodeURIComponent(email)}`}>
+            Set a password
+          </Anchor>{' '}
+          to also log in with your email.
+        </Text>
+      )}
+      <Group mt="md">
+        <Button variant="default" onClick={onLogoutEverywhere}>
+          Sign out everywhere
+        </Button>
+      </Group>
+    </Card>
+  );
+}
