@@ -8,6 +8,8 @@ import { defineConfig } from '@playwright/test';
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
 /** The server with a fake speech-to-text provider (see webServer below). */
 export const E2E_FAKE_OPENAI_PORT = E2E_PORT + 50;
+/** The loopback SMTP server e2e/account-recovery.spec.ts runs for the second server's forgot-password emails. */
+export const E2E_SMTP_PORT = E2E_PORT + 57;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -49,6 +51,7 @@ export default defineConfig({
         E2E_FAKE_META_OAUTH: '1',
         E2E_FAKE_GHL: '1',
         E2E_FAKE_TWILIO: '1',
+        E2E_SMTP_PORT: String(E2E_SMTP_PORT),
         ...(process.env.WEB_DIST_DIR ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {}),
       },
       url: `http://localhost:${E2E_FAKE_OPENAI_PORT}/api/health`,

@@ -9,13 +9,13 @@ test.describe('register', () => {
     await expect(page.getByText('Password must be at least 8 characters long')).toBeVisible();
 
     await page.getByLabel('Email').fill(uniqueEmail('reg'));
-    await page.getByLabel('Password', { exact: true }).fill('password123');
-    await page.getByLabel('Confirm password').fill('password124');
+    await page.getByLabel('Password', { exact: true }).fill('blue-harbor-71');
+    await page.getByLabel('Confirm password').fill('blue-harbor-72');
     await page.getByRole('button', { name: 'Register' }).click();
     await expect(page.getByText('Passwords do not match')).toBeVisible();
     await expect(page.getByText('Password must be at least 8 characters long')).toHaveCount(0);
 
-    await page.getByLabel('Confirm password').fill('password123');
+    await page.getByLabel('Confirm password').fill('blue-harbor-71');
     await page.getByRole('button', { name: 'Register' }).click();
     await expect(page.getByText('Registration successful')).toBeVisible();
     await expect(page).toHaveURL(/\/user\/onboarding$/);
@@ -26,8 +26,8 @@ test.describe('register', () => {
     const user = await registerUser(request);
     await page.goto('/register');
     await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password', { exact: true }).fill('password123');
-    await page.getByLabel('Confirm password').fill('password123');
+    await page.getByLabel('Password', { exact: true }).fill('blue-harbor-71');
+    await page.getByLabel('Confirm password').fill('blue-harbor-71');
     await page.getByRole('button', { name: 'Register' }).click();
     await expect(page.getByText('An account with this email already exists. Log in instead.')).toBeVisible();
   });
@@ -74,20 +74,28 @@ test.describe('set-password', () => {
   test('retries while the server answers 202, 2 s apart, and shows the support message after the 6th attempt', async ({ page }) => {
     let attempts = 0;
     let answered = 0;
+    const tokens: unknown[] = [];
     page.on('request', (r) => {
-      if (r.url().endsWith('/api/user/set-password')) attempts += 1;
+      if (!r.url().endsWith('/api/user/set-password')) return;
+      attempts += 1;
+      tokens.push(r.postDataJSON().token);
     });
+    // 202 (still provisioning) is the server's answer to a valid link whose account does not exist yet; the
+    // link's one-time token cannot be made from here, so the answer is played back (users.routes.test.ts has the server side).
+    await page.route('**/api/user/set-password', (route) =>
+      route.fulfill({ status: 202, contentType: 'application/json', body: JSON.stringify({ message: 'Your account is still being set up. Please wait.' }) }),
+    );
     page.on('response', (r) => {
       if (r.url().endsWith('/api/user/set-password')) answered += 1;
     });
     // The page's clock is driven by the test, so "2 s apart" is checked exactly, whatever the machine's load.
     await page.clock.install({ time: new Date('2026-01-01T00:00:00Z') });
-    await page.goto(`/set-password?email=${encodeURIComponent(uniqueEmail('pending'))}`);
+    await page.goto(`/set-password?email=${encodeURIComponent(uniqueEmail('pending'))}&token=one-time-link-token`);
     // Pause only once the form is drawn: the app's first render may wait on a timer of the installed clock.
     await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
     await page.clock.pauseAt(new Date('2026-01-01T00:01:00Z'));
-    await page.getByLabel('Password', { exact: true }).fill('password123');
-    await page.getByLabel('Confirm password').fill('password123');
+    await page.getByLabel('Password', { exact: true }).fill('blue-harbor-71');
+    await page.getByLabel('Confirm password').fill('blue-harbor-71');
     await page.getByRole('button', { name: 'Set password' }).click();
     for (let attempt = 1; attempt <= 6; attempt++) {
       await expect.poll(() => attempts).toBe(attempt);
@@ -103,6 +111,9 @@ test.describe('set-password', () => {
     }
     await expect(page.getByRole('alert').filter({ hasText: 'Something went wrong! Please contact support.' })).toBeVisible();
     expect(attempts).toBe(6);
+    // Every attempt carried the link's token, which left the address bar.
+    expect(tokens).toEqual(Array(6).fill('one-time-link-token'));
+    expect(page.url()).not.toContain('token');
   });
 
   test('on success logs the user in and goes to /user/onboarding', async ({ page }) => {
@@ -115,13 +126,86 @@ test.describe('set-password', () => {
         ? route.fulfill({ status: 202, contentType: 'application/json', body: JSON.stringify({ message: 'wait' }) })
         : route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ email, role: 'NORMAL' }) });
     });
-    await page.goto(`/set-password?email=${encodeURIComponent(email)}`);
-    await page.getByLabel('Password', { exact: true }).fill('password123');
-    await page.getByLabel('Confirm password').fill('password123');
+    await page.goto(`/set-password?email=${encodeURIComponent(email)}&token=one-time-link-token`);
+    await page.getByLabel('Password', { exact: true }).fill('blue-harbor-71');
+    await page.getByLabel('Confirm password').fill('blue-harbor-71');
     await page.getByRole('button', { name: 'Set password' }).click();
     await expect(page).toHaveURL(/\/user\/onboarding$/, { timeout: 15_000 });
     expect(calls).toBe(3);
     await expect(page.getByRole('button', { name: 'User menu' })).toHaveText(email);
+  });
+});
+
+test.describe('set-password without a link', () => {
+  test('the server refuses it with the same answer for any email, and the page says how to get a link', async ({ page, request }) => {
+    const user = await registerUser(request);
+    await page.goto(`/set-password?email=${encodeURIComponent(user.email)}`);
+    await expect(page.getByTestId('set-password-hint')).toContainText('Open this page from the link you were sent');
+    await page.getByLabel('Password', { exact: true }).fill('attacker-chosen-91');
+    await page.getByLabel('Confirm password').fill('attacker-chosen-91');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect(page.getByText('This link to set a password is not valid')).toBeVisible();
+    const known = await request.post('/api/user/set-password', { data: { email: user.email, password: 'attacker-chosen-91' } });
+    const unknown = await request.post('/api/user/set-password', { data: { email: uniqueEmail('nobody'), password: 'attacker-chosen-91' } });
+    expect(known.status()).toBe(403);
+    expect(await unknown.text()).toBe(await known.text());
+    expect((await request.post('/api/user/login', { data: user })).status()).toBe(200);
+  });
+
+  test('without email sending, Forgot password says to ask an administrator, whose reset link works once', async ({ page, browser, request }) => {
+    const user = await registerUser(request);
+    await page.goto('/login');
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByRole('button', { name: 'Send link' }).click();
+    await expect(page.getByTestId('forgot-password-result')).toContainText('Ask an administrator');
+
+    await loginAsAdmin(page);
+    await page.goto(`/user/${user.email}`);
+    await page.getByRole('button', { name: `Create a password reset link for ${user.email}` }).click();
+    const link = await page.getByTestId('reset-link').inputValue();
+    expect(link).toContain('/set-password?');
+
+    const visitor = await browser.newPage();
+    await visitor.goto(link);
+    await expect(visitor.getByLabel('Email')).toHaveValue(user.email);
+    await visitor.getByLabel('Password', { exact: true }).fill('admin-sent-me-this-4');
+    await visitor.getByLabel('Confirm password').fill('admin-sent-me-this-4');
+    await visitor.getByRole('button', { name: 'Set password' }).click();
+    await expect(visitor).toHaveURL(/\/user\/onboarding$/);
+    await expect(visitor.getByRole('button', { name: 'User menu' })).toHaveText(user.email);
+    await visitor.close();
+    expect((await request.post('/api/user/login', { data: user })).status()).toBe(401);
+    expect((await request.post('/api/user/login', { data: { email: user.email, password: 'admin-sent-me-this-4' } })).status()).toBe(200);
+  });
+});
+
+test.describe('account security on the profile', () => {
+  test('change password (current one required), then sign out everywhere', async ({ page, browser, request }) => {
+    const user = await registerUser(request);
+    const otherDevice = await browser.newPage();
+    await loginAs(otherDevice, user.email, user.password);
+    await loginAs(page, user.email, user.password);
+    await page.goto(`/user/${user.email}`);
+    await page.getByLabel('Current password').fill('not-my-password');
+    await page.getByLabel('New password', { exact: true }).fill('changed-password-8');
+    await page.getByLabel('Confirm new password').fill('changed-password-8');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect(page.getByText('The current password is not correct.')).toBeVisible();
+    await page.getByLabel('Current password').fill(user.password);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect(page.getByText('Password changed. Your other sessions have been signed out.')).toBeVisible();
+    // The other browser's session ended; this one goes on.
+    await otherDevice.reload();
+    await expect(otherDevice.getByRole('link', { name: 'Login' })).toBeVisible();
+    await otherDevice.close();
+    await page.reload();
+    await expect(page.getByRole('button', { name: 'User menu' })).toHaveText(user.email);
+
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await confirmModal(page, 'Sign out of every browser and device');
+    await expect(page).toHaveURL(/\/login$/);
+    await loginAs(page, user.email, 'changed-password-8');
   });
 });
 
@@ -204,8 +288,8 @@ test.describe('app config', () => {
     });
     await visitor.clock.install();
     await visitor.goto('/set-password?email=x%40example.com');
-    await visitor.getByLabel('Password', { exact: true }).fill('password123');
-    await visitor.getByLabel('Confirm password').fill('password123');
+    await visitor.getByLabel('Password', { exact: true }).fill('blue-harbor-71');
+    await visitor.getByLabel('Confirm password').fill('blue-harbor-71');
     await visitor.getByRole('button', { name: 'Set password' }).click();
     // Move the page's clock past each 2 s wait until the 6th answer is in (a retry waits for its 202 first).
     await expect

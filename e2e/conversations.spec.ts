@@ -190,10 +190,10 @@ test.describe('conversations', () => {
 
   test('a NORMAL user without grants sees an empty list (web chats belong to no account)', async ({ page, request }) => {
     const email = `conv-normal-${Date.now()}@example.com`;
-    await request.post('/api/user/register', { data: { email, password: 'password123' } });
+    await request.post('/api/user/register', { data: { email, password: 'e2e-user-password-7' } });
     await page.goto('/login');
     await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill('password123');
+    await page.getByLabel('Password', { exact: true }).fill('e2e-user-password-7');
     await page.getByRole('button', { name: 'Login' }).click();
     await expect(page.getByRole('button', { name: 'User menu' })).toHaveText(email);
     await page.goto('/conversation/list');

@@ -18,13 +18,28 @@ const INSTAGRAM_NAME = 'fake_bakery';
 const accountRow = (page: Page, channel: string) =>
   page.getByRole('row').filter({ has: page.getByTestId('channel').getByText(channel, { exact: true }) });
 
-test('log in with Facebook, connect Instagram from the profile, delete it, delete the user', async ({ page }) => {
+test('log in with Facebook, set a password through the link, log in with it, connect Instagram, delete it, delete the user', async ({ page, browser }) => {
   await page.goto('/login');
   await page.getByRole('button', { name: 'Continue with Facebook' }).click();
   await expect(page.getByText('Login successful!')).toBeVisible();
   // The token left the address bar as soon as it was read.
   expect(page.url()).not.toContain('access_token');
-  await expect(page).toHaveURL(`/user/${FACEBOOK_EMAIL}`);
+  // A new account has no password: the next page is set-password, opened with the account's one-time link
+  // (whose token also leaves the address bar).
+  await expect(page).toHaveURL(/\/set-password\?email=/);
+  expect(page.url()).not.toContain('token=');
+  await expect(page.getByLabel('Email')).toHaveValue(FACEBOOK_EMAIL);
+  await page.getByLabel('Password', { exact: true }).fill('fiona-bakes-bread-7');
+  await page.getByLabel('Confirm password').fill('fiona-bakes-bread-7');
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await expect(page).toHaveURL(/\/user\/onboarding$/);
+
+  // The password logs in from another browser.
+  const elsewhere = await browser.newPage();
+  await loginAs(elsewhere, FACEBOOK_EMAIL, 'fiona-bakes-bread-7');
+  await elsewhere.close();
+
+  await page.goto(`/user/${FACEBOOK_EMAIL}`);
   await expect(page.getByTestId('profile-email')).toHaveText(FACEBOOK_EMAIL);
   await expect(page.getByRole('button', { name: 'User menu' })).toHaveText(FACEBOOK_EMAIL);
 

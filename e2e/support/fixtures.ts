@@ -8,7 +8,10 @@ let counter = 0;
 export const uniqueEmail = (prefix = 'user') => `${prefix}-${Date.now()}-${process.pid}-${++counter}@example.com`;
 
 /** Registers a NORMAL user through the API (the admin exists already, so it is never the first). */
-export async function registerUser(request: APIRequestContext, email = uniqueEmail(), password = 'password123') {
+/** Not on the server's list of common passwords (issue 29), which refuses e.g. 'password123'. */
+export const E2E_USER_PASSWORD = 'e2e-user-password-7';
+
+export async function registerUser(request: APIRequestContext, email = uniqueEmail(), password = E2E_USER_PASSWORD) {
   const res = await request.post('/api/user/register', { data: { email, password } });
   expect(res.status(), await res.text()).toBe(201);
   return { email, password };

@@ -54,4 +54,10 @@ if (process.env.E2E_FAKE_TWILIO === '1') {
   Object.assign(process.env, { TWILIO_API_URL: fake.url });
 }
 
+// E2E_SMTP_PORT: "forgot password" emails go to a loopback SMTP server the spec itself runs on that port
+// (e2e/account-recovery.spec.ts reads the link out of the mail); nothing listens there until it does.
+if (process.env.E2E_SMTP_PORT) {
+  Object.assign(process.env, { SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`, MAIL_FROM: 'Sales Agent <accounts@example.com>' });
+}
+
 await import('../../apps/server/src/main.ts');
