@@ -18,6 +18,7 @@ test.afterAll(async () => {
 });
 
 test('forgot password: the email link sets a new password once, and the answer is the same for an unknown email', async ({ page, browser, request }) => {
+  test.slow();
   const user = await registerUser(request);
   await page.goto('/login');
   await page.getByRole('link', { name: 'Forgot password?' }).click();

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, request as playwrightRequest, test } from '@playwright/test';
 import { confirmModal, loginAs, loginAsAdmin, registerUser, uniqueEmail } from './support/fixtures.ts';
 
 test.describe('register', () => {
@@ -145,14 +145,18 @@ test.describe('set-password without a link', () => {
     await page.getByLabel('Confirm password').fill('attacker-chosen-91');
     await page.getByRole('button', { name: 'Set password' }).click();
     await expect(page.getByText('This link to set a password is not valid')).toBeVisible();
-    const known = await request.post('/api/user/set-password', { data: { email: user.email, password: 'attacker-chosen-91' } });
-    const unknown = await request.post('/api/user/set-password', { data: { email: uniqueEmail('nobody'), password: 'attacker-chosen-91' } });
+    // An anonymous client (registerUser left `request` signed in as the user, who may set a first password).
+    const anonymous = await playwrightRequest.newContext({ baseURL: test.info().project.use.baseURL });
+    const known = await anonymous.post('/api/user/set-password', { data: { email: user.email, password: 'attacker-chosen-91' } });
+    const unknown = await anonymous.post('/api/user/set-password', { data: { email: uniqueEmail('nobody'), password: 'attacker-chosen-91' } });
     expect(known.status()).toBe(403);
     expect(await unknown.text()).toBe(await known.text());
-    expect((await request.post('/api/user/login', { data: user })).status()).toBe(200);
+    expect((await anonymous.post('/api/user/login', { data: user })).status()).toBe(200);
+    await anonymous.dispose();
   });
 
   test('without email sending, Forgot password says to ask an administrator, whose reset link works once', async ({ page, browser, request }) => {
+    test.slow();
     const user = await registerUser(request);
     await page.goto('/login');
     await page.getByRole('link', { name: 'Forgot password?' }).click();
@@ -182,6 +186,7 @@ test.describe('set-password without a link', () => {
 
 test.describe('account security on the profile', () => {
   test('change password (current one required), then sign out everywhere', async ({ page, browser, request }) => {
+    test.slow();
     const user = await registerUser(request);
     const otherDevice = await browser.newPage();
     await loginAs(otherDevice, user.email, user.password);
@@ -203,7 +208,9 @@ test.describe('account security on the profile', () => {
     await expect(page.getByRole('button', { name: 'User menu' })).toHaveText(user.email);
 
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
-    await confirmModal(page, 'Sign out of every browser and device');
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText('Sign out of every browser and device');
+    await dialog.getByRole('button', { name: 'Sign out everywhere' }).click();
     await expect(page).toHaveURL(/\/login$/);
     await loginAs(page, user.email, 'changed-password-8');
   });

@@ -19,6 +19,7 @@ const accountRow = (page: Page, channel: string) =>
   page.getByRole('row').filter({ has: page.getByTestId('channel').getByText(channel, { exact: true }) });
 
 test('log in with Facebook, set a password through the link, log in with it, connect Instagram, delete it, delete the user', async ({ page, browser }) => {
+  test.slow();
   await page.goto('/login');
   await page.getByRole('button', { name: 'Continue with Facebook' }).click();
   await expect(page.getByText('Login successful!')).toBeVisible();
