@@ -23,6 +23,7 @@ test('forgot password: the email link sets a new password once, and the answer i
   await page.goto('/login');
   await page.getByRole('link', { name: 'Forgot password?' }).click();
   await expect(page).toHaveURL(/\/forgot-password$/);
+  await expect(page.getByRole('heading', { name: 'Forgot password' })).toBeVisible();
   await page.getByLabel('Email').fill(user.email);
   await page.getByRole('button', { name: 'Send link' }).click();
   const answer = page.getByTestId('forgot-password-result');
