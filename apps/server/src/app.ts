@@ -13,6 +13,7 @@ import type { Database } from './db/client.ts';
 import { jobDefinitions } from './jobs/index.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { createSecretBox } from './lib/crypto.ts';
+import { registerConfigSecrets } from './lib/redact.ts';
 import { AppError } from './lib/errors.ts';
 import { createEventBus } from './lib/events.ts';
 import { createLimits, rateLimitStore } from './lib/limits.ts';
@@ -52,6 +53,8 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
   const { config, database } = options;
+  // Configured keys and passwords are redacted by value from every log line and stored error (lib/redact.ts).
+  registerConfigSecrets(config as unknown as Record<string, unknown>);
   const app = Fastify({
     logger: loggerOptions(config),
     bodyLimit: JSON_BODY_LIMIT,
