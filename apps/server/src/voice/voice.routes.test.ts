@@ -14,7 +14,7 @@ import { recordingStorage } from '../modules/call-recordings/call-recordings.ser
 import { loadCallByUuid } from './call-context.ts';
 import { applyStatusCallback } from './call-status.ts';
 import { GOODBYE, GOODBYE_SILENT, STILL_THERE } from './classic.ts';
-import { recordingStorageKey } from './urls.ts';
+import { recordingStorageKey, verifyStreamBinding } from './urls.ts';
 import {
   ACCOUNT_SID,
   AUTH_TOKEN,
@@ -84,8 +84,11 @@ describe('voice callbacks', () => {
     const res = await postSigned(t, `/api/voice/calls/${uuid}/twiml`, callForm(sid, { CallStatus: 'in-progress' }));
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/xml');
+    // The stream URL ends in the call's binding (uuid + CallSid, signed with APP_SECRET; issue 18 item 8).
+    const binding = /media-stream\/([^"]+)"/.exec(res.body)![1];
+    expect(verifyStreamBinding(t.ctx.config, binding)).toEqual({ conversationUuid: uuid, callSid: sid });
     expect(res.body).toBe(
-      '<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="ws://localhost:3000/api/voice/media-stream">' +
+      `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="ws://localhost:3000/api/voice/media-stream/${binding}">` +
         `<Parameter name="conversationUuid" value="${uuid}"/></Stream></Connect></Response>`,
     );
     expect((await callRow(t.ctx, uuid)).callStatus).toBe('in-progress');
@@ -437,14 +440,18 @@ describe('voice callbacks', () => {
     const res = await postSigned(t, '/api/twilio/voice', form);
     expect(res.statusCode).toBe(200);
     const uuid = /value="([0-9a-f-]{36})"/.exec(res.body)![1];
+    const binding = /media-stream\/([^"]+)"/.exec(res.body)![1];
+    expect(verifyStreamBinding(t.ctx.config, binding)).toEqual({ conversationUuid: uuid, callSid: form.CallSid });
     expect(res.body).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><Response><Start>' +
         `<Recording recordingStatusCallback="${PUBLIC_URL}/api/voice/calls/${uuid}/recording" recordingStatusCallbackMethod="POST" recordingStatusCallbackEvent="completed"/>` +
-        '</Start><Connect><Stream url="ws://localhost:3000/api/voice/media-stream">' +
+        `</Start><Connect><Stream url="ws://localhost:3000/api/voice/media-stream/${binding}">` +
         `<Parameter name="conversationUuid" value="${uuid}"/></Stream></Connect></Response>`,
     );
     const again = await postSigned(t, '/api/twilio/voice', form);
-    expect(again.body).toBe(res.body);
+    // The same conversation (a retry); the binding's expiry may have moved on by a second.
+    const withoutBinding = (body: string) => body.replace(/media-stream\/[^"]+"/, 'media-stream/…"');
+    expect(withoutBinding(again.body)).toBe(withoutBinding(res.body));
     const row = await callRow(t.ctx, uuid);
     expect(row).toMatchObject({ callDirection: 'inbound', callSid: form.CallSid, callStatus: 'ringing', useRealtimeApi: true, conversationTypeId: type.id, messagingAccountId: account.id });
     const rows = await t.ctx.db.select().from(conversations).where(eq(conversations.callSid, form.CallSid));

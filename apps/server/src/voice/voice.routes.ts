@@ -16,7 +16,7 @@ import { answerClassicCall, classicTurn } from './classic.ts';
 import { answerInboundCall } from './inbound.ts';
 import { RECORDING_JOB } from './recording.job.ts';
 import { streamTwiml } from './twiml.ts';
-import { isSpeechAudioSignature, mediaStreamUrl } from './urls.ts';
+import { isSpeechAudioSignature, mediaStreamUrl, streamBinding } from './urls.ts';
 
 const tags = ['voice'];
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
@@ -67,8 +67,13 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
         .where(and(eq(conversations.id, call.conversation.id), isNull(conversations.callSid)));
     }
     if (form.CallStatus) await advanceCallStatus(ctx, call, form.CallStatus);
-    if (call.conversation.useRealtimeApi !== false) return twiml(reply, streamTwiml(mediaStreamUrl(ctx.config), call.conversation.uuid));
-    return twiml(reply, await answerClassicCall(ctx, call, form.CallSid ?? call.conversation.callSid ?? 'unknown'));
+    const callSid = form.CallSid ?? call.conversation.callSid;
+    if (call.conversation.useRealtimeApi !== false) {
+      // The stream is bound to this call (uuid + CallSid, signed): without a CallSid no stream could be served.
+      if (!callSid || !/^CA[0-9a-fA-F]{32}$/.test(callSid)) return refuse(request, 'no CallSid to bind the media stream to');
+      return twiml(reply, streamTwiml(mediaStreamUrl(ctx.config, streamBinding(ctx.config, call.conversation.uuid, callSid)), call.conversation.uuid));
+    }
+    return twiml(reply, await answerClassicCall(ctx, call, callSid ?? 'unknown'));
   });
 
   r.post(
