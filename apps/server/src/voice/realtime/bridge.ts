@@ -144,7 +144,6 @@ export class MediaStreamBridge {
     if (named !== undefined && String(named).toLowerCase() !== binding.conversationUuid) return this.refuse("stream binding of another conversation");
     const call = await findCall(this.ctx, binding.conversationUuid);
     if (this.state !== 'starting') return;
-    if (call?.callSid && call.callSid !== start.callSid) return this.refuse('the conversation belongs to another call');
     // Checked only now: the account (and so the Auth Token that signed the upgrade) follows from the uuid.
     if (!call || !verifyStreamSignature(this.ctx, call.account.accessToken, this.request.signature, this.request.url)) {
       return this.refuse('bad or missing X-Twilio-Signature, or unknown conversation');
