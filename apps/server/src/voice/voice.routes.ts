@@ -13,6 +13,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { type CallContext, loadCallBySid, loadCallByUuid } from './call-context.ts';
 import { advanceCallStatus, applyAnsweringMachine, applyStatusCallback } from './call-status.ts';
 import { answerClassicCall, classicTurn } from './classic.ts';
+import { callbackIdentity, claimCallback } from './callback-identity.ts';
 import { answerInboundCall } from './inbound.ts';
 import { RECORDING_JOB } from './recording.job.ts';
 import { streamTwiml } from './twiml.ts';
@@ -54,6 +55,20 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     if (!signed(request, call.account.accessToken)) return refuse(request, 'bad X-Twilio-Signature');
     return call;
   };
+  /**
+   * Runs a callback's effects once per Twilio request identity (voice/callback-identity.ts): a retried or
+   * replayed callback changes nothing again. A failure gives the identity back, so Twilio's retry is handled.
+   */
+  const once = async (request: FastifyRequest, handle: () => Promise<void>): Promise<void> => {
+    const claim = await claimCallback(ctx, callbackIdentity(ctx.config.PUBLIC_URL + request.url, formOf(request)));
+    if (!claim.fresh) return;
+    try {
+      await handle();
+    } catch (err) {
+      await claim.release().catch(() => {});
+      throw err;
+    }
+  };
   const twiml = (reply: FastifyReply, xml: string) => reply.type('text/xml').header('cache-control', 'no-store').send(xml);
 
   // The call was answered: realtime bridge or the classic pipeline's opening line and first <Gather>.
@@ -81,19 +96,27 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     { schema: { tags, params: uuidParams, querystring: z.object({ silences: z.coerce.number().int().min(0).max(10).optional() }) } },
     async (request, reply) => {
       const call = await verifiedCall(request, request.params.uuid);
-      return twiml(reply, await classicTurn(ctx, call, formOf(request).SpeechResult, request.query.silences ?? 0));
+      // Idempotent on the request's identity: a replayed <Gather> stores the caller's line once and runs one turn.
+      const identity = callbackIdentity(ctx.config.PUBLIC_URL + request.url, formOf(request));
+      const claim = await claimCallback(ctx, identity);
+      try {
+        return twiml(reply, await classicTurn(ctx, call, formOf(request).SpeechResult, request.query.silences ?? 0, { identity, replay: !claim.fresh }));
+      } catch (err) {
+        if (claim.fresh) await claim.release().catch(() => {});
+        throw err;
+      }
     },
   );
 
   r.post('/api/voice/calls/:uuid/status', { schema: { tags, params: uuidParams } }, async (request, reply) => {
     const call = await verifiedCall(request, request.params.uuid);
-    await applyStatusCallback(ctx, call, formOf(request));
+    await once(request, () => applyStatusCallback(ctx, call, formOf(request)));
     return twiml(reply, EMPTY_TWIML);
   });
 
   r.post('/api/voice/calls/:uuid/amd', { schema: { tags, params: uuidParams } }, async (request, reply) => {
     const call = await verifiedCall(request, request.params.uuid);
-    await applyAnsweringMachine(ctx, call, formOf(request));
+    await once(request, () => applyAnsweringMachine(ctx, call, formOf(request)));
     return twiml(reply, EMPTY_TWIML);
   });
 
@@ -103,12 +126,14 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     const form = formOf(request);
     if (form.RecordingStatus === 'completed' && form.RecordingUrl) {
       const duration = /^\d{1,7}$/.test(form.RecordingDuration ?? '') ? Number(form.RecordingDuration) : 0;
-      await ctx.jobs.enqueue(
-        RECORDING_JOB,
-        { conversationUuid: call.conversation.uuid, recordingUrl: form.RecordingUrl, durationSeconds: duration },
-        { singletonKey: `voice-recording:${call.conversation.id}`, maxAttempts: 8 },
-      );
-      ctx.jobs.wake();
+      await once(request, async () => {
+        await ctx.jobs.enqueue(
+          RECORDING_JOB,
+          { conversationUuid: call.conversation.uuid, recordingUrl: form.RecordingUrl, durationSeconds: duration },
+          { singletonKey: `voice-recording:${call.conversation.id}`, maxAttempts: 8 },
+        );
+        ctx.jobs.wake();
+      });
     }
     return twiml(reply, EMPTY_TWIML);
   });
@@ -151,7 +176,7 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     const call = form.CallSid ? await loadCallBySid(ctx, form.CallSid) : null;
     if (!call) return refuse(request, 'unknown CallSid');
     if (!signed(request, call.account.accessToken)) return refuse(request, 'bad X-Twilio-Signature');
-    await applyStatusCallback(ctx, call, form);
+    await once(request, () => applyStatusCallback(ctx, call, form));
     return twiml(reply, EMPTY_TWIML);
   });
 }
