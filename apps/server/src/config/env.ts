@@ -98,6 +98,8 @@ const envSchema = z.object({
       return /^\d+$/.test(v) ? Number(v) : v;
     }),
   WEB_DIST_DIR: optionalString,
+  /** Let ADMIN-set provider URLs (an SMS gateway's baseUrl) reach private/loopback addresses (docs/security.md). */
+  ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** JSON file with the pricing calculator's unit prices (docs/pricing.md); default: the bundled prices.json. */
   PRICING_FILE: optionalString,
 });
