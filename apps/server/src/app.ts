@@ -36,6 +36,7 @@ import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
 import { registerNulGuard } from './plugins/nul-guard.ts';
+import { registerBodyTimeout } from './plugins/body-timeout.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { completeOpenapi, openapiBase } from './plugins/openapi.ts';
@@ -113,6 +114,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     transformObject: completeOpenapi as never,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+  registerBodyTimeout(app, config);
   registerAuth(app, ctx);
   registerNulGuard(app);
   registerMetrics(app, ctx);
