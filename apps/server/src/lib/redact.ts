@@ -24,8 +24,8 @@ const PATTERNS: [RegExp, string][] = [
   [/\b(Malformed access token|Invalid OAuth access token|Incorrect API key provided:?|Invalid API key provided:?|Invalid token:?)(\s+)[^\s"'\\,]+/gi, `$1$2${REDACTED}`],
   // Authorization header values.
   [/\b(Bearer|Basic|Digest)\s+[A-Za-z0-9._~+/=-]{6,}/g, `$1 ${REDACTED}`],
-  // "name":"value" (JSON, possibly escaped inside a JSON string) — string values only, so JSON stays valid.
-  [new RegExp(`((?<![A-Za-z0-9])${SECRET_NAME}\\\\?["']\\s*:\\s*\\\\?["'])(?!\\[redacted\\])[^"'\\\\]+`, 'gi'), `$1${REDACTED}`],
+  // "name":"value" (JSON, possibly escaped once or more inside JSON strings) — string values only, so JSON stays valid.
+  [new RegExp(`((?<![A-Za-z0-9])${SECRET_NAME}\\\\*["']\\s*:\\s*\\\\*["'])(?!\\[redacted\\])[^"'\\\\]+`, 'gi'), `$1${REDACTED}`],
   // name=value (query strings, form bodies).
   [new RegExp(`((?<![A-Za-z0-9])${SECRET_NAME}=)(?!\\[redacted\\])[^\\s&"'\\\\#,;)}]+`, 'gi'), `$1${REDACTED}`],
   // name: value (free text, printed objects) when the value looks like a credential (8+ characters, a digit),
