@@ -48,7 +48,8 @@ type RelayMode = 'floor' | 'bridge';
 interface ReadyMessage {
   type: 'ready';
   port: number;
-  calls: { uuid: string; callSid: string }[];
+  /** `path`: the stream path of the call's TwiML (the bridge's ends in the call's signed binding). */
+  calls: { uuid: string; callSid: string; path: string }[];
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -78,7 +79,7 @@ async function runFloor(upstreamUrl: string): Promise<ReadyMessage> {
   return {
     type: 'ready',
     port: (server.address() as AddressInfo).port,
-    calls: Array.from({ length: CALLS }, (_, i) => ({ uuid: `floor-${i}`, callSid: `CA${String(i).padStart(32, '0')}` })),
+    calls: Array.from({ length: CALLS }, (_, i) => ({ uuid: `floor-${i}`, callSid: `CA${String(i).padStart(32, '0')}`, path: PATH })),
   };
 }
 
@@ -90,6 +91,7 @@ async function runBridge(upstreamUrl: string): Promise<ReadyMessage> {
   const { conversations } = await import('../apps/server/src/db/schema/index.ts');
   const { buildChannelAccount } = await import('../apps/server/src/test/channel-factories.ts');
   const { buildConversation, buildConversationType, buildProspect } = await import('../apps/server/src/test/conversation-factories.ts');
+  const { mediaStreamUrl, streamBinding } = await import('../apps/server/src/voice/urls.ts');
   // PostgreSQL as in production by default: PGlite runs its queries on the relay's own thread, so the job
   // runner's polls would show up as audio latency that a production server does not have.
   let database: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -124,7 +126,7 @@ async function runBridge(upstreamUrl: string): Promise<ReadyMessage> {
     const conversation = await buildConversation(ctx, { conversationTypeId: type.id, prospectId: prospect.id });
     const callSid = `CA${String(i).padStart(32, '0')}`;
     await ctx.db.update(conversations).set({ callSid, callDirection: 'outbound', useRealtimeApi: true }).where(eq(conversations.id, conversation.id));
-    calls.push({ uuid: conversation.uuid, callSid });
+    calls.push({ uuid: conversation.uuid, callSid, path: new URL(mediaStreamUrl(config, streamBinding(config, conversation.uuid, callSid))).pathname });
   }
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { type: 'ready', port: (app.server.address() as AddressInfo).port, calls };
@@ -259,10 +261,10 @@ async function measure(mode: RelayMode): Promise<Result> {
     });
 
   // The Twilio side.
-  const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `ws://localhost:3000${PATH}`, {});
   const clients = await Promise.all(
     ready.calls.map(async (call, i) => {
-      const socket = new WebSocket(`ws://127.0.0.1:${ready.port}${PATH}`, { headers: { 'X-Twilio-Signature': signature }, perMessageDeflate: false });
+      const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `ws://localhost:3000${call.path}`, {});
+      const socket = new WebSocket(`ws://127.0.0.1:${ready.port}${call.path}`, { headers: { 'X-Twilio-Signature': signature }, perMessageDeflate: false });
       await new Promise<void>((resolve, reject) => {
         socket.once('open', () => resolve());
         socket.once('error', reject);

@@ -21,6 +21,8 @@ Object.assign(process.env, {
   AUTH_RATE_LIMIT: '10000',
   CHAT_RATE_LIMIT: '10000',
   LOG_LEVEL: 'warn',
+  // Accounts of the specs point at loopback fakes (an SMS gateway's baseUrl).
+  ALLOW_PRIVATE_URLS: 'true',
 });
 
 // E2E_FAKE_OPENAI=1: a second server whose speech-to-text goes to a loopback fake (call-recordings spec).

@@ -13,6 +13,7 @@ import type { Database } from './db/client.ts';
 import { jobDefinitions } from './jobs/index.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { createSecretBox } from './lib/crypto.ts';
+import { registerConfigSecrets } from './lib/redact.ts';
 import { AppError } from './lib/errors.ts';
 import { createEventBus } from './lib/events.ts';
 import { createLimits, rateLimitStore } from './lib/limits.ts';
@@ -35,6 +36,7 @@ import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
 import { registerNulGuard } from './plugins/nul-guard.ts';
+import { registerBodyTimeout } from './plugins/body-timeout.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { completeOpenapi, openapiBase } from './plugins/openapi.ts';
@@ -52,6 +54,8 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
   const { config, database } = options;
+  // Configured keys and passwords are redacted by value from every log line and stored error (lib/redact.ts).
+  registerConfigSecrets(config as unknown as Record<string, unknown>);
   const app = Fastify({
     logger: loggerOptions(config),
     bodyLimit: JSON_BODY_LIMIT,
@@ -110,6 +114,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     transformObject: completeOpenapi as never,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+  registerBodyTimeout(app, config);
   registerAuth(app, ctx);
   registerNulGuard(app);
   registerMetrics(app, ctx);

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { unansweredConversations } from '../db/schema/index.ts';
 import type { Executor } from './conversation-store.ts';
 import type { AgentErrorRecord } from './llm/provider.ts';
+import { redactDeep } from '../lib/redact.ts';
 
 /**
  * Bookkeeping of the unanswered-conversations list (spec §2.9): one entry per conversation waiting on the
@@ -100,7 +101,8 @@ export async function recordAgentError(
 ): Promise<void> {
   const db = executor ?? ctx.db;
   const entry = await findUnanswered(ctx, conversationId, db);
-  const record = { ...error, at: error.at ?? new Date().toISOString() };
+  // A provider's message or answer may quote a token or key: stored without it (lib/redact.ts).
+  const record = redactDeep({ ...error, at: error.at ?? new Date().toISOString() });
   if (!entry) {
     await db
       .insert(unansweredConversations)

@@ -49,7 +49,13 @@ export async function findAccountById(ctx: AppContext, id: number): Promise<Live
 export function endpointsOf(ctx: AppContext): ChannelEndpoints {
   const { META_GRAPH_URL, META_GRAPH_VERSION, INSTAGRAM_GRAPH_URL, TWILIO_API_URL } = ctx.config;
   // These three have defaults in config/env.ts; its url() helper's type just cannot say so.
-  return { META_GRAPH_URL: META_GRAPH_URL!, META_GRAPH_VERSION, INSTAGRAM_GRAPH_URL: INSTAGRAM_GRAPH_URL!, TWILIO_API_URL: TWILIO_API_URL! };
+  return {
+    META_GRAPH_URL: META_GRAPH_URL!,
+    META_GRAPH_VERSION,
+    INSTAGRAM_GRAPH_URL: INSTAGRAM_GRAPH_URL!,
+    TWILIO_API_URL: TWILIO_API_URL!,
+    ALLOW_PRIVATE_URLS: ctx.config.ALLOW_PRIVATE_URLS,
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { openApiKey } from '../modules/crm/crm-config.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -116,7 +117,8 @@ export async function channelsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       throw badRequest('An SMS gateway event needs "deviceId" and "event".', 'INVALID_WEBHOOK');
     }
     const account = await findAccountByKey(ctx, 'SMS_GATEWAY', event.deviceId);
-    const signingKey = typeof account?.config.signingKey === 'string' ? account.config.signingKey : '';
+    // Sealed at rest when saved through the admin API (plain in older rows); null when it cannot be opened.
+    const signingKey = typeof account?.config.signingKey === 'string' ? (openApiKey(ctx, account.config.signingKey) ?? '') : '';
     if (!account || !signingKey) refuse(request, 403, 'no SMS_GATEWAY account with a signingKey for deviceId', 'No SMS gateway account can verify this device.');
     const verdict = verifySmsGatewaySignature(request.rawBody!, headerOf(request, 'x-timestamp'), headerOf(request, 'x-signature'), signingKey);
     if (verdict === 'stale') refuse(request, 403, 'stale X-Timestamp', 'The X-Timestamp is more than 5 minutes off.');

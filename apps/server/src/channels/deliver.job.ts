@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { channelMessages } from '../db/schema/index.ts';
 import type { ClaimedJob, JobDefinition } from '../jobs/runner.ts';
 import { recordAgentError } from '../agent/unanswered.ts';
+import { redactText } from '../lib/redact.ts';
 import type { AgentErrorRecord } from '../agent/llm/provider.ts';
 import { endpointsOf, findAccountById, flagTokenRejected } from './accounts.ts';
 import { senderFor } from './senders/index.ts';
@@ -73,7 +74,7 @@ export const deliverJob: JobDefinition<z.ZodObject<{ outboxId: z.ZodNumber }>> =
         const at = new Date(Date.now() + retryDelayMs(attempts));
         await ctx.db.execute(sql`
           update outbox set attempts = ${attempts}, next_attempt_at = ${at.toISOString()}::timestamptz,
-            error_code = ${err.record.code}, last_error = ${err.record.message.slice(0, 2000)}
+            error_code = ${err.record.code}, last_error = ${redactText(err.record.message).slice(0, 2000)}
           where id = ${row.id}`);
         ctx.log.warn({ outboxId: row.id, attempt: attempts, error: err.record }, 'channel send failed; retrying');
         await retryLater(ctx, job, outboxId, at);
@@ -130,7 +131,7 @@ function permanent(message: string, code: string): AgentErrorRecord {
 async function fail(ctx: AppContext, row: OutboxRow, attempts: number, record: AgentErrorRecord): Promise<void> {
   await ctx.db.execute(sql`
     update outbox set status = 'FAILED', attempts = ${attempts}, error_code = ${record.code},
-      last_error = ${record.message.slice(0, 2000)}
+      last_error = ${redactText(record.message).slice(0, 2000)}
     where id = ${row.id}`);
   ctx.log.warn({ outboxId: row.id, error: record }, 'channel send failed for good');
   // Meta 190 (token invalid or expired, any subcode): the account must be reconnected; say so on its screens.

@@ -59,6 +59,8 @@ export interface ChannelEndpoints {
   META_GRAPH_VERSION: string;
   INSTAGRAM_GRAPH_URL: string;
   TWILIO_API_URL: string;
+  /** ALLOW_PRIVATE_URLS: ADMIN-set provider URLs (an SMS gateway's baseUrl) may reach private addresses. */
+  ALLOW_PRIVATE_URLS?: boolean;
 }
 
 /** One sender per channel type. */

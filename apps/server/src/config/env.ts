@@ -102,6 +102,13 @@ const envSchema = z.object({
   SMTP_URL: optionalString,
   /** Sender of those emails; default "Sales Agent <no-reply@{PUBLIC_URL's host}>". */
   MAIL_FROM: optionalString,
+  /** A request body other than an upload must have arrived within this (slow-body cut-off, docs/security.md). */
+  REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** An upload must deliver at least UPLOAD_MIN_BYTES in every window of this length, or it is cut off. */
+  UPLOAD_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  UPLOAD_MIN_BYTES: z.coerce.number().int().min(1).default(16 * 1024),
+  /** Let ADMIN-set provider URLs (an SMS gateway's baseUrl) reach private/loopback addresses (docs/security.md). */
+  ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** JSON file with the pricing calculator's unit prices (docs/pricing.md); default: the bundled prices.json. */
   PRICING_FILE: optionalString,
 });

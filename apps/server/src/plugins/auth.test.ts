@@ -174,3 +174,23 @@ describe('rate limiting', () => {
     }
   });
 });
+
+describe('foreign Origin (issue 29: scheme, host and port)', () => {
+  const write = (origin: string, host = 'app.example.com') =>
+    t.request({ method: 'POST', url: '/api/user/logout', headers: { origin, host } });
+
+  it('lets the same origin and PUBLIC_URL write', async () => {
+    expect((await write('http://app.example.com')).statusCode).not.toBe(403);
+    expect((await write('http://app.example.com:80')).statusCode).not.toBe(403);
+    expect((await write('http://localhost:3000', 'localhost:3000')).statusCode).not.toBe(403);
+    expect((await write('http://localhost:3000', 'proxy.internal')).statusCode).not.toBe(403);
+  });
+
+  it('refuses another scheme, host or port with 403', async () => {
+    for (const origin of ['https://app.example.com', 'http://app.example.com:8080', 'http://evil.example', 'null', 'https://localhost:3000']) {
+      const res = await write(origin, origin === 'https://localhost:3000' ? 'localhost:3000' : 'app.example.com');
+      expect(res.statusCode, origin).toBe(403);
+      expect(res.json()).toMatchObject({ code: 'FORBIDDEN' });
+    }
+  });
+});

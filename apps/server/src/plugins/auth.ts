@@ -42,9 +42,11 @@ function refuseForeignOrigin(request: FastifyRequest, publicOrigin: string): voi
   if (origin === publicOrigin) return;
   const host = request.headers.host;
   try {
-    if (host && new URL(origin).host === host) return;
+    // Same origin = same scheme, host and port (issue 29): http://host is not https://host. The request's
+    // scheme is the connection's, or X-Forwarded-Proto from a proxy named in TRUST_PROXY.
+    if (host && new URL(origin).origin === new URL(`${request.protocol}://${host}`).origin) return;
   } catch {
-    /* an unparsable Origin is foreign */
+    /* an unparsable Origin (or "null") is foreign */
   }
   throw forbidden('Requests from another site are not allowed.');
 }

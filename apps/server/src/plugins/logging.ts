@@ -1,6 +1,7 @@
 import type { FastifyServerOptions } from 'fastify';
 import { stdSerializers } from 'pino';
 import type { AppConfig } from '../config/env.ts';
+import { redactText } from '../lib/redact.ts';
 
 /**
  * The one logger configuration (docs/security.md "Logs"). Every log line goes through it: secrets in headers,
@@ -12,6 +13,9 @@ export function loggerOptions(config: Pick<AppConfig, 'LOG_LEVEL'>): NonNullable
   return {
     level: config.LOG_LEVEL,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    // The last step of every line: secrets by value and by shape, wherever they are (lib/redact.ts), so a
+    // provider's "Malformed access token EAAB…" in an error message or a `reason` field is gone too.
+    hooks: { streamWrite: (line: string) => redactText(line) },
     serializers: {
       err: serializeError as never,
       error: (value: unknown) => (value instanceof Error ? serializeError(value) : value),
@@ -119,13 +123,17 @@ export function serializeError(err: unknown): unknown {
       stack: frames(err.stack),
     };
   }
-  if (!hasQueryErrorCause(err)) return stdSerializers.err(err);
+  if (!hasQueryErrorCause(err)) {
+    // Stored as a job's last error too (jobs/runner.ts): the message and stack lose their secrets here.
+    const plain = stdSerializers.err(err) as unknown as Record<string, unknown>;
+    return { ...plain, message: redactText(String(plain.message ?? '')), stack: typeof plain.stack === 'string' ? redactText(plain.stack) : plain.stack };
+  }
   // pino's serializer folds the causes' messages and stacks into the error's own; do it by hand instead so
   // the query error's parameters do not ride along.
   return {
     ...(stdSerializers.err(err) as unknown as Record<string, unknown>),
-    message: err.message,
-    stack: err.stack,
+    message: redactText(err.message),
+    stack: err.stack && redactText(err.stack),
     cause: serializeError(err.cause),
   };
 }

@@ -31,6 +31,8 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     META_GRAPH_URL: 'http://127.0.0.1:9',
     INSTAGRAM_GRAPH_URL: 'http://127.0.0.1:9',
     TWILIO_API_URL: 'http://127.0.0.1:9',
+    // The channel fakes listen on loopback; outbound-url.test.ts checks the rule with it off.
+    ALLOW_PRIVATE_URLS: 'true',
     ...env,
   });
   const { app, ctx } = await buildApp({ config, database });

@@ -1,4 +1,4 @@
-import { eq, gt, and } from 'drizzle-orm';
+import { eq, gt, lt, and } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { messages } from '../db/schema/index.ts';
 import { emitConversationChanged, insertMessage, loadConversation, storeProspectMessage } from '../agent/conversation-store.ts';
@@ -50,11 +50,23 @@ export async function answerClassicCall(ctx: AppContext, call: CallContext, call
  * still there?", and after SILENT_TURNS_TO_HANG_UP silent turns a polite goodbye. When the turn leaves the
  * working phases (ended, needs a human, errored, ignored) the agent's last words are followed by a goodbye.
  */
-export async function classicTurn(ctx: AppContext, call: CallContext, speechResult: string | undefined, silences: number): Promise<string> {
+export async function classicTurn(
+  ctx: AppContext,
+  call: CallContext,
+  speechResult: string | undefined,
+  silences: number,
+  /**
+   * `identity`: the callback's (voice/callback-identity.ts), stored with the caller's line; `replay`: this
+   * very callback was handled before (Twilio's retry, or a replay): nothing is stored, booked or run again,
+   * and the answer is rebuilt from what the first delivery stored.
+   */
+  request: { identity?: string; replay?: boolean } = {},
+): Promise<string> {
   const { conversation } = call;
   const urls = callbackUrls(ctx.config, conversation.uuid);
   const language = languageOf(call);
-  await bookCallCost(ctx, conversation.id, costOfSpeechRecognition(callPrices(ctx.config)));
+  const externalId = request.identity ? `voice-gather:${request.identity}` : undefined;
+  if (!request.replay) await bookCallCost(ctx, conversation.id, costOfSpeechRecognition(callPrices(ctx.config)));
 
   const speech = (speechResult ?? '').trim();
   if (!speech) {
@@ -62,7 +74,20 @@ export async function classicTurn(ctx: AppContext, call: CallContext, speechResu
     return gatherTwiml([await utter(ctx, call, STILL_THERE)], urls.gather(silences + 1), language);
   }
 
-  const result = await storeProspectMessage(ctx.db, { conversationId: conversation.id, message: speech, followUpJobKey: followUpJobKey(conversation.id) });
+  if (request.replay) {
+    const [heard] = externalId
+      ? await ctx.db
+          .select({ id: messages.id })
+          .from(messages)
+          .where(and(eq(messages.conversationId, conversation.id), eq(messages.externalId, externalId)))
+          .limit(1)
+      : [];
+    // The first delivery is still being answered (Twilio gave up waiting on it): listen again.
+    if (!heard) return gatherTwiml([], urls.gather(0), language);
+    return answerAfter(ctx, call, heard.id);
+  }
+
+  const result = await storeProspectMessage(ctx.db, { conversationId: conversation.id, message: speech, externalId, followUpJobKey: followUpJobKey(conversation.id) });
   if (!result?.stored) return hangupTwiml([await utter(ctx, call, GOODBYE)]);
   emitConversationChanged(ctx, result.conversation);
   if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: conversation.id });
@@ -77,11 +102,24 @@ export async function classicTurn(ctx: AppContext, call: CallContext, speechResu
   }
   // Silence on a call is handled on the line (above), not by follow-up messages hours later.
   await endSilence(ctx, conversation.id);
+  return answerAfter(ctx, call, result.stored.id);
+}
 
+/** The agent's lines written after the caller's line `heardId` (and before their next one), then listen or goodbye. */
+async function answerAfter(ctx: AppContext, call: CallContext, heardId: number): Promise<string> {
+  const { conversation } = call;
+  const urls = callbackUrls(ctx.config, conversation.uuid);
+  const language = languageOf(call);
+  const [next] = await ctx.db
+    .select({ id: messages.id })
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversation.id), eq(messages.role, 'PROSPECT'), gt(messages.id, heardId)))
+    .orderBy(messages.id)
+    .limit(1);
   const replies = await ctx.db
     .select({ message: messages.message })
     .from(messages)
-    .where(and(eq(messages.conversationId, conversation.id), eq(messages.role, 'AGENT'), gt(messages.id, result.stored.id)))
+    .where(and(eq(messages.conversationId, conversation.id), eq(messages.role, 'AGENT'), gt(messages.id, heardId), ...(next ? [lt(messages.id, next.id)] : [])))
     .orderBy(messages.id);
   const lines: Utterance[] = [];
   for (const reply of replies) lines.push(await utter(ctx, call, reply.message));

@@ -5,7 +5,7 @@ import { conversations, prospects } from '../db/schema/index.ts';
 import { emitConversationChanged } from '../agent/conversation-store.ts';
 import type { LiveAccount } from '../channels/accounts.ts';
 import { streamTwiml } from './twiml.ts';
-import { callbackUrls, mediaStreamUrl } from './urls.ts';
+import { callbackUrls, mediaStreamUrl, streamBinding } from './urls.ts';
 
 export const NOT_TAKING_CALLS = 'Sorry, this number is not taking calls right now. Goodbye.';
 
@@ -51,5 +51,5 @@ export async function answerInboundCall(ctx: AppContext, account: LiveAccount, f
     return existing;
   });
   emitConversationChanged(ctx, conversation);
-  return streamTwiml(mediaStreamUrl(ctx.config), conversation.uuid, { recordingCallback: callbackUrls(ctx.config, conversation.uuid).recording });
+  return streamTwiml(mediaStreamUrl(ctx.config, streamBinding(ctx.config, conversation.uuid, form.CallSid)), conversation.uuid, { recordingCallback: callbackUrls(ctx.config, conversation.uuid).recording });
 }

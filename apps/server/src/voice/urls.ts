@@ -17,10 +17,43 @@ export function callbackUrls(config: Pick<AppConfig, 'PUBLIC_URL'>, uuid: string
   };
 }
 
-/** D2's realtime bridge: wss:// on an https PUBLIC_URL, ws:// on http (local development, tests). */
-export function mediaStreamUrl(config: Pick<AppConfig, 'PUBLIC_URL'>): string {
+/**
+ * D2's realtime bridge: wss:// on an https PUBLIC_URL, ws:// on http (local development, tests), with the
+ * call's binding as the last path segment. Twilio signs the stream URL (X-Twilio-Signature), so the binding is
+ * covered by the signature too; Twilio's `<Stream url>` takes no query string, hence the path.
+ */
+export function mediaStreamUrl(config: Pick<AppConfig, 'PUBLIC_URL'>, binding: string): string {
   const url = new URL(config.PUBLIC_URL);
-  return `${url.protocol === 'https:' ? 'wss' : 'ws'}://${url.host}/api/voice/media-stream`;
+  return `${url.protocol === 'https:' ? 'wss' : 'ws'}://${url.host}/api/voice/media-stream/${binding}`;
+}
+
+/** How long a stream binding may wait for its stream: Twilio opens it right after reading the TwiML. */
+export const STREAM_BINDING_TTL_SECONDS = 600;
+const BINDING = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(CA[0-9a-fA-F]{32})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+
+const bindingSignature = (config: Pick<AppConfig, 'APP_SECRET'>, body: string) =>
+  createHmac('sha256', config.APP_SECRET).update(`voice-stream:${body}`).digest('base64url');
+
+/**
+ * The binding of a media stream to its call (issue 18 item 8): `{uuid}.{CallSid}.{expires}.{HMAC}`, signed
+ * with APP_SECRET. Only the TwiML of that very call carries it, so a stream cannot name another call's
+ * conversation, and a captured one stops working after STREAM_BINDING_TTL_SECONDS.
+ */
+export function streamBinding(config: Pick<AppConfig, 'APP_SECRET'>, conversationUuid: string, callSid: string, now = Date.now()): string {
+  const body = `${conversationUuid.toLowerCase()}.${callSid}.${Math.floor(now / 1000) + STREAM_BINDING_TTL_SECONDS}`;
+  return `${body}.${bindingSignature(config, body)}`;
+}
+
+/** The conversation uuid and CallSid a binding was issued for; null when forged, altered, malformed or expired. */
+export function verifyStreamBinding(config: Pick<AppConfig, 'APP_SECRET'>, binding: unknown, now = Date.now()): { conversationUuid: string; callSid: string } | null {
+  const match = typeof binding === 'string' ? BINDING.exec(binding) : null;
+  if (!match) return null;
+  const [, conversationUuid, callSid, expires, signature] = match;
+  const expected = Buffer.from(bindingSignature(config, `${conversationUuid}.${callSid}.${expires}`));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+  if (Number(expires) * 1000 < now) return null;
+  return { conversationUuid, callSid };
 }
 
 /**

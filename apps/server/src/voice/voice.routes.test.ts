@@ -1,8 +1,9 @@
-import { eq, like, sql } from 'drizzle-orm';
+import { and, eq, like, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRM_WRITE_BACK_JOB } from '../agent/conversation-outcome.ts';
-import { conversations, jobs, unansweredConversations } from '../db/schema/index.ts';
+import { conversations, jobs, unansweredConversations, webhookInbox } from '../db/schema/index.ts';
+import { VOICE_CALLBACK_SOURCE } from './callback-identity.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { withDatabase } from '../test/test-database.ts';
@@ -14,7 +15,7 @@ import { recordingStorage } from '../modules/call-recordings/call-recordings.ser
 import { loadCallByUuid } from './call-context.ts';
 import { applyStatusCallback } from './call-status.ts';
 import { GOODBYE, GOODBYE_SILENT, STILL_THERE } from './classic.ts';
-import { recordingStorageKey } from './urls.ts';
+import { recordingStorageKey, verifyStreamBinding } from './urls.ts';
 import {
   ACCOUNT_SID,
   AUTH_TOKEN,
@@ -84,8 +85,11 @@ describe('voice callbacks', () => {
     const res = await postSigned(t, `/api/voice/calls/${uuid}/twiml`, callForm(sid, { CallStatus: 'in-progress' }));
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/xml');
+    // The stream URL ends in the call's binding (uuid + CallSid, signed with APP_SECRET; issue 18 item 8).
+    const binding = /media-stream\/([^"]+)"/.exec(res.body)![1];
+    expect(verifyStreamBinding(t.ctx.config, binding)).toEqual({ conversationUuid: uuid, callSid: sid });
     expect(res.body).toBe(
-      '<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="ws://localhost:3000/api/voice/media-stream">' +
+      `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="ws://localhost:3000/api/voice/media-stream/${binding}">` +
         `<Parameter name="conversationUuid" value="${uuid}"/></Stream></Connect></Response>`,
     );
     expect((await callRow(t.ctx, uuid)).callStatus).toBe('in-progress');
@@ -178,6 +182,66 @@ describe('voice callbacks', () => {
     expect(second.body).toMatch(/<Play>[^<]+<\/Play><Hangup\/><\/Response>$/);
     expect(azure.requests.at(-1)!.text).toBe(GOODBYE_SILENT);
     expect(await messagesOfCall(t.ctx, id)).toEqual([]);
+  });
+
+  it('a signed <Gather> callback replayed 5 times stores the caller\'s line once, runs one turn and answers the same', async () => {
+    const { type } = await buildCallSetup(t.ctx, { phases: 3, initialMessage: null });
+    const { uuid, sid, id } = await placeCall(type.id, false);
+    const form = callForm(sid, { CallStatus: 'in-progress', SpeechResult: 'Yes, I need twenty widgets.', Confidence: '0.92' });
+    const first = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, form);
+    expect(first.statusCode).toBe(200);
+    const after = await callRow(t.ctx, uuid);
+    for (let i = 0; i < 5; i += 1) {
+      const again = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, form);
+      expect(again.statusCode).toBe(200);
+      expect(again.body).toBe(first.body);
+    }
+    expect((await messagesOfCall(t.ctx, id)).map((m) => m.role)).toEqual(['PROSPECT', 'AGENT']);
+    // One turn (one phase moved), one speech-recognition unit booked.
+    expect(await callRow(t.ctx, uuid)).toMatchObject({ phase: 1, messagesCount: after.messagesCount, callCostUsd: after.callCostUsd });
+
+    // The same words said again are another request (another Confidence): heard and answered.
+    const next = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, { ...form, Confidence: '0.87' });
+    expect(next.statusCode).toBe(200);
+    expect((await messagesOfCall(t.ctx, id)).map((m) => m.role)).toEqual(['PROSPECT', 'AGENT', 'PROSPECT', 'AGENT']);
+
+    // A replayed silent turn books its recognition once too.
+    const silent = callForm(sid, { SpeechResult: '' });
+    const costBefore = (await callRow(t.ctx, uuid)).callCostUsd;
+    const quiet = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, silent);
+    const costAfter = (await callRow(t.ctx, uuid)).callCostUsd;
+    expect(costAfter).toBeGreaterThan(costBefore);
+    for (let i = 0; i < 5; i += 1) expect((await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, silent)).body).toBe(quiet.body);
+    expect((await callRow(t.ctx, uuid)).callCostUsd).toBe(costAfter);
+  });
+
+  it('status, answering-machine and recording callbacks replayed change nothing again; a new event is still applied', async () => {
+    const { type } = await buildCallSetup(t.ctx, { initialMessage: null });
+    const { uuid, sid, id } = await placeCall(type.id, true);
+    const recording = callForm(sid, { RecordingSid: `RE${'3'.repeat(32)}`, RecordingUrl: `https://api.twilio.com/2010-04-01/Accounts/${ACCOUNT_SID}/Recordings/RE${'3'.repeat(32)}`, RecordingStatus: 'completed', RecordingDuration: '12' });
+    expect((await postSigned(t, `/api/voice/calls/${uuid}/recording`, recording)).statusCode).toBe(200);
+    const recordingJobs = () => t.ctx.db.select().from(jobs).where(eq(jobs.singletonKey, `voice-recording:${id}`));
+    expect(await recordingJobs()).toHaveLength(1);
+    // The download ran (or was given up): a replay must not fetch the recording again.
+    await t.ctx.db.update(jobs).set({ status: 'done' }).where(eq(jobs.singletonKey, `voice-recording:${id}`));
+    for (let i = 0; i < 5; i += 1) expect((await postSigned(t, `/api/voice/calls/${uuid}/recording`, recording)).statusCode).toBe(200);
+    expect(await recordingJobs()).toHaveLength(1);
+
+    const ringing = callForm(sid, { CallStatus: 'ringing', SequenceNumber: '0' });
+    const answered = callForm(sid, { CallStatus: 'in-progress', SequenceNumber: '1' });
+    await postSigned(t, `/api/voice/calls/${uuid}/status`, ringing);
+    await postSigned(t, `/api/voice/calls/${uuid}/status`, answered);
+    expect((await callRow(t.ctx, uuid)).callStatus).toBe('in-progress');
+    const identities = () => t.ctx.db.select().from(webhookInbox).where(and(eq(webhookInbox.source, VOICE_CALLBACK_SOURCE), like(webhookInbox.externalId, `${sid}:%`)));
+    const seen = (await identities()).length;
+    for (let i = 0; i < 5; i += 1) {
+      expect((await postSigned(t, `/api/voice/calls/${uuid}/status`, answered)).statusCode).toBe(200);
+      expect((await postSigned(t, `/api/voice/calls/${uuid}/amd`, callForm(sid, { AnsweredBy: 'human' }))).statusCode).toBe(200);
+    }
+    // One identity per distinct request (the amd callback's once), whatever the replays.
+    expect((await identities()).length).toBe(seen + 1);
+    // Nothing of the call is kept with the identity.
+    expect((await identities()).every((row) => JSON.stringify(row.payload) === '{}')).toBe(true);
   });
 
   it('hangs up with a goodbye once the turn ends the playbook, rated with the CRM ended write-back like a chat', async () => {
@@ -437,14 +501,18 @@ describe('voice callbacks', () => {
     const res = await postSigned(t, '/api/twilio/voice', form);
     expect(res.statusCode).toBe(200);
     const uuid = /value="([0-9a-f-]{36})"/.exec(res.body)![1];
+    const binding = /media-stream\/([^"]+)"/.exec(res.body)![1];
+    expect(verifyStreamBinding(t.ctx.config, binding)).toEqual({ conversationUuid: uuid, callSid: form.CallSid });
     expect(res.body).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><Response><Start>' +
         `<Recording recordingStatusCallback="${PUBLIC_URL}/api/voice/calls/${uuid}/recording" recordingStatusCallbackMethod="POST" recordingStatusCallbackEvent="completed"/>` +
-        '</Start><Connect><Stream url="ws://localhost:3000/api/voice/media-stream">' +
+        `</Start><Connect><Stream url="ws://localhost:3000/api/voice/media-stream/${binding}">` +
         `<Parameter name="conversationUuid" value="${uuid}"/></Stream></Connect></Response>`,
     );
     const again = await postSigned(t, '/api/twilio/voice', form);
-    expect(again.body).toBe(res.body);
+    // The same conversation (a retry); the binding's expiry may have moved on by a second.
+    const withoutBinding = (body: string) => body.replace(/media-stream\/[^"]+"/, 'media-stream/…"');
+    expect(withoutBinding(again.body)).toBe(withoutBinding(res.body));
     const row = await callRow(t.ctx, uuid);
     expect(row).toMatchObject({ callDirection: 'inbound', callSid: form.CallSid, callStatus: 'ringing', useRealtimeApi: true, conversationTypeId: type.id, messagingAccountId: account.id });
     const rows = await t.ctx.db.select().from(conversations).where(eq(conversations.callSid, form.CallSid));

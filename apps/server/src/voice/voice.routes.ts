@@ -13,10 +13,11 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { type CallContext, loadCallBySid, loadCallByUuid } from './call-context.ts';
 import { advanceCallStatus, applyAnsweringMachine, applyStatusCallback } from './call-status.ts';
 import { answerClassicCall, classicTurn } from './classic.ts';
+import { callbackIdentity, claimCallback } from './callback-identity.ts';
 import { answerInboundCall } from './inbound.ts';
 import { RECORDING_JOB } from './recording.job.ts';
 import { streamTwiml } from './twiml.ts';
-import { isSpeechAudioSignature, mediaStreamUrl } from './urls.ts';
+import { isSpeechAudioSignature, mediaStreamUrl, streamBinding } from './urls.ts';
 
 const tags = ['voice'];
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
@@ -54,6 +55,20 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     if (!signed(request, call.account.accessToken)) return refuse(request, 'bad X-Twilio-Signature');
     return call;
   };
+  /**
+   * Runs a callback's effects once per Twilio request identity (voice/callback-identity.ts): a retried or
+   * replayed callback changes nothing again. A failure gives the identity back, so Twilio's retry is handled.
+   */
+  const once = async (request: FastifyRequest, handle: () => Promise<void>): Promise<void> => {
+    const claim = await claimCallback(ctx, callbackIdentity(ctx.config.PUBLIC_URL + request.url, formOf(request)));
+    if (!claim.fresh) return;
+    try {
+      await handle();
+    } catch (err) {
+      await claim.release().catch(() => {});
+      throw err;
+    }
+  };
   const twiml = (reply: FastifyReply, xml: string) => reply.type('text/xml').header('cache-control', 'no-store').send(xml);
 
   // The call was answered: realtime bridge or the classic pipeline's opening line and first <Gather>.
@@ -67,8 +82,13 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
         .where(and(eq(conversations.id, call.conversation.id), isNull(conversations.callSid)));
     }
     if (form.CallStatus) await advanceCallStatus(ctx, call, form.CallStatus);
-    if (call.conversation.useRealtimeApi !== false) return twiml(reply, streamTwiml(mediaStreamUrl(ctx.config), call.conversation.uuid));
-    return twiml(reply, await answerClassicCall(ctx, call, form.CallSid ?? call.conversation.callSid ?? 'unknown'));
+    const callSid = form.CallSid ?? call.conversation.callSid;
+    if (call.conversation.useRealtimeApi !== false) {
+      // The stream is bound to this call (uuid + CallSid, signed): without a CallSid no stream could be served.
+      if (!callSid || !/^CA[0-9a-fA-F]{32}$/.test(callSid)) return refuse(request, 'no CallSid to bind the media stream to');
+      return twiml(reply, streamTwiml(mediaStreamUrl(ctx.config, streamBinding(ctx.config, call.conversation.uuid, callSid)), call.conversation.uuid));
+    }
+    return twiml(reply, await answerClassicCall(ctx, call, callSid ?? 'unknown'));
   });
 
   r.post(
@@ -76,19 +96,27 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     { schema: { tags, params: uuidParams, querystring: z.object({ silences: z.coerce.number().int().min(0).max(10).optional() }) } },
     async (request, reply) => {
       const call = await verifiedCall(request, request.params.uuid);
-      return twiml(reply, await classicTurn(ctx, call, formOf(request).SpeechResult, request.query.silences ?? 0));
+      // Idempotent on the request's identity: a replayed <Gather> stores the caller's line once and runs one turn.
+      const identity = callbackIdentity(ctx.config.PUBLIC_URL + request.url, formOf(request));
+      const claim = await claimCallback(ctx, identity);
+      try {
+        return twiml(reply, await classicTurn(ctx, call, formOf(request).SpeechResult, request.query.silences ?? 0, { identity, replay: !claim.fresh }));
+      } catch (err) {
+        if (claim.fresh) await claim.release().catch(() => {});
+        throw err;
+      }
     },
   );
 
   r.post('/api/voice/calls/:uuid/status', { schema: { tags, params: uuidParams } }, async (request, reply) => {
     const call = await verifiedCall(request, request.params.uuid);
-    await applyStatusCallback(ctx, call, formOf(request));
+    await once(request, () => applyStatusCallback(ctx, call, formOf(request)));
     return twiml(reply, EMPTY_TWIML);
   });
 
   r.post('/api/voice/calls/:uuid/amd', { schema: { tags, params: uuidParams } }, async (request, reply) => {
     const call = await verifiedCall(request, request.params.uuid);
-    await applyAnsweringMachine(ctx, call, formOf(request));
+    await once(request, () => applyAnsweringMachine(ctx, call, formOf(request)));
     return twiml(reply, EMPTY_TWIML);
   });
 
@@ -98,12 +126,14 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     const form = formOf(request);
     if (form.RecordingStatus === 'completed' && form.RecordingUrl) {
       const duration = /^\d{1,7}$/.test(form.RecordingDuration ?? '') ? Number(form.RecordingDuration) : 0;
-      await ctx.jobs.enqueue(
-        RECORDING_JOB,
-        { conversationUuid: call.conversation.uuid, recordingUrl: form.RecordingUrl, durationSeconds: duration },
-        { singletonKey: `voice-recording:${call.conversation.id}`, maxAttempts: 8 },
-      );
-      ctx.jobs.wake();
+      await once(request, async () => {
+        await ctx.jobs.enqueue(
+          RECORDING_JOB,
+          { conversationUuid: call.conversation.uuid, recordingUrl: form.RecordingUrl, durationSeconds: duration },
+          { singletonKey: `voice-recording:${call.conversation.id}`, maxAttempts: 8 },
+        );
+        ctx.jobs.wake();
+      });
     }
     return twiml(reply, EMPTY_TWIML);
   });
@@ -146,7 +176,7 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     const call = form.CallSid ? await loadCallBySid(ctx, form.CallSid) : null;
     if (!call) return refuse(request, 'unknown CallSid');
     if (!signed(request, call.account.accessToken)) return refuse(request, 'bad X-Twilio-Signature');
-    await applyStatusCallback(ctx, call, form);
+    await once(request, () => applyStatusCallback(ctx, call, form));
     return twiml(reply, EMPTY_TWIML);
   });
 }

@@ -1,4 +1,5 @@
 import type { AgentErrorRecord } from '../../agent/llm/provider.ts';
+import { redactText } from '../../lib/redact.ts';
 import { ChannelSendError } from '../types.ts';
 
 /** How long one provider call may take before it counts as a (transient) timeout. */
@@ -18,14 +19,7 @@ const MAX_TEXT = 2_000;
  * including in `paging.next` URLs) and Authorization header values.
  */
 export function scrub(text: string, secrets: (string | null | undefined)[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
-  }
-  return out
-    .replace(/((?:access_token|input_token|client_secret|appsecret_proof|fb_exchange_token)=)[^&\s"'#]+/gi, '$1[redacted]')
-    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, '$1 [redacted]')
-    .slice(0, MAX_TEXT);
+  return redactText(text, secrets).slice(0, MAX_TEXT);
 }
 
 /** The secrets of an account as they may appear on the wire (raw, and Basic-auth encoded when login:password). */

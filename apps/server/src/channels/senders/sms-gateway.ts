@@ -1,4 +1,5 @@
 import Client, { type HttpClient } from 'android-sms-gateway';
+import { outboundUrlProblem } from '../../lib/outbound-url.ts';
 import { configError, httpError, networkError, secretsOf, SEND_TIMEOUT_MS } from './errors.ts';
 import type { ChannelSender } from '../types.ts';
 
@@ -45,12 +46,15 @@ async function request<T>(method: string, url: string, body: unknown, headers: R
  */
 export const smsGatewaySender: ChannelSender = {
   limit: { unit: 'chars', max: 1600 },
-  async send(_endpoints, account, part) {
+  async send(endpoints, account, part) {
     const separator = account.accessToken.indexOf(':');
     if (separator <= 0) {
       throw configError('The SMS gateway account needs its access token as login:password.', 'SMS_GATEWAY_CREDENTIALS_INVALID');
     }
     const baseUrl = (typeof account.config.baseUrl === 'string' && account.config.baseUrl.trim() ? account.config.baseUrl.trim() : DEFAULT_BASE_URL).replace(/\/+$/, '');
+    // Checked again before each call (the name may point elsewhere since it was saved): issue 29.
+    const problem = await outboundUrlProblem(baseUrl, { allowPrivate: endpoints.ALLOW_PRIVATE_URLS === true });
+    if (problem) throw configError(`The SMS gateway URL cannot be called: ${problem}`, 'PRIVATE_URL');
     const client = new Client(account.accessToken.slice(0, separator), account.accessToken.slice(separator + 1), fetchHttpClient, baseUrl);
     const call = { method: 'POST', url: `${baseUrl}/message`, secrets: secretsOf(account.accessToken) };
     try {

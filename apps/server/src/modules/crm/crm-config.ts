@@ -14,12 +14,12 @@ const MASK_PREFIX = '••••';
 /** Longest token accepted; its sealed form must still fit the config schema's apiKey limit (4000). */
 const API_KEY_MAX = 2000;
 
-/** The top-level `apiKey` string of a config text, when it has one. */
-function topLevelApiKey(text: string): string | undefined {
+/** The top-level `apiKey` (or `field`) string of a config text, when it has one. */
+function topLevelApiKey(text: string, field = 'apiKey'): string | undefined {
   try {
     const value: unknown = JSON.parse(text);
     if (value && typeof value === 'object' && !Array.isArray(value)) {
-      const key = (value as Record<string, unknown>).apiKey;
+      const key = (value as Record<string, unknown>)[field];
       return typeof key === 'string' ? key : undefined;
     }
   } catch {
@@ -32,9 +32,9 @@ function topLevelApiKey(text: string): string | undefined {
  * Replaces the JSON string literal(s) of `"apiKey": "<current>"` with `next`, keeping the rest of the text
  * byte for byte. Falls back to re-serialising when the literal cannot be found (exotic escapes in the key name).
  */
-function replaceApiKey(text: string, current: string, next: string): string {
+function replaceApiKey(text: string, current: string, next: string, field = 'apiKey'): string {
   let found = false;
-  const replaced = text.replace(/("apiKey"\s*:\s*)"((?:[^"\\]|\\.)*)"/g, (match, head: string, literal: string) => {
+  const replaced = text.replace(new RegExp(`("${field}"\\s*:\\s*)"((?:[^"\\\\]|\\\\.)*)"`, 'g'), (match, head: string, literal: string) => {
     let decoded: unknown;
     try {
       decoded = JSON.parse(`"${literal}"`);
@@ -47,7 +47,7 @@ function replaceApiKey(text: string, current: string, next: string): string {
   });
   if (found) return replaced;
   const value = JSON.parse(text) as Record<string, unknown>;
-  return JSON.stringify({ ...value, apiKey: next }, null, 2);
+  return JSON.stringify({ ...value, [field]: next }, null, 2);
 }
 
 /** Opens a stored key; null when it cannot be read (sealed under another APP_SECRET). Plain legacy text passes. */
@@ -66,9 +66,9 @@ function maskOf(ctx: AppContext, stored: string): string {
 }
 
 /** The config text as every answer shows it: the apiKey masked. */
-export function maskConfigSecrets(ctx: AppContext, text: string): string {
-  const stored = topLevelApiKey(text);
-  return stored === undefined ? text : replaceApiKey(text, stored, maskOf(ctx, stored));
+export function maskConfigSecrets(ctx: AppContext, text: string, field = 'apiKey'): string {
+  const stored = topLevelApiKey(text, field);
+  return stored === undefined ? text : replaceApiKey(text, stored, maskOf(ctx, stored), field);
 }
 
 /**
@@ -76,21 +76,27 @@ export function maskConfigSecrets(ctx: AppContext, text: string): string {
  * apiKey is sealed; the masked value of the stored key keeps it; any other masked-looking value is refused,
  * since it cannot be a real key and would silently lose the stored one.
  */
-export function sealConfigSecrets(ctx: AppContext, submitted: string, previous: string | null | undefined): string {
-  const key = topLevelApiKey(submitted);
+export function sealConfigSecrets(
+  ctx: AppContext,
+  submitted: string,
+  previous: string | null | undefined,
+  field = 'apiKey',
+  fullValue = 'the full GoHighLevel token',
+): string {
+  const key = topLevelApiKey(submitted, field);
   if (key === undefined) return submitted;
   if (key.startsWith(MASK_PREFIX)) {
-    const stored = previous ? topLevelApiKey(previous) : undefined;
-    if (stored !== undefined && maskOf(ctx, stored) === key) return replaceApiKey(submitted, key, stored);
+    const stored = previous ? topLevelApiKey(previous, field) : undefined;
+    if (stored !== undefined && maskOf(ctx, stored) === key) return replaceApiKey(submitted, key, stored, field);
     throw badRequest(
-      'Invalid configuration: apiKey: this masked value does not match the stored key; paste the full GoHighLevel token.',
+      `Invalid configuration: ${field}: this masked value does not match the stored key; paste ${fullValue}.`,
       'INVALID_CONFIG',
     );
   }
   if (key.trim().length > API_KEY_MAX) {
-    throw badRequest(`Invalid configuration: apiKey: too long (at most ${API_KEY_MAX} characters).`, 'INVALID_CONFIG');
+    throw badRequest(`Invalid configuration: ${field}: too long (at most ${API_KEY_MAX} characters).`, 'INVALID_CONFIG');
   }
-  return replaceApiKey(submitted, key, SEALED_PREFIX + ctx.secrets.seal(key.trim()));
+  return replaceApiKey(submitted, key, SEALED_PREFIX + ctx.secrets.seal(key.trim()), field);
 }
 
 /** The CRM settings of a stored config text, with the apiKey still sealed. */

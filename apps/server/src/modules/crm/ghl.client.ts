@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
+import { redactText } from '../../lib/redact.ts';
 
 /**
  * GoHighLevel API v2 over plain fetch (reference/third-party-facts.md "GoHighLevel API v2"): base GHL_API_URL,
@@ -146,7 +147,7 @@ export class GhlClient {
 
   /** GoHighLevel does not echo tokens, but an error text must never carry one, whatever the provider says. */
   private scrub(text: string): string {
-    return this.credentials.apiKey ? text.split(this.credentials.apiKey).join('[token]') : text;
+    return redactText(text, [this.credentials.apiKey]);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { MessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import type { AppContext } from '../../context.ts';
 import { maskSecret } from '../../lib/crypto.ts';
+import { maskConfigSecrets } from '../crm/crm-config.ts';
 import { readAccessToken, reconnectNeeded } from './access.ts';
 
 export interface MessagingAccountRow {
@@ -33,7 +34,8 @@ export function presentMessagingAccount(
     expirationDate: row.expirationDate ? row.expirationDate.toISOString() : null,
     conversationTypeId: row.conversationTypeId,
     conversationType,
-    config: row.config,
+    // An SMS gateway's signingKey is shown masked like the CRM apiKey (saving the mask back keeps it).
+    config: row.type === 'SMS_GATEWAY' ? maskConfigSecrets(ctx, row.config, 'signingKey') : row.config,
     user_messaging_accounts: grants.map((g) => ({ id: g.id, user: { email: g.email } })),
     accessTokenSet: true,
     accessTokenHint: tokenHint(ctx, row.accessTokenEncrypted),

@@ -11,6 +11,8 @@ import {
 } from '../../db/schema/index.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { removeCallRecording } from '../calls/calls.service.ts';
+import { sealConfigSecrets } from '../crm/crm-config.ts';
+import { outboundUrlProblem } from '../../lib/outbound-url.ts';
 import { canAccessAccount, canDeleteAccount } from './access.ts';
 import { presentMessagingAccount } from './messaging-accounts.presenter.ts';
 
@@ -138,9 +140,26 @@ export async function saveMessagingAccountConfig(ctx: AppContext, id: number, te
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badRequest('The configuration must be a JSON object, e.g. {}', 'VALIDATION_ERROR');
   }
+  const [previous] = await ctx.db
+    .select({ type: messagingAccounts.type, config: messagingAccounts.config })
+    .from(messagingAccounts)
+    .where(eq(messagingAccounts.id, id))
+    .limit(1);
+  if (!previous) throw accountNotFound();
+  let stored = text;
+  if (previous.type === 'SMS_GATEWAY') {
+    // The gateway's base URL is called by the server: the private-address rule of outbound calls (issue 29).
+    const baseUrl = (value as Record<string, unknown>).baseUrl;
+    if (baseUrl !== undefined) {
+      const problem = typeof baseUrl === 'string' ? await outboundUrlProblem(baseUrl.trim(), { allowPrivate: ctx.config.ALLOW_PRIVATE_URLS }) : 'baseUrl must be a string.';
+      if (problem) throw badRequest(`Invalid configuration: baseUrl: ${problem}`, 'INVALID_CONFIG');
+    }
+    // The webhook signing key is a secret like the CRM key: sealed at rest, masked in every answer.
+    stored = sealConfigSecrets(ctx, text, previous.config, 'signingKey', "the gateway's full signing key");
+  }
   const [updated] = await ctx.db
     .update(messagingAccounts)
-    .set({ config: text })
+    .set({ config: stored })
     .where(eq(messagingAccounts.id, id))
     .returning({ id: messagingAccounts.id });
   if (!updated) throw accountNotFound();

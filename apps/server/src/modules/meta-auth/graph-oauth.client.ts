@@ -1,4 +1,5 @@
 import type { AppConfig } from '../../config/env.ts';
+import { redactText } from '../../lib/redact.ts';
 
 /**
  * The Graph API and Instagram API calls of OAuth, plain HTTP (Meta publishes no Node SDK). Every failure
@@ -51,12 +52,24 @@ const MAX_PAGING_ROUNDS = 20;
 
 const trim = (base: string | undefined) => (base ?? '').replace(/\/$/, '');
 
+/** The credentials a Graph request carries (query or form body): an error message must not repeat them. */
+function secretsOfRequest(url: string, init?: RequestInit): string[] {
+  const names = ['access_token', 'input_token', 'client_secret', 'fb_exchange_token', 'code'];
+  const params = [new URL(url).searchParams];
+  if (init?.body instanceof URLSearchParams) params.push(init.body);
+  else if (typeof init?.body === 'string') params.push(new URLSearchParams(init.body));
+  return params.flatMap((p) => names.flatMap((name) => p.getAll(name)));
+}
+
 async function call<T>(url: string, init?: RequestInit): Promise<T> {
+  // Graph answers "Malformed access token <the token>": every message is redacted before it is thrown,
+  // logged (login, connect, refresh, page-name lookup) or shown.
+  const refused = (message: string, code: number | null) => new GraphOAuthError(redactText(message, secretsOfRequest(url, init)), code);
   let response: Response;
   try {
     response = await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) });
   } catch (err) {
-    throw new GraphOAuthError(`Meta could not be reached: ${(err as Error).message}`, null);
+    throw refused(`Meta could not be reached: ${(err as Error).message}`, null);
   }
   const text = await response.text();
   let body: unknown = null;
@@ -70,7 +83,7 @@ async function call<T>(url: string, init?: RequestInit): Promise<T> {
     // Instagram's api host answers {error_type, code, error_message}; Graph answers {error:{message, code}}.
     const flat = body as { error_message?: string; code?: number } | null;
     const message = error?.message ?? error?.error_message ?? flat?.error_message ?? `HTTP ${response.status}`;
-    throw new GraphOAuthError(`Meta refused the request: ${message}`, error?.code ?? flat?.code ?? response.status);
+    throw refused(`Meta refused the request: ${message}`, error?.code ?? flat?.code ?? response.status);
   }
   return body as T;
 }

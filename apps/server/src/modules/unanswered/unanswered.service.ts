@@ -4,6 +4,7 @@ import { resumeFollowUps } from '../../agent/agent.service.ts';
 import type { AppContext } from '../../context.ts';
 import { conversations, messagingAccounts, prospects, unansweredConversations } from '../../db/schema/index.ts';
 import { notFound } from '../../lib/errors.ts';
+import { redactText } from '../../lib/redact.ts';
 
 const u = unansweredConversations;
 
@@ -31,7 +32,8 @@ export async function listUnansweredConversations(ctx: AppContext) {
     status: r.status,
     followUpCount: r.followUpCount,
     earliestReplyDateTime: r.earliestReplyDateTime.toISOString(),
-    errors: r.errors,
+    // Rows stored before redaction existed are cleaned on the way out as well.
+    errors: redactText(r.errors),
     conversation: {
       uuid: r.uuid,
       phase: r.phase,

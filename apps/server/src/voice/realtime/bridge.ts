@@ -13,6 +13,7 @@ import {
   updateCall,
   verifyStreamSignature,
 } from './call-store.ts';
+import { verifyStreamBinding } from '../urls.ts';
 import { PlaybackTracker, splitPayload } from './playback.ts';
 import { DEFAULT_REALTIME_VOICE, openingResponse, sessionUpdate, voiceSettingsOf } from './session.ts';
 import { isBase64, isTwilioSid, realtimeAppend, type TwilioStart, twilioClear, twilioMark, twilioMedia } from './twilio-media.ts';
@@ -75,7 +76,7 @@ export class MediaStreamBridge {
   constructor(
     private readonly ctx: AppContext,
     private readonly twilio: WebSocket,
-    private readonly request: { signature: string | undefined; url: string },
+    private readonly request: { signature: string | undefined; url: string; binding?: string },
     private readonly onClosed: (bridge: MediaStreamBridge) => void = () => {},
   ) {
     twilio.on('message', (data) => this.onTwilioMessage(data));
@@ -133,7 +134,15 @@ export class MediaStreamBridge {
     this.clearStartTimer();
     const start = message.start;
     if (!start || !isTwilioSid(start.streamSid, 'MZ') || !isTwilioSid(start.callSid, 'CA')) return this.refuse('malformed start message');
-    const call = await findCall(this.ctx, start.customParameters?.conversationUuid);
+    // The stream's call comes from its URL's binding (signed with APP_SECRET for this uuid and CallSid, and
+    // covered by X-Twilio-Signature), not from the unsigned <Parameter>: another call's binding, an expired
+    // or forged one, or none at all is refused before any OpenAI session opens.
+    const binding = verifyStreamBinding(this.ctx.config, this.request.binding);
+    if (!binding) return this.refuse('missing, forged or expired stream binding');
+    if (binding.callSid !== start.callSid) return this.refuse("stream binding of another call");
+    const named = start.customParameters?.conversationUuid;
+    if (named !== undefined && String(named).toLowerCase() !== binding.conversationUuid) return this.refuse("stream binding of another conversation");
+    const call = await findCall(this.ctx, binding.conversationUuid);
     if (this.state !== 'starting') return;
     // Checked only now: the account (and so the Auth Token that signed the upgrade) follows from the uuid.
     if (!call || !verifyStreamSignature(this.ctx, call.account.accessToken, this.request.signature, this.request.url)) {

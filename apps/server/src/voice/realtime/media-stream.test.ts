@@ -19,6 +19,7 @@ import { postSigned } from '../voice-test-kit.ts';
 import { advancePhase } from './call-store.ts';
 import { ENDED_CALL_JOB, endedCallJob, endedCallJobKey } from './ended-call.job.ts';
 import { MEDIA_STREAM_PATH } from './media-stream.routes.ts';
+import { STREAM_BINDING_TTL_SECONDS, streamBinding, verifyStreamBinding } from '../urls.ts';
 import { INPUT_TRANSCRIPTION_MODEL } from './session.ts';
 
 const ACCOUNT_SID = `AC${'1'.repeat(32)}`;
@@ -26,13 +27,13 @@ const AUTH_TOKEN = 'twilio-auth-token-123';
 const NUMBER = '+15550001111';
 const TRANSFER_TO = '+15550009999';
 // Twilio signs the URL of the TwiML (PUBLIC_URL based), whatever address the server listens on.
-const SIGNED_URL = `ws://localhost:3000${MEDIA_STREAM_PATH}`;
+const SIGNED_BASE = 'ws://localhost:3000';
 
 let t: TestApp;
 const llm = new OpenAiFake();
 let realtime: OpenAiRealtimeFake;
 let twilioApi: TwilioFake;
-let wsUrl: string;
+let wsBase: string;
 let typeId: number;
 let accountId: number;
 const clients: TwilioMediaClient[] = [];
@@ -44,7 +45,7 @@ beforeAll(async () => {
   twilioApi = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
   t = await buildTestApp({ ...llm.env(), ...realtime.env(), TWILIO_API_URL: twilioApi.url });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
-  wsUrl = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${MEDIA_STREAM_PATH}`;
+  wsBase = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   const type = await buildConversationType(t.ctx, { phases: 2, initialMessage: 'Hi, this is Sam from Widgets.' });
   await t.ctx.db
     .update(conversationTypes)
@@ -75,8 +76,12 @@ async function placedCall() {
   return { callSid: call.sid, conversation, twilioCall: () => twilioApi.calls.find((c) => c.sid === call.sid)! };
 }
 
-async function connect(authToken: string | null = AUTH_TOKEN, signedUrl = SIGNED_URL) {
-  const client = await TwilioMediaClient.connect(wsUrl, { signedUrl, authToken });
+/** The stream path the call's TwiML names: its binding (uuid + CallSid, signed with APP_SECRET) as last segment. */
+const streamPath = (call: { callSid: string; conversation: { uuid: string } }) =>
+  `${MEDIA_STREAM_PATH}/${streamBinding(t.ctx.config, call.conversation.uuid, call.callSid)}`;
+
+async function connect(path: string, authToken: string | null = AUTH_TOKEN, signedUrl = `${SIGNED_BASE}${path}`) {
+  const client = await TwilioMediaClient.connect(`${wsBase}${path}`, { signedUrl, authToken });
   clients.push(client);
   return client;
 }
@@ -85,7 +90,7 @@ async function connect(authToken: string | null = AUTH_TOKEN, signedUrl = SIGNED
 async function liveCall() {
   const call = await placedCall();
   const sessionsBefore = realtime.sessions.length;
-  const client = await connect();
+  const client = await connect(streamPath(call));
   client.connected();
   client.start({ accountSid: ACCOUNT_SID, callSid: call.callSid, customParameters: { conversationUuid: call.conversation.uuid } });
   const session = await realtime.session(sessionsBefore + 1);
@@ -100,7 +105,7 @@ describe('media stream bridge', () => {
   it('opens the realtime session only after start, with the GA session settings and the opening line', async () => {
     const call = await placedCall();
     const before = realtime.sessions.length;
-    const client = await connect();
+    const client = await connect(streamPath(call));
     client.connected();
     client.media(randomBytes(160)); // before start: nowhere to go
     await client.roundTrip();
@@ -130,9 +135,9 @@ describe('media stream bridge', () => {
     expect(answered.statusCode).toBe(200);
     const streamUrl = answered.body.match(/<Stream url="([^"]+)"/)![1];
     const uuid = answered.body.match(/<Parameter name="conversationUuid" value="([^"]+)"/)![1];
-    expect(new URL(streamUrl).pathname).toBe(MEDIA_STREAM_PATH);
+    expect(new URL(streamUrl).pathname).toBe(streamPath(call));
     const before = realtime.sessions.length;
-    const client = await connect(AUTH_TOKEN, streamUrl);
+    const client = await connect(new URL(streamUrl).pathname, AUTH_TOKEN, streamUrl);
     client.connected();
     client.start({ accountSid: ACCOUNT_SID, callSid: call.callSid, customParameters: { conversationUuid: uuid } });
     const session = await realtime.session(before + 1);
@@ -146,7 +151,7 @@ describe('media stream bridge', () => {
     const streamUrl = answered.body.match(/<Stream url="([^"]+)"/)![1];
     const uuid = answered.body.match(/<Parameter name="conversationUuid" value="([^"]+)"/)![1];
     const before = realtime.sessions.length;
-    const client = await connect(AUTH_TOKEN, streamUrl);
+    const client = await connect(new URL(streamUrl).pathname, AUTH_TOKEN, streamUrl);
     client.connected();
     client.start({ accountSid: ACCOUNT_SID, callSid, customParameters: { conversationUuid: uuid } });
     const session = await realtime.session(before + 1);
@@ -452,7 +457,7 @@ describe('media stream bridge', () => {
     const call = await placedCall();
     realtime.refuseNext(500);
     const refusedBefore = realtime.refused;
-    const client = await connect();
+    const client = await connect(streamPath(call));
     client.connected();
     client.start({ accountSid: ACCOUNT_SID, callSid: call.callSid, customParameters: { conversationUuid: call.conversation.uuid } });
     await vi.waitFor(() => expect(call.twilioCall().updates).toEqual([{ Twiml: '<Response><Say>Sorry, something went wrong.</Say><Hangup/></Response>' }]));
@@ -499,28 +504,60 @@ describe('media stream bridge', () => {
 
     it('closes a stream signed with another token', async () => {
       const call = await placedCall();
-      await refusedStart(await connect('not-the-token'), call);
+      await refusedStart(await connect(streamPath(call), 'not-the-token'), call);
     });
 
     it('closes an unsigned stream', async () => {
       const call = await placedCall();
-      await refusedStart(await connect(null), call);
+      await refusedStart(await connect(streamPath(call), null), call);
     });
 
     it('closes a stream signed for another URL', async () => {
       const call = await placedCall();
-      await refusedStart(await connect(AUTH_TOKEN, 'wss://evil.example/api/voice/media-stream'), call);
+      await refusedStart(await connect(streamPath(call), AUTH_TOKEN, `wss://evil.example${streamPath(call)}`), call);
     });
 
     it('closes a stream for an unknown conversation or another call', async () => {
       const call = await placedCall();
-      await refusedStart(await connect(), call, { uuid: '00000000-0000-4000-8000-000000000000' });
+      await refusedStart(await connect(streamPath(call)), call, { uuid: '00000000-0000-4000-8000-000000000000' });
+      const unknown = { ...call, conversation: { ...call.conversation, uuid: '00000000-0000-4000-8000-000000000000' } };
+      await refusedStart(await connect(streamPath(unknown)), unknown);
       const other = await placedCall();
-      await refusedStart(await connect(), other, { accountSid: `AC${'2'.repeat(32)}` });
+      await refusedStart(await connect(streamPath(other)), other, { accountSid: `AC${'2'.repeat(32)}` });
       // A chat of the same account is not a call.
       const chat = await placedCall();
       await t.ctx.db.update(conversations).set({ callDirection: null }).where(eq(conversations.id, chat.conversation.id));
-      await refusedStart(await connect(), chat);
+      await refusedStart(await connect(streamPath(chat)), chat);
+    });
+
+    // Issue 18 item 8: the stream finds its conversation from a binding signed per call, not from <Parameter>.
+    it('closes a signed stream without a binding, whatever its <Parameter> names', async () => {
+      const call = await placedCall();
+      await refusedStart(await connect(MEDIA_STREAM_PATH), call);
+    });
+
+    it("closes a stream presenting another call's binding, or its own binding with another call's CallSid", async () => {
+      const victim = await placedCall();
+      const attacker = await placedCall();
+      // The attacker's own (valid, signed) stream URL, naming the victim's conversation in <Parameter>.
+      await refusedStart(await connect(streamPath(attacker)), attacker, { uuid: victim.conversation.uuid });
+      // The victim's binding replayed on a stream that `start`s another call.
+      await refusedStart(await connect(streamPath(victim)), attacker);
+      // A binding whose conversation does not belong to the CallSid it names.
+      const crossed = { ...attacker, conversation: victim.conversation };
+      await refusedStart(await connect(streamPath(crossed)), crossed);
+      expect(await storedMessages(victim.conversation.id)).toEqual([]);
+    });
+
+    it('closes a stream with a forged, altered or expired binding', async () => {
+      const call = await placedCall();
+      const binding = streamBinding(t.ctx.config, call.conversation.uuid, call.callSid);
+      const [uuid, sid, expires, signature] = binding.split('.');
+      const forged = `${uuid}.${sid}.${expires}.${'A'.repeat(43)}`;
+      const later = `${uuid}.${sid}.${Number(expires) + 3600}.${signature}`;
+      const expired = streamBinding(t.ctx.config, call.conversation.uuid, call.callSid, Date.now() - (STREAM_BINDING_TTL_SECONDS + 60) * 1000);
+      for (const bad of [forged, later, expired, 'not-a-binding']) await refusedStart(await connect(`${MEDIA_STREAM_PATH}/${bad}`), call);
+      expect(verifyStreamBinding(t.ctx.config, binding)).toEqual({ conversationUuid: call.conversation.uuid, callSid: call.callSid });
     });
   });
 });
