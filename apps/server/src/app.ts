@@ -37,6 +37,7 @@ import { registerErrorHandler, registerNotFound } from './plugins/error-handler.
 import { registerNulGuard } from './plugins/nul-guard.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 import { registerMetrics } from './plugins/metrics.ts';
+import { trustProxyOption } from './plugins/trust-proxy.ts';
 import { completeOpenapi, openapiBase } from './plugins/openapi.ts';
 
 export interface BuildAppOptions {
@@ -55,8 +56,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   const app = Fastify({
     logger: loggerOptions(config),
     bodyLimit: JSON_BODY_LIMIT,
-    // Fastify also takes a hop count (documented under trustProxy), which its types leave out.
-    trustProxy: config.TRUST_PROXY as boolean | string,
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Meta and Twilio sign the raw body; routes that need it read request.rawBody (set below).
     return503OnClosing: true,
   });

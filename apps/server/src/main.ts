@@ -1,4 +1,4 @@
-import { EnvError, loadConfig } from './config/env.ts';
+import { EnvError, loadConfig, readEnvironment } from './config/env.ts';
 import { buildApp } from './app.ts';
 import { openDatabase } from './db/client.ts';
 import { seedDemoData } from './db/seed.ts';
@@ -10,7 +10,7 @@ import { ensureAdmin } from './modules/users/users.service.ts';
 async function main() {
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(readEnvironment());
   } catch (err) {
     if (err instanceof EnvError) {
       console.error(err.message);
