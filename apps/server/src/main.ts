@@ -36,6 +36,7 @@ async function main() {
       stopMaintenance();
       await app.close();
       await database.close();
+      app.log.info({ signal }, 'shut down: requests, jobs and streams finished');
     } finally {
       clearTimeout(force);
       process.exit(0);
