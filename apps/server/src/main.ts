@@ -5,6 +5,7 @@ import { seedDemoData } from './db/seed.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { scheduleTokenRefresh } from './modules/meta-auth/token-refresh.job.ts';
 import { ensureAdmin } from './modules/users/users.service.ts';
+import { openRegistrationWarning } from './modules/users/registration.ts';
 
 /** config → database + migrations → app → listen; SIGINT/SIGTERM close everything in order. */
 async function main() {
@@ -48,6 +49,8 @@ async function main() {
   await app.listen({ port: config.PORT, host: config.HOST });
   ctx.jobs.start();
   app.log.info(`Sales Agent on ${config.PUBLIC_URL} (database: ${database.driver})`);
+  const warning = await openRegistrationWarning(ctx);
+  if (warning) app.log.warn(warning);
 }
 
 main().catch((err) => {
