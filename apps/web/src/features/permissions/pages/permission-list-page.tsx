@@ -9,6 +9,7 @@ import { paths } from '../../../config/paths.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { permissionsQuery, revokePermission, type PermissionView } from '../api/permissions.ts';
+import { InvitationsPanel } from '../components/invitations-panel.tsx';
 
 /** Spec §2.10 list: ID, User (to the profile), Messaging Account (to its edit page), Delete. */
 export default function PermissionListPage() {
@@ -82,6 +83,7 @@ export default function PermissionListPage() {
           )
         }
       </QueryState>
+      <InvitationsPanel />
     </>
   );
 }
