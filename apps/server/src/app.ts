@@ -32,6 +32,7 @@ import { metaAuthRoutes } from './modules/meta-auth/meta-auth.routes.ts';
 import { pricingRoutes } from './modules/pricing/pricing.routes.ts';
 import { unansweredRoutes } from './modules/unanswered/unanswered.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
+import { registrationRoutes } from './modules/users/registration.routes.ts';
 import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
@@ -39,6 +40,7 @@ import { registerNulGuard } from './plugins/nul-guard.ts';
 import { registerBodyTimeout } from './plugins/body-timeout.ts';
 import { registerWebApp } from './plugins/web-app.ts';
 import { registerMetrics } from './plugins/metrics.ts';
+import { trustProxyOption } from './plugins/trust-proxy.ts';
 import { completeOpenapi, openapiBase } from './plugins/openapi.ts';
 
 export interface BuildAppOptions {
@@ -59,8 +61,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   const app = Fastify({
     logger: loggerOptions(config),
     bodyLimit: JSON_BODY_LIMIT,
-    // Fastify also takes a hop count (documented under trustProxy), which its types leave out.
-    trustProxy: config.TRUST_PROXY as boolean | string,
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Meta and Twilio sign the raw body; routes that need it read request.rawBody (set below).
     return503OnClosing: true,
   });
@@ -136,6 +137,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     voiceRoutes,
     mediaStreamRoutes,
     crmRoutes,
+    registrationRoutes,
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 

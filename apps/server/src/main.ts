@@ -1,16 +1,17 @@
-import { EnvError, loadConfig } from './config/env.ts';
+import { EnvError, loadConfig, readEnvironment } from './config/env.ts';
 import { buildApp } from './app.ts';
 import { openDatabase } from './db/client.ts';
 import { seedDemoData } from './db/seed.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { scheduleTokenRefresh } from './modules/meta-auth/token-refresh.job.ts';
 import { ensureAdmin } from './modules/users/users.service.ts';
+import { openRegistrationWarning } from './modules/users/registration.ts';
 
 /** config → database + migrations → app → listen; SIGINT/SIGTERM close everything in order. */
 async function main() {
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(readEnvironment());
   } catch (err) {
     if (err instanceof EnvError) {
       console.error(err.message);
@@ -36,6 +37,7 @@ async function main() {
       stopMaintenance();
       await app.close();
       await database.close();
+      app.log.info({ signal }, 'shut down: requests, jobs and streams finished');
     } finally {
       clearTimeout(force);
       process.exit(0);
@@ -47,6 +49,8 @@ async function main() {
   await app.listen({ port: config.PORT, host: config.HOST });
   ctx.jobs.start();
   app.log.info(`Sales Agent on ${config.PUBLIC_URL} (database: ${database.driver})`);
+  const warning = await openRegistrationWarning(ctx);
+  if (warning) app.log.warn(warning);
 }
 
 main().catch((err) => {

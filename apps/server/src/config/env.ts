@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
 import { z } from 'zod';
 
 /**
@@ -84,9 +86,11 @@ const envSchema = z.object({
   CONVERSATION_LIST_COUNT_BUDGET_MS: z.coerce.number().int().positive().default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
-   * Which X-Forwarded-For hops to believe for the client address (rate limits): unset/false = none (the
-   * connection's address), a number = that many proxies in front, otherwise addresses/CIDRs, comma-separated.
-   * Believing every hop would let any client pick its own address and escape the login limit.
+   * Which X-Forwarded-For hops to believe for the client address (rate limits, logs): unset/false = none (the
+   * connection's address), `true` = every hop (the leftmost address; only when the proxy overwrites the
+   * header), a number = that many proxies in front, otherwise addresses/CIDRs (or proxy-addr's names
+   * loopback, linklocal, uniquelocal), comma-separated. app.ts turns a hop count into a function, since the
+   * installed Fastify treats a bare number as "trust nothing".
    */
   TRUST_PROXY: z
     .string()
@@ -96,7 +100,12 @@ const envSchema = z.object({
       if (!v || v === 'false' || v === '0') return false;
       if (v === 'true') return true;
       return /^\d+$/.test(v) ? Number(v) : v;
+    })
+    .refine((v) => typeof v !== 'string' || v.split(',').every((entry) => isTrustedProxyEntry(entry.trim())), {
+      message: 'must be true, false, a hop count, or comma-separated addresses/CIDRs (e.g. 10.0.0.0/8,::1)',
     }),
+  /** Who may create an account: open (anyone), invite (an ADMIN's invitation link), closed (nobody). */
+  REGISTRATION: z.enum(['open', 'invite', 'closed']).default('open'),
   WEB_DIST_DIR: optionalString,
   /** SMTP server for "forgot password" emails (smtp://user:pass@host:587, smtps://… for TLS); unset = admins issue reset links. */
   SMTP_URL: optionalString,
@@ -113,6 +122,19 @@ const envSchema = z.object({
   PRICING_FILE: optionalString,
 });
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One TRUST_PROXY list entry: an IPv4/IPv6 address, an address/prefix, or one of proxy-addr's names. */
+function isTrustedProxyEntry(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address, prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (!family || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d+$/.test(prefix)) return family === 4 && isIP(prefix) === 4; // 10.0.0.0/255.0.0.0
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
 export type RawEnv = z.infer<typeof envSchema>;
 
 export interface AppConfig extends Omit<RawEnv, 'APP_SECRET' | 'PUBLIC_URL' | 'STORAGE_DIR'> {
@@ -122,6 +144,30 @@ export interface AppConfig extends Omit<RawEnv, 'APP_SECRET' | 'PUBLIC_URL' | 'S
 }
 
 export class EnvError extends Error {}
+
+/**
+ * The environment the server starts with: `.env` in the working directory (or the file ENV_FILE names, relative
+ * to it) under `source`, so a variable set in the environment wins over the file. No `.env` is fine; an ENV_FILE
+ * that does not exist stops the start. The file is only read, never copied into process.env.
+ */
+export function readEnvironment(
+  source: Record<string, string | undefined> = process.env,
+  cwd = process.cwd(),
+): Record<string, string | undefined> {
+  const named = source.ENV_FILE?.trim();
+  const file = path.resolve(cwd, named || '.env');
+  if (!existsSync(file)) {
+    if (named) throw new EnvError(`Invalid environment:\n  ENV_FILE: ${file} does not exist`);
+    return source;
+  }
+  let values: Record<string, string>;
+  try {
+    values = parseEnv(readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch (err) {
+    throw new EnvError(`Invalid environment:\n  ${file}: ${(err as Error).message}`);
+  }
+  return { ...values, ...source };
+}
 
 /**
  * Parses an environment (process.env by default). With PGlite the app secret is generated once into

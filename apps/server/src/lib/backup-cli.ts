@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { EnvError, loadConfig } from '../config/env.ts';
+import { EnvError, loadConfig, readEnvironment } from '../config/env.ts';
 import { BackupError, createBackup, restoreBackup } from './backup.ts';
 
 /**
@@ -10,7 +10,8 @@ async function main(argv: string[]) {
   const [command, ...rest] = argv;
   const args = rest.filter((a) => !a.startsWith('--'));
   // The config loader would generate an app secret into DATA_DIR when none is set; a restore brings its own.
-  const config = loadConfig({ ...process.env, APP_SECRET: process.env.APP_SECRET || 'placeholder-for-backup-tool' });
+  const env = readEnvironment(); // the server's .env / ENV_FILE too
+  const config = loadConfig({ ...env, APP_SECRET: env.APP_SECRET || 'placeholder-for-backup-tool' });
   if (command === 'backup') {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const out = path.resolve(args[0] ?? path.join('backups', `sales-agent-${stamp}`));

@@ -44,6 +44,7 @@ const PUBLIC = new Set([
   'GET /api/meta-api/config',
   'POST /api/meta-api/link-facebook',
   'POST /api/conversation/new',
+  'GET /api/user/registration',
 ]);
 /** Provider webhooks and callbacks: no session, a provider signature or verify token (docs/channels.md). */
 const PROVIDER_CALLBACK = /^(GET|POST) \/api\/(meta-api\/webhook|twilio\/|sms-gateway\/webhook|voice\/)/;

@@ -63,3 +63,21 @@ export const appConfig = pgTable('app_config', {
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
 
+
+/**
+ * An ADMIN's invitation to register one email while REGISTRATION=invite (docs/deployment.md). `tokenHash` is the
+ * SHA-256 of the link's token; `usedAt` is set by the registration it let through.
+ */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: serial().primaryKey(),
+    email: text().notNull(),
+    tokenHash: text().notNull().unique(),
+    createdBy: integer().references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    usedAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [index().on(t.email)],
+);

@@ -14,9 +14,11 @@ import {
   setPasswordQuery,
 } from '@sales-agent/shared/schemas/user';
 import { userMessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
+import { registerWithInvitationBody } from '@sales-agent/shared/schemas/invitation';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { clearSessionCookie, requireAdmin, requireUser, SESSION_COOKIE, setSessionCookie } from '../../plugins/auth.ts';
+import { admitRegistration } from './registration.ts';
 import { createSession, deleteSession, endUserSessions } from './session.service.ts';
 import {
   adminResetLink,
@@ -48,9 +50,14 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   r.post(
     '/api/user/register',
-    { config: authLimit, schema: { tags, body: registerBody, response: { 201: session, 409: errorBody } } },
+    { config: authLimit, schema: { tags, body: registerWithInvitationBody, response: { 201: session, 403: errorBody, 409: errorBody } } },
     async (request, reply) => {
-      const actor = await registerUser(ctx, request.body.email, request.body.password);
+      // REGISTRATION=invite|closed: 403 with a sentence unless an invitation for this email lets it through.
+      const admitted = await admitRegistration(ctx, request.body.email, request.body.invitation);
+      const actor = await registerUser(ctx, request.body.email, request.body.password).catch(async (err: unknown) => {
+        await admitted.release();
+        throw err;
+      });
       setSessionCookie(reply, ctx, await createSession(ctx, actor.id));
       return reply.status(201).send({ email: actor.email, role: actor.role });
     },

@@ -1,7 +1,7 @@
-import { Anchor, Button, Card, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { SafeHtml } from '../../../components/safe-html.tsx';
 import { paths } from '../../../config/paths.ts';
@@ -9,12 +9,21 @@ import { FacebookLoginButton } from '../../meta/components/facebook-login-button
 import { useSetSession } from '../../../lib/auth.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { appConfigQuery } from '../../admin/api/app-config.ts';
-import { register } from '../api/auth.ts';
+import { ApiError } from '../../../lib/api-client.ts';
+import { register, registrationQuery } from '../api/auth.ts';
 import { NewPasswordFields, useNewPasswordForm } from '../components/new-password-fields.tsx';
 
 export default function RegisterPage() {
   const { data: registerHtml } = useQuery(appConfigQuery('registerHTML'));
-  const form = useNewPasswordForm();
+  // REGISTRATION=invite|closed: the server's sentence instead of a form that can only fail; an invitation
+  // link (?invitation=…&email=…) brings the form back for the invited email.
+  const { data: registration } = useQuery(registrationQuery());
+  const [params] = useSearchParams();
+  const invitation = params.get('invitation') ?? undefined;
+  const form = useNewPasswordForm(params.get('email') ?? '');
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const refused = registration && (registration.mode === 'closed' || (registration.mode === 'invite' && !invitation));
+  const notice = refusal ?? (refused ? registration.message : null);
   const [busy, setBusy] = useState(false);
   const setSession = useSetSession();
   const navigate = useNavigate();
@@ -24,11 +33,12 @@ export default function RegisterPage() {
     if (!form.validate()) return;
     setBusy(true);
     try {
-      setSession(await register(form.email.trim(), form.password));
+      setSession(await register(form.email.trim(), form.password, invitation));
       toastSuccess('Registration successful');
       navigate(paths.onboarding);
     } catch (err) {
-      toastError(err);
+      if (err instanceof ApiError && err.status === 403) setRefusal(err.message);
+      else toastError(err);
     } finally {
       setBusy(false);
     }
@@ -38,12 +48,21 @@ export default function RegisterPage() {
     <Card withBorder maw={520} mx="auto" mt="xl" p="lg">
       <PageTitle>Register</PageTitle>
       {registerHtml ? <SafeHtml html={registerHtml} data-testid="register-html" style={{ marginBottom: 16 }} /> : null}
+      {notice ? (
+        <Alert color="yellow" title="Registration is not open" role="alert" mb="md" data-testid="registration-notice">
+          {notice}
+        </Alert>
+      ) : null}
       <form onSubmit={submit} noValidate>
         <Stack>
-          <NewPasswordFields form={form} />
-          <Button type="submit" loading={busy}>
-            Register
-          </Button>
+          {refused ? null : (
+            <>
+              <NewPasswordFields form={form} />
+              <Button type="submit" loading={busy}>
+                Register
+              </Button>
+            </>
+          )}
           <FacebookLoginButton />
           <Text size="sm">
             Already registered?{' '}

@@ -10,6 +10,7 @@ import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { ResetLinkButton } from '../../auth/components/reset-link-button.tsx';
 import { permissionsQuery, revokePermission, type PermissionView } from '../api/permissions.ts';
+import { InvitationsPanel } from '../components/invitations-panel.tsx';
 
 /** Spec §2.10 list: ID, User (to the profile), Messaging Account (to its edit page), Delete. */
 export default function PermissionListPage() {
@@ -89,6 +90,7 @@ export default function PermissionListPage() {
           )
         }
       </QueryState>
+      <InvitationsPanel />
     </>
   );
 }
