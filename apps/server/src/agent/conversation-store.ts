@@ -16,7 +16,6 @@ import {
   unansweredConversations,
 } from '../db/schema/index.ts';
 import type { StoredMessage } from './agent.service.ts';
-import { DELIVER_JOB, DELIVER_JOB_KEY_PREFIX } from '../channels/delivery-keys.ts';
 import type { HistoryMessage, Playbook } from './prompts.ts';
 
 /** The database or an open transaction: both run the same queries. */
@@ -178,8 +177,9 @@ export interface InsertOptions {
   /** Insert only if the newest PROSPECT / AGENT message ids are still these (a stale draft is dropped). */
   expectLastIds?: { prospect: number; agent: number };
   /**
-   * Also queue the message in the outbox for this prospect conversation's channel, with its delivery job
-   * (channels/deliver.job.ts) in the same statement: a committed reply always has a job that sends it.
+   * Also queue the message in the outbox for this prospect conversation's channel, in the same statement;
+   * the returned `outboxId` is the row the caller queues the delivery job (channels/deliver.job.ts) for in the
+   * same transaction (sendAgentMessage): a committed reply always has a job that sends it.
    */
   outboxFor?: LoadedConversation;
 }
@@ -191,7 +191,11 @@ export interface InsertOptions {
  * redelivery) or the ids changed. Callers hold the conversation row lock (a transaction with
  * lockConversationRow), so a message stored meanwhile cannot slip in between the check and the insert.
  */
-export async function insertMessage(db: Executor, input: NewMessage, options: InsertOptions = {}): Promise<StoredMessage | null> {
+export async function insertMessage(
+  db: Executor,
+  input: NewMessage,
+  options: InsertOptions = {},
+): Promise<(StoredMessage & { outboxId?: number }) | null> {
   const dateSent = input.dateSent ?? new Date();
   const expect = options.expectLastIds;
   const lockFor = options.lockFor;
@@ -226,14 +230,23 @@ export async function insertMessage(db: Executor, input: NewMessage, options: In
              jsonb_build_object('text', i.message, 'recipientId', ${prospect.externalId}::text, 'messageId', i.id)
       from inserted i
       returning id
-    ), delivery as (
-      insert into jobs (name, payload, singleton_key)
-      select ${DELIVER_JOB}, jsonb_build_object('outboxId', q.id), ${DELIVER_JOB_KEY_PREFIX} || q.id from queued q
     )` : sql``}
-    select id, conversation_id, role, message, date_sent from inserted`);
-  const row = (result as unknown as { rows: { id: string | number; conversation_id: number; role: StoredMessage['role']; message: string; date_sent: string | Date }[] }).rows[0];
+    select id, conversation_id, role, message, date_sent${prospect ? sql`, (select q.id from queued q) as outbox_id` : sql``} from inserted`);
+  const row = (
+    result as unknown as {
+      rows: { id: string | number; conversation_id: number; role: StoredMessage['role']; message: string; date_sent: string | Date; outbox_id?: string | number | null }[];
+    }
+  ).rows[0];
   if (!row) return null;
-  return { id: Number(row.id), conversationId: row.conversation_id, role: row.role, message: row.message, dateSent: new Date(row.date_sent) };
+  const stored: StoredMessage & { outboxId?: number } = {
+    id: Number(row.id),
+    conversationId: row.conversation_id,
+    role: row.role,
+    message: row.message,
+    dateSent: new Date(row.date_sent),
+  };
+  if (row.outbox_id != null) stored.outboxId = Number(row.outbox_id);
+  return stored;
 }
 
 /**
