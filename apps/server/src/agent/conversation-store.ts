@@ -4,6 +4,8 @@ import {
 } from '@sales-agent/shared/schemas/conversation-type-config';
 import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { DELIVER_JOB, deliverJobKey } from '../channels/delivery-keys.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import type { Db } from '../db/client.ts';
 import {
   conversationPhases,
@@ -178,10 +180,12 @@ export interface InsertOptions {
   expectLastIds?: { prospect: number; agent: number };
   /**
    * Also queue the message in the outbox for this prospect conversation's channel, in the same statement;
-   * the returned `outboxId` is the row the caller queues the delivery job (channels/deliver.job.ts) for in the
-   * same transaction (sendAgentMessage): a committed reply always has a job that sends it.
+   * its delivery job (channels/deliver.job.ts) is queued through `jobs` in the same transaction (one is opened
+   * when `db` is the pool): a committed reply always has a job that sends it.
    */
   outboxFor?: LoadedConversation;
+  /** With outboxFor: the runner the delivery job is queued through, in the same transaction as the message. */
+  jobs?: JobRunner;
 }
 
 /**
@@ -195,11 +199,16 @@ export async function insertMessage(
   db: Executor,
   input: NewMessage,
   options: InsertOptions = {},
-): Promise<(StoredMessage & { outboxId?: number }) | null> {
+): Promise<StoredMessage | null> {
+  const prospect = options.outboxFor?.prospect ?? null;
+  if (prospect && !options.jobs) throw new Error('insertMessage: outboxFor needs options.jobs to queue the delivery');
+  // The message, its outbox row and its delivery job commit together.
+  if (prospect && typeof (db as { rollback?: unknown }).rollback !== 'function') {
+    return db.transaction((tx) => insertMessage(tx, input, options));
+  }
   const dateSent = input.dateSent ?? new Date();
   const expect = options.expectLastIds;
   const lockFor = options.lockFor;
-  const prospect = options.outboxFor?.prospect ?? null;
   const sources = [lockFor ? sql`locked` : null, expect ? sql`ids` : null].filter((x) => x !== null);
   const conditions = expect ? sql`where ids.prospect = ${expect.prospect} and ids.agent = ${expect.agent}` : sql``;
   const result = await db.execute(sql`
@@ -238,14 +247,17 @@ export async function insertMessage(
     }
   ).rows[0];
   if (!row) return null;
-  const stored: StoredMessage & { outboxId?: number } = {
+  const stored: StoredMessage = {
     id: Number(row.id),
     conversationId: row.conversation_id,
     role: row.role,
     message: row.message,
     dateSent: new Date(row.date_sent),
   };
-  if (row.outbox_id != null) stored.outboxId = Number(row.outbox_id);
+  if (row.outbox_id != null) {
+    const outboxId = Number(row.outbox_id);
+    await options.jobs!.enqueue(DELIVER_JOB, { outboxId }, { singletonKey: deliverJobKey(outboxId), executor: db });
+  }
   return stored;
 }
 

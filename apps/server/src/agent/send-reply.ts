@@ -1,5 +1,4 @@
 import { eq, sql } from 'drizzle-orm';
-import { DELIVER_JOB, deliverJobKey } from '../channels/delivery-keys.ts';
 import type { AppContext } from '../context.ts';
 import { conversations } from '../db/schema/index.ts';
 import type { StoredMessage } from './agent.service.ts';
@@ -75,20 +74,11 @@ export async function sendAgentMessage(
   executor?: Executor,
 ): Promise<StoredMessage | null> {
   const id = loaded.conversation.id;
-  const outboxFor = outboxOf(loaded);
-  // The message, its outbox row and the delivery job commit together.
-  const write = async (db: Executor): Promise<StoredMessage | null> => {
-    const written = await insertMessage(
-      db,
-      { conversationId: id, role: 'AGENT', message: text },
-      { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor },
-    );
-    if (!written) return null;
-    const { outboxId, ...message } = written;
-    if (outboxId !== undefined) await ctx.jobs.enqueue(DELIVER_JOB, { outboxId }, { singletonKey: deliverJobKey(outboxId), executor: db });
-    return message;
-  };
-  const stored = executor ? await write(executor) : outboxFor?.prospect ? await ctx.db.transaction(write) : await write(ctx.db);
+  const stored = await insertMessage(
+    executor ?? ctx.db,
+    { conversationId: id, role: 'AGENT', message: text },
+    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded), jobs: ctx.jobs },
+  );
   if (stored && !executor) announceAgentMessage(ctx, loaded, stored);
   return stored;
 }
