@@ -68,7 +68,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  const jobs = new JobRunner({ pollMs: options.jobPollMs });
+  const jobs = new JobRunner({ pollMs: options.jobPollMs, concurrency: config.JOB_CONCURRENCY });
   const ctx: AppContext = {
     config,
     database,

@@ -2,7 +2,7 @@ import { EnvError, loadConfig, readEnvironment } from './config/env.ts';
 import { buildApp } from './app.ts';
 import { openDatabase } from './db/client.ts';
 import { seedDemoData } from './db/seed.ts';
-import { startMaintenance } from './jobs/maintenance.ts';
+import { scheduleMaintenance } from './jobs/maintenance.ts';
 import { scheduleTokenRefresh } from './modules/meta-auth/token-refresh.job.ts';
 import { ensureAdmin } from './modules/users/users.service.ts';
 import { openRegistrationWarning } from './modules/users/registration.ts';
@@ -26,7 +26,7 @@ async function main() {
   await seedDemoData(ctx);
   await scheduleTokenRefresh(ctx);
 
-  const stopMaintenance = startMaintenance(ctx);
+  await scheduleMaintenance(ctx);
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -34,7 +34,6 @@ async function main() {
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     try {
-      stopMaintenance();
       await app.close();
       await database.close();
       app.log.info({ signal }, 'shut down: requests, jobs and streams finished');

@@ -1,5 +1,7 @@
-import type pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { JobDeferredError } from '../jobs/runner.ts';
 
 /**
  * Turns, follow-ups and the admin's follow-up button of ONE conversation never run at the same time, also
@@ -7,20 +9,23 @@ import type { AppContext } from '../context.ts';
  *
  * 1. In this process a per-conversation queue (below) serialises callers. With PGlite this is the whole
  *    story: PGlite is embedded, so only one process can use its database.
- * 2. With PostgreSQL the holder also takes a session advisory lock `pg_try_advisory_lock(7301, id)` on a
- *    connection it keeps for the duration. If the process dies, PostgreSQL drops the connection and with it
- *    the lock, so a crash never leaves a conversation locked (no lease to expire).
+ * 2. With PostgreSQL the holder also takes a lease: a committed `conversation_locks` row (owner, expiry),
+ *    renewed every third of LEASE_MS while the turn runs and deleted at its end. No pooled connection is
+ *    held meanwhile (a session advisory lock pinned one per turn, so as many turns as the pool has
+ *    connections waited forever for a second one). If the process dies, the lease simply expires.
  *
  * The lock is for the slow part (LLM calls). The write that sends a reply re-checks the conversation under
- * `SELECT … FOR UPDATE` (see turn.ts), so even a lock lost with its connection cannot send a reply twice.
+ * `SELECT … FOR UPDATE` (see turn.ts), so even a lease lost to a stalled process cannot send a reply twice.
  */
-const ADVISORY_NAMESPACE = 7301;
-const POLL_MS = 25;
+export const LEASE_MS = 30_000;
+const POLL_MS = 50;
+/** When a job finds its conversation busy, it is tried again this much later (without counting an attempt). */
+const BUSY_RETRY_MS = 1_000;
 
-/** Another worker holds the conversation; job handlers let the runner retry later. */
-export class ConversationBusyError extends Error {
+/** Another worker holds the conversation; job handlers let the runner try again later, attempts untouched. */
+export class ConversationBusyError extends JobDeferredError {
   constructor(conversationId: number) {
-    super(`Conversation ${conversationId} is busy with another turn.`);
+    super(`Conversation ${conversationId} is busy with another turn.`, BUSY_RETRY_MS);
     this.name = 'ConversationBusyError';
   }
 }
@@ -35,19 +40,16 @@ export async function withConversationLock<T>(
 ): Promise<T> {
   const deadline = Date.now() + (options.waitMs ?? 2_000);
   const releaseLocal = await acquireLocal(ctx, conversationId, deadline);
-  let client: pg.PoolClient | null = null;
+  let lease: { release(): Promise<void> } | null = null;
   try {
-    if (ctx.database.driver === 'pg') client = await acquireAdvisory(ctx, conversationId, deadline);
+    if (ctx.database.driver === 'pg') lease = await acquireLease(ctx, conversationId, deadline);
     return await fn();
   } finally {
-    if (client) {
-      try {
-        await client.query('select pg_advisory_unlock($1, $2)', [ADVISORY_NAMESPACE, conversationId]);
-        client.release();
-      } catch (err) {
-        // A broken connection has lost the lock already; destroy it rather than return it to the pool.
-        client.release(err as Error);
-      }
+    try {
+      await lease?.release();
+    } catch (err) {
+      // Not released: it expires by itself after LEASE_MS.
+      ctx.log.warn({ err, conversationId }, 'conversation lease release failed');
     }
     releaseLocal();
   }
@@ -75,21 +77,37 @@ async function acquireLocal(ctx: AppContext, conversationId: number, deadline: n
   };
 }
 
-async function acquireAdvisory(ctx: AppContext, conversationId: number, deadline: number): Promise<pg.PoolClient> {
-  const pool = (ctx.db as unknown as { $client: pg.Pool }).$client;
-  const client = await pool.connect();
-  try {
-    for (;;) {
-      const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1, $2) as locked', [
-        ADVISORY_NAMESPACE,
-        conversationId,
-      ]);
-      if (rows[0]?.locked) return client;
-      if (Date.now() >= deadline) throw new ConversationBusyError(conversationId);
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-  } catch (err) {
-    client.release();
-    throw err;
+/**
+ * Takes the conversation's lease row when it is free or expired (one autocommitted statement each try), then
+ * renews it until released. Every statement borrows a pooled connection only for itself.
+ */
+async function acquireLease(ctx: AppContext, conversationId: number, deadline: number): Promise<{ release(): Promise<void> }> {
+  const owner = randomUUID();
+  for (;;) {
+    const result = await ctx.db.execute(sql`
+      insert into conversation_locks (conversation_id, owner, expires_at)
+      values (${conversationId}, ${owner}, now() + (${LEASE_MS}::int * interval '1 millisecond'))
+      on conflict (conversation_id) do update set owner = excluded.owner, expires_at = excluded.expires_at
+        where conversation_locks.expires_at < now()
+      returning owner`);
+    if ((result as unknown as { rows: unknown[] }).rows.length > 0) break;
+    if (Date.now() >= deadline) throw new ConversationBusyError(conversationId);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+  let renewing: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = ctx.db
+      .execute(sql`
+        update conversation_locks set expires_at = now() + (${LEASE_MS}::int * interval '1 millisecond')
+        where conversation_id = ${conversationId} and owner = ${owner}`)
+      .catch((err) => ctx.log.warn({ err, conversationId }, 'conversation lease renewal failed'));
+  }, Math.floor(LEASE_MS / 3));
+  timer.unref();
+  return {
+    async release() {
+      clearInterval(timer);
+      await renewing;
+      await ctx.db.execute(sql`delete from conversation_locks where conversation_id = ${conversationId} and owner = ${owner}`);
+    },
+  };
 }

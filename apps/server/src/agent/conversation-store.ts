@@ -4,6 +4,8 @@ import {
 } from '@sales-agent/shared/schemas/conversation-type-config';
 import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { DELIVER_JOB, deliverJobKey } from '../channels/delivery-keys.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import type { Db } from '../db/client.ts';
 import {
   conversationPhases,
@@ -16,7 +18,6 @@ import {
   unansweredConversations,
 } from '../db/schema/index.ts';
 import type { StoredMessage } from './agent.service.ts';
-import { DELIVER_JOB, DELIVER_JOB_KEY_PREFIX } from '../channels/delivery-keys.ts';
 import type { HistoryMessage, Playbook } from './prompts.ts';
 
 /** The database or an open transaction: both run the same queries. */
@@ -178,10 +179,13 @@ export interface InsertOptions {
   /** Insert only if the newest PROSPECT / AGENT message ids are still these (a stale draft is dropped). */
   expectLastIds?: { prospect: number; agent: number };
   /**
-   * Also queue the message in the outbox for this prospect conversation's channel, with its delivery job
-   * (channels/deliver.job.ts) in the same statement: a committed reply always has a job that sends it.
+   * Also queue the message in the outbox for this prospect conversation's channel, in the same statement;
+   * its delivery job (channels/deliver.job.ts) is queued through `jobs` in the same transaction (one is opened
+   * when `db` is the pool): a committed reply always has a job that sends it.
    */
   outboxFor?: LoadedConversation;
+  /** With outboxFor: the runner the delivery job is queued through, in the same transaction as the message. */
+  jobs?: JobRunner;
 }
 
 /**
@@ -191,11 +195,20 @@ export interface InsertOptions {
  * redelivery) or the ids changed. Callers hold the conversation row lock (a transaction with
  * lockConversationRow), so a message stored meanwhile cannot slip in between the check and the insert.
  */
-export async function insertMessage(db: Executor, input: NewMessage, options: InsertOptions = {}): Promise<StoredMessage | null> {
+export async function insertMessage(
+  db: Executor,
+  input: NewMessage,
+  options: InsertOptions = {},
+): Promise<StoredMessage | null> {
+  const prospect = options.outboxFor?.prospect ?? null;
+  if (prospect && !options.jobs) throw new Error('insertMessage: outboxFor needs options.jobs to queue the delivery');
+  // The message, its outbox row and its delivery job commit together.
+  if (prospect && typeof (db as { rollback?: unknown }).rollback !== 'function') {
+    return db.transaction((tx) => insertMessage(tx, input, options));
+  }
   const dateSent = input.dateSent ?? new Date();
   const expect = options.expectLastIds;
   const lockFor = options.lockFor;
-  const prospect = options.outboxFor?.prospect ?? null;
   const sources = [lockFor ? sql`locked` : null, expect ? sql`ids` : null].filter((x) => x !== null);
   const conditions = expect ? sql`where ids.prospect = ${expect.prospect} and ids.agent = ${expect.agent}` : sql``;
   const result = await db.execute(sql`
@@ -226,14 +239,26 @@ export async function insertMessage(db: Executor, input: NewMessage, options: In
              jsonb_build_object('text', i.message, 'recipientId', ${prospect.externalId}::text, 'messageId', i.id)
       from inserted i
       returning id
-    ), delivery as (
-      insert into jobs (name, payload, singleton_key)
-      select ${DELIVER_JOB}, jsonb_build_object('outboxId', q.id), ${DELIVER_JOB_KEY_PREFIX} || q.id from queued q
     )` : sql``}
-    select id, conversation_id, role, message, date_sent from inserted`);
-  const row = (result as unknown as { rows: { id: string | number; conversation_id: number; role: StoredMessage['role']; message: string; date_sent: string | Date }[] }).rows[0];
+    select id, conversation_id, role, message, date_sent${prospect ? sql`, (select q.id from queued q) as outbox_id` : sql``} from inserted`);
+  const row = (
+    result as unknown as {
+      rows: { id: string | number; conversation_id: number; role: StoredMessage['role']; message: string; date_sent: string | Date; outbox_id?: string | number | null }[];
+    }
+  ).rows[0];
   if (!row) return null;
-  return { id: Number(row.id), conversationId: row.conversation_id, role: row.role, message: row.message, dateSent: new Date(row.date_sent) };
+  const stored: StoredMessage = {
+    id: Number(row.id),
+    conversationId: row.conversation_id,
+    role: row.role,
+    message: row.message,
+    dateSent: new Date(row.date_sent),
+  };
+  if (row.outbox_id != null) {
+    const outboxId = Number(row.outbox_id);
+    await options.jobs!.enqueue(DELIVER_JOB, { outboxId }, { singletonKey: deliverJobKey(outboxId), executor: db });
+  }
+  return stored;
 }
 
 /**

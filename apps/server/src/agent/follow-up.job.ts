@@ -18,7 +18,7 @@ export const followUpJob: JobDefinition<z.ZodObject<{ conversationId: z.ZodNumbe
     // lease runs out, finds the sent follow-up counted and not yet due, and schedules the next), never a job
     // marked done with no follow-up after it; a failure here is thrown, and the runner retries the job.
     await ctx.db.transaction(async (tx) => {
-      await ctx.jobs.complete(job.id, tx);
+      await ctx.jobs.complete(job, tx);
       if (outcome === 'sent' || outcome === 'not-due') await scheduleFollowUp(ctx, conversationId, { executor: tx });
     });
   },

@@ -77,7 +77,7 @@ export async function sendAgentMessage(
   const stored = await insertMessage(
     executor ?? ctx.db,
     { conversationId: id, role: 'AGENT', message: text },
-    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded) },
+    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded), jobs: ctx.jobs },
   );
   if (stored && !executor) announceAgentMessage(ctx, loaded, stored);
   return stored;

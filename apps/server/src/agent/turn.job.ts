@@ -48,7 +48,7 @@ export const turnJob: JobDefinition<z.ZodObject<{ conversationId: z.ZodNumber }>
     // killed in between leaves this job claimed (it runs again when its lease runs out), never a conversation
     // at -3 with no turn; a failure here is thrown, and the runner retries the job after its backoff.
     await ctx.db.transaction(async (tx) => {
-      await ctx.jobs.complete(job.id, tx);
+      await ctx.jobs.complete(job, tx);
       await rescheduleIfWaiting(ctx, conversationId, tx);
     });
   },

@@ -90,7 +90,7 @@ export async function channelsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
         throw badRequest('A webhook payload needs "object" and an "entry" array.', 'INVALID_WEBHOOK');
       }
       if (simulated) await checkSimulation(ctx, parseMetaPayload(body));
-      await inbox.accept({ source: 'meta', externalId: sha256(request.rawBody!), payload: body, simulated });
+      await inbox.accept({ source: 'meta', externalId: sha256(request.rawBody!), payload: body, simulated, userId: simulated ? request.actor?.id : undefined });
       return { received: true as const };
     },
   );
@@ -138,7 +138,7 @@ export async function channelsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     async (request) => {
       const form = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v !== undefined)) as Record<string, string>;
       await checkSimulation(ctx, parseTwilioSms(form));
-      await inbox.accept({ source: 'twilio', externalId: form.MessageSid, payload: form, simulated: true });
+      await inbox.accept({ source: 'twilio', externalId: form.MessageSid, payload: form, simulated: true, userId: request.actor?.id });
       return { received: true as const };
     },
   );
@@ -148,7 +148,7 @@ export async function channelsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     { schema: { tags, body: simulatedSmsGatewayEvent, response: { 200: webhookReceived, ...errors } } },
     async (request) => {
       await checkSimulation(ctx, parseSmsGatewayEvent(request.body));
-      await inbox.accept({ source: 'sms-gateway', externalId: request.body.id, payload: request.body, simulated: true });
+      await inbox.accept({ source: 'sms-gateway', externalId: request.body.id, payload: request.body, simulated: true, userId: request.actor?.id });
       return { received: true as const };
     },
   );

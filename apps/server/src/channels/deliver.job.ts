@@ -141,8 +141,7 @@ async function fail(ctx: AppContext, row: OutboxRow, attempts: number, record: A
   if (row.conversation_id) await recordAgentError(ctx, row.conversation_id, record);
 }
 
-/** Frees this job's singleton key, then queues the next attempt under it. */
+/** Frees this job's singleton key and queues the next attempt under it, in one transaction. */
 async function retryLater(ctx: AppContext, job: ClaimedJob, outboxId: number, at: Date): Promise<void> {
-  await ctx.jobs.complete(job.id);
-  await ctx.jobs.enqueue(DELIVER_JOB, { outboxId }, { singletonKey: deliverJobKey(outboxId), runAt: at, maxAttempts: 5 });
+  await ctx.jobs.completeAndEnqueue(job, DELIVER_JOB, { outboxId }, { singletonKey: deliverJobKey(outboxId), runAt: at, maxAttempts: 5 });
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { webhookInbox } from '../db/schema/index.ts';
 import type { JobDefinition } from '../jobs/runner.ts';
-import { INBOUND_JOB, type InboxSource } from './inbox.ts';
+import { INBOUND_JOB, type InboxSource, markInboxProcessed } from './inbox.ts';
 import { type InboundEvent, parseMetaPayload, parseSmsGatewayEvent, parseTwilioSms } from './inbound-events.ts';
 import { receiveInboundEvent } from './receive.ts';
 
@@ -29,10 +29,11 @@ export const inboundJob: JobDefinition<z.ZodObject<{ inboxId: z.ZodNumber }>> = 
     const [row] = await ctx.db.select().from(webhookInbox).where(eq(webhookInbox.id, inboxId)).limit(1);
     if (!row || row.processedAt) return;
     const outcomes: string[] = [];
-    for (const event of eventsOf(row.source as InboxSource, row.payload)) {
+    const events = eventsOf(row.source as InboxSource, row.payload);
+    for (const event of events) {
       outcomes.push(await receiveInboundEvent(ctx, event, { simulated: row.simulated }));
     }
-    await ctx.db.update(webhookInbox).set({ processedAt: new Date() }).where(eq(webhookInbox.id, inboxId));
+    await markInboxProcessed(ctx, inboxId, events.map((event) => event.externalId));
     ctx.log.debug({ inboxId, source: row.source, outcomes }, 'inbound webhook processed');
   },
 };

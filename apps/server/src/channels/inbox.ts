@@ -11,6 +11,8 @@ export interface InboundRequest {
   externalId: string;
   payload: unknown;
   simulated: boolean;
+  /** The ADMIN who posted it through the webhook simulator: the row is erased with them. */
+  userId?: number;
 }
 
 /** Requests stored per statement at most; more wait for the next one. */
@@ -65,23 +67,44 @@ export class InboxWriter {
   }
 }
 
-/** One statement: the rows (skipping redeliveries) and a processing job per stored row. Answers the jobs queued. */
+/**
+ * One transaction: the rows (skipping redeliveries) and a processing job per stored row, queued through the
+ * runner's typed entry point. Answers the jobs queued.
+ */
 async function storeBatch(ctx: AppContext, requests: InboundRequest[]): Promise<number> {
   const rows = requests.map(
-    (r) => sql`(${r.source}, ${r.externalId}, ${JSON.stringify(r.payload)}::jsonb, ${r.simulated}::boolean)`,
+    (r) => sql`(${r.source}, ${r.externalId}, ${JSON.stringify(r.payload)}::jsonb, ${r.simulated}::boolean, ${r.userId ?? null}::int)`,
   );
-  const result = await ctx.db.execute(sql`
-    with input (source, external_id, payload, simulated) as (values ${sql.join(rows, sql`, `)}),
-    stored as (
-      insert into webhook_inbox (source, external_id, payload, simulated)
-      select source, external_id, payload, simulated from input
+  return ctx.db.transaction(async (tx) => {
+    const result = await tx.execute(sql`
+      with input (source, external_id, payload, simulated, user_id) as (values ${sql.join(rows, sql`, `)})
+      insert into webhook_inbox (source, external_id, payload, simulated, user_id)
+      select source, external_id, payload, simulated, user_id from input
       on conflict (source, external_id) do nothing
-      returning id
-    ), queued as (
-      insert into jobs (name, payload, max_attempts)
-      select ${INBOUND_JOB}, jsonb_build_object('inboxId', id), 10 from stored
-      returning id
-    )
-    select count(*)::int as queued from queued`);
-  return Number((result as unknown as { rows: { queued: number | string }[] }).rows[0]?.queued ?? 0);
+      returning id`);
+    const ids = (result as unknown as { rows: { id: string | number }[] }).rows.map((row) => Number(row.id));
+    await ctx.jobs.enqueueMany(INBOUND_JOB, ids.map((inboxId) => ({ inboxId })), { executor: tx, maxAttempts: 10 });
+    return ids.length;
+  });
+}
+
+/**
+ * Marks an inbox row processed and links it to whom its events were about (the conversation, prospect and
+ * account of the first stored channel message among `externalIds`), so deleting any of them erases the raw
+ * payload at once (foreign keys with ON DELETE CASCADE); otherwise it goes after WEBHOOK_RETENTION_DAYS.
+ */
+export async function markInboxProcessed(ctx: AppContext, inboxId: number, externalIds: string[]): Promise<void> {
+  const ids = externalIds.length > 0 ? sql.join(externalIds.map((id) => sql`${id}`), sql`, `) : null;
+  await ctx.db.execute(sql`
+    update webhook_inbox w set processed_at = now()${ids ? sql`,
+      messaging_account_id = coalesce(link.messaging_account_id, w.messaging_account_id),
+      conversation_id = link.conversation_id, prospect_id = link.prospect_id
+    from (
+      select cm.messaging_account_id, cm.conversation_id, c.prospect_id
+      from channel_messages cm left join conversations c on c.id = cm.conversation_id
+      where cm.external_id in (${ids})
+      order by cm.conversation_id nulls last
+      limit 1
+    ) link` : sql``}
+    where w.id = ${inboxId}`);
 }

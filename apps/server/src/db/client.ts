@@ -33,11 +33,23 @@ export interface DatabaseOptions {
   /** PGlite data directory; `memory://` for an in-memory database. */
   pgliteDir?: string;
   poolSize?: number;
+  /**
+   * How long a query waits for a free pooled connection before it fails with an error (default 10 s),
+   * instead of waiting forever when the pool is exhausted.
+   */
+  connectTimeoutMs?: number;
 }
+
+/** A query waiting this long for a pooled connection fails (the pool is exhausted or the server unreachable). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    });
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => {});
     const db = drizzlePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;

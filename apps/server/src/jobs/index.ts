@@ -1,12 +1,36 @@
+import type { z } from 'zod';
 import { followUpJob } from '../agent/follow-up.job.ts';
-import { turnJob } from '../agent/turn.job.ts';
+import { FOLLOW_UP_JOB } from '../agent/follow-up.ts';
+import { CRM_WRITE_BACK_JOB } from '../agent/conversation-outcome.ts';
+import { TURN_JOB, turnJob } from '../agent/turn.job.ts';
 import { deliverJob } from '../channels/deliver.job.ts';
+import { DELIVER_JOB } from '../channels/delivery-keys.ts';
 import { inboundJob } from '../channels/inbound.job.ts';
-import { tokenRefreshJob } from '../modules/meta-auth/token-refresh.job.ts';
+import { INBOUND_JOB } from '../channels/inbox.ts';
+import { TOKEN_REFRESH_JOB, tokenRefreshJob } from '../modules/meta-auth/token-refresh.job.ts';
 import { crmWriteBackJob } from '../modules/crm/crm-write-back.job.ts';
-import { recordingJob } from '../voice/recording.job.ts';
-import { endedCallJob } from '../voice/realtime/ended-call.job.ts';
+import { RECORDING_JOB, recordingJob } from '../voice/recording.job.ts';
+import { ENDED_CALL_JOB, endedCallJob } from '../voice/realtime/ended-call.job.ts';
+import { MAINTENANCE_JOB, maintenanceJob } from './maintenance.ts';
 import type { JobDefinition } from './runner.ts';
 
-/** Every job the runner knows; each module adds its definitions here. */
-export const jobDefinitions: JobDefinition[] = [turnJob as JobDefinition, followUpJob as JobDefinition, inboundJob as JobDefinition, deliverJob as JobDefinition, tokenRefreshJob as JobDefinition, crmWriteBackJob as JobDefinition, recordingJob as JobDefinition, endedCallJob as JobDefinition];
+/**
+ * Every job the runner knows, by name; each module adds its definitions here. `slow` marks the jobs that wait
+ * on an outside service for seconds (an LLM, a CRM, a recording): together they never take every slot.
+ */
+const registry = {
+  [TURN_JOB]: { ...turnJob, slow: true },
+  [FOLLOW_UP_JOB]: { ...followUpJob, slow: true },
+  [ENDED_CALL_JOB]: { ...endedCallJob, slow: true },
+  [CRM_WRITE_BACK_JOB]: { ...crmWriteBackJob, slow: true },
+  [RECORDING_JOB]: { ...recordingJob, slow: true },
+  [TOKEN_REFRESH_JOB]: { ...tokenRefreshJob, slow: true },
+  [INBOUND_JOB]: inboundJob,
+  [DELIVER_JOB]: deliverJob,
+  [MAINTENANCE_JOB]: maintenanceJob,
+};
+
+/** Name → payload of every job: what `ctx.jobs.enqueue(name, payload)` is type-checked against. */
+export type JobPayloads = { [N in keyof typeof registry]: z.input<(typeof registry)[N]['payload']> };
+
+export const jobDefinitions: JobDefinition[] = Object.values(registry) as JobDefinition[];

@@ -5,6 +5,7 @@ import { jobs, sessions } from '../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { buildUser } from '../test/factories.ts';
 import { runMaintenance } from './maintenance.ts';
+import type { JobRunner } from './runner.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -53,7 +54,7 @@ describe('job failures', () => {
         await ctx.db.execute(sql`insert into jobs (name, singleton_key) values ('test.twin', ${secret}), ('test.twin', ${secret})`);
       },
     });
-    await t.ctx.jobs.enqueue('test.failing-query', {}, { maxAttempts: 1 });
+    await (t.ctx.jobs as unknown as JobRunner<Record<string, object>>).enqueue('test.failing-query', {}, { maxAttempts: 1 });
     await t.ctx.jobs.drain();
     const [row] = await t.ctx.db.select().from(jobs).where(sql`${jobs.name} = 'test.failing-query'`);
     expect(row.status).toBe('failed');

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
-import { DEFAULT_LEASE_MS, type JobDefinition, JobRunner } from './runner.ts';
+import { DEFAULT_LEASE_MS, type JobDefinition, JobClaimLostError, JobDeferredError, JobRunner, type JobRunnerOptions } from './runner.ts';
 
 /**
  * Two workers on one database, as two server instances: each is a JobRunner of its own bound to a context of
@@ -17,8 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+type TestRunner = JobRunner<Record<string, any>>;
+
 interface Worker {
-  runner: JobRunner;
+  runner: TestRunner;
   ctx: AppContext;
   kill(): void;
   revive(): void;
@@ -32,7 +34,7 @@ afterEach(async () => {
   }
 });
 
-function worker(definitions: JobDefinition[], options: { pollMs?: number } = {}): Worker {
+function worker(definitions: JobDefinition[], options: JobRunnerOptions = {}): Worker {
   let dead = false;
   const db = new Proxy(t.ctx.db, {
     get(target, prop, receiver) {
@@ -42,8 +44,8 @@ function worker(definitions: JobDefinition[], options: { pollMs?: number } = {})
       return Reflect.get(target, prop, receiver);
     },
   });
-  const runner = new JobRunner(options);
-  const ctx: AppContext = { ...t.ctx, db, jobs: runner };
+  const runner: TestRunner = new JobRunner<Record<string, any>>(options);
+  const ctx: AppContext = { ...t.ctx, db, jobs: runner as unknown as AppContext['jobs'] };
   for (const definition of definitions) runner.register(definition);
   runner.bind(ctx);
   const created = { runner, ctx, kill: () => (dead = true), revive: () => (dead = false) };
@@ -132,10 +134,11 @@ describe('job leases', () => {
     expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 2, last_error: null });
   });
 
-  it('keep a running batch claimed past its lease, so no other instance runs its jobs meanwhile', async () => {
+  it("keep a long job claimed past its lease, while an idle instance takes the queued job it has no slot for", async () => {
     const longStarted = deferred<number>();
     const releaseLong = deferred();
     const runs: string[] = [];
+    let a!: Worker;
     const definition: JobDefinition = {
       name: 'test.long',
       payload: z.object({ label: z.string() }),
@@ -153,14 +156,16 @@ describe('job leases', () => {
         }
       },
     };
-    const a = worker([definition]);
+    a = worker([definition], { concurrency: 1 });
     const b = worker([definition]);
     const slow = (await a.runner.enqueue('test.long', { label: 'slow' }))!;
     const next = (await a.runner.enqueue('test.long', { label: 'next' }))!;
     const drainA = a.runner.drain();
     const firstLeaseEnd = await longStarted.promise;
+    // A has one slot, busy: it claimed only the job it runs. The other one is still there for anyone.
+    expect(await jobRow(next)).toMatchObject({ status: 'pending', attempts: 0 });
 
-    // Wait (on the database's clock) until the first lease is over; the renewals must have kept both claims.
+    // Wait (on the database's clock) until the first lease is over; the heartbeat must have kept the claim.
     await vi.waitFor(
       async () => {
         const result = await t.ctx.db.execute(sql`select now() > ${new Date(firstLeaseEnd).toISOString()}::timestamptz as over`);
@@ -168,49 +173,215 @@ describe('job leases', () => {
       },
       { timeout: 10_000, interval: 50 },
     );
-    expect(await b.runner.drain()).toBe(0);
+    // B, idle, runs the queued job, and not the one A is running.
+    expect(await b.runner.drain()).toBe(1);
     expect(await jobRow(slow)).toMatchObject({ status: 'running', attempts: 1, locked: true });
-    // The second job of the batch has not started yet, and is held as well.
-    expect(await jobRow(next)).toMatchObject({ status: 'running', attempts: 1, locked: true });
+    expect(await jobRow(next)).toMatchObject({ status: 'done', attempts: 1 });
 
     releaseLong.resolve();
     await drainA;
-    expect(runs).toEqual(['a:slow', 'a:next']);
+    expect(runs).toEqual(['a:slow', 'b:next']);
     expect(await jobRow(slow)).toMatchObject({ status: 'done', attempts: 1 });
-    expect(await jobRow(next)).toMatchObject({ status: 'done', attempts: 1 });
+  });
+});
+
+describe('concurrency', () => {
+  it('runs claimed jobs at the same time: each of these waits until all of them have started', async () => {
+    const count = 6;
+    const allStarted = deferred();
+    let started = 0;
+    const a = worker([
+      {
+        name: 'test.together',
+        payload: z.object({ n: z.number() }),
+        async handler() {
+          started += 1;
+          if (started === count) allStarted.resolve();
+          // One after the other (the old runner), the first job would wait here forever.
+          await allStarted.promise;
+        },
+      },
+    ]);
+    for (let n = 0; n < count; n++) await a.runner.enqueue('test.together', { n });
+    expect(await a.runner.drain()).toBe(count);
+  });
+
+  it('claims only as many jobs as it has free slots', async () => {
+    const release = deferred();
+    const started: number[] = [];
+    const twoStarted = deferred();
+    const a = worker(
+      [
+        {
+          name: 'test.slots',
+          payload: z.object({ n: z.number() }),
+          async handler(_ctx, { n }) {
+            started.push(n);
+            if (started.length === 2) twoStarted.resolve();
+            await release.promise;
+          },
+        },
+      ],
+      { concurrency: 2 },
+    );
+    const ids: number[] = [];
+    for (let n = 0; n < 5; n++) ids.push((await a.runner.enqueue('test.slots', { n }))!);
+    const drained = a.runner.drain();
+    await twoStarted.promise;
+    const statuses = await Promise.all(ids.map(async (id) => (await jobRow(id)).status));
+    expect(statuses.filter((s) => s === 'running')).toHaveLength(2);
+    expect(statuses.filter((s) => s === 'pending')).toHaveLength(3);
+    release.resolve();
+    expect(await drained).toBe(5);
+  });
+
+  it('keeps slots for quick jobs (deliveries, webhooks) while slow ones (LLM turns) wait', async () => {
+    const releaseSlow = deferred();
+    const slowStarted: number[] = [];
+    const threeSlow = deferred();
+    const allSlowDone = deferred();
+    let slowDone = 0;
+    const quickRan = deferred<number>();
+    const a = worker(
+      [
+        {
+          name: 'test.slow-turn',
+          slow: true,
+          payload: z.object({ n: z.number() }),
+          async handler(_ctx, { n }) {
+            slowStarted.push(n);
+            if (slowStarted.length === 3) threeSlow.resolve();
+            await releaseSlow.promise;
+            if (++slowDone === 6) allSlowDone.resolve();
+          },
+        },
+        {
+          name: 'test.quick-delivery',
+          payload: z.object({}),
+          async handler() {
+            quickRan.resolve(slowStarted.length);
+          },
+        },
+      ],
+      { concurrency: 4 },
+    );
+    expect(a.runner.slowCapacity).toBe(3);
+    const slowIds: number[] = [];
+    for (let n = 0; n < 6; n++) slowIds.push((await a.runner.enqueue('test.slow-turn', { n }))!);
+    a.runner.start();
+    await threeSlow.promise;
+    // Every slow job is due and waiting, yet the fourth slot stays free for a quick job.
+    await a.runner.enqueue('test.quick-delivery', {});
+    expect(await quickRan.promise).toBe(3);
+    const statuses = await Promise.all(slowIds.map(async (id) => (await jobRow(id)).status));
+    expect(statuses.filter((s) => s === 'running')).toHaveLength(3);
+    expect(statuses.filter((s) => s === 'pending')).toHaveLength(3);
+    releaseSlow.resolve();
+    await allSlowDone.promise;
+    await a.runner.stop();
+    const after = await Promise.all(slowIds.map(async (id) => (await jobRow(id)).status));
+    expect(after.every((s) => s === 'done')).toBe(true);
+  });
+});
+
+describe('claims', () => {
+  it("fence a handler's completion: a worker that lost its claim cannot complete the job nor commit its successor", async () => {
+    const startedOnA = deferred<{ id: number; attempts: number }>();
+    const releaseA = deferred();
+    const startedOnB = deferred();
+    const releaseB = deferred();
+    let a!: Worker;
+    let outcomeOnA: unknown;
+    const definition: JobDefinition = {
+      name: 'test.fenced',
+      payload: z.object({}),
+      leaseMs: 300,
+      async handler(ctx, _payload, job) {
+        if (ctx === a.ctx) {
+          a.kill();
+          startedOnA.resolve(job);
+          await releaseA.promise;
+          a.revive();
+          outcomeOnA = await a.runner.completeAndEnqueue(job, 'test.successor', {}).catch((err: unknown) => err);
+          return;
+        }
+        startedOnB.resolve();
+        await releaseB.promise;
+      },
+    };
+    const successor: JobDefinition = { name: 'test.successor', payload: z.object({}), async handler() {} };
+    a = worker([definition, successor], { concurrency: 1 });
+    const b = worker([definition, successor], { pollMs: 20 });
+    const id = (await a.runner.enqueue('test.fenced', {}))!;
+    const drainA = a.runner.drain();
+    await startedOnA.promise;
+    b.runner.start();
+    // A's lease ran out unrenewed: B claimed the job again and is running it.
+    await startedOnB.promise;
+    expect(await jobRow(id)).toMatchObject({ status: 'running', attempts: 2 });
+
+    releaseA.resolve();
+    await drainA;
+    expect(outcomeOnA).toBeInstanceOf(JobClaimLostError);
+    expect(await jobRow(id)).toMatchObject({ status: 'running', attempts: 2 });
+    const successors = await t.ctx.db.execute(sql`select count(*)::int as n from jobs where name = 'test.successor'`);
+    expect(Number((successors as unknown as { rows: { n: number }[] }).rows[0].n)).toBe(0);
+
+    releaseB.resolve();
+    await b.runner.stop();
+    expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 2 });
+  });
+
+  it('put a deferred job back without counting an attempt', async () => {
+    const a = worker([
+      {
+        name: 'test.deferred',
+        payload: z.object({}),
+        async handler() {
+          throw new JobDeferredError('not now', 60_000);
+        },
+      },
+    ]);
+    const id = (await a.runner.enqueue('test.deferred', {}, { maxAttempts: 1 }))!;
+    expect(await a.runner.drain()).toBe(1);
+    expect(await jobRow(id)).toMatchObject({ status: 'pending', attempts: 0, last_error: null });
+  });
+
+  it('refuse a payload its definition does not accept, and a job nobody defined', async () => {
+    const a = worker([{ name: 'test.typed', payload: z.object({ n: z.number() }), async handler() {} }]);
+    await expect(a.runner.enqueue('test.typed', { n: 'one' })).rejects.toThrow();
+    await expect(a.runner.enqueue('test.nobody', {})).rejects.toThrow(/Unknown job/);
   });
 });
 
 describe('graceful stop', () => {
-  it('finishes the batch in progress and leaves the rest of a backlog pending, instead of working through it', async () => {
-    const firstStarted = deferred();
+  it('finishes the jobs in progress and leaves the rest of a backlog pending, instead of working through it', async () => {
+    const fourStarted = deferred();
     const release = deferred();
     let ran = 0;
-    const a = worker([
-      {
-        name: 'test.backlog',
-        payload: z.object({ n: z.number() }),
-        async handler() {
-          ran += 1;
-          if (ran === 1) {
-            firstStarted.resolve();
+    const a = worker(
+      [
+        {
+          name: 'test.backlog',
+          payload: z.object({ n: z.number() }),
+          async handler() {
+            ran += 1;
+            if (ran === 4) fourStarted.resolve();
             await release.promise;
-          }
+          },
         },
-      },
-    ]);
-    const ids: number[] = [];
-    // Three batches' worth (batch size 10).
-    for (let n = 0; n < 30; n++) ids.push((await a.runner.enqueue('test.backlog', { n }))!);
+      ],
+      { concurrency: 4 },
+    );
+    for (let n = 0; n < 30; n++) await a.runner.enqueue('test.backlog', { n });
     a.runner.start();
-    await firstStarted.promise;
+    await fourStarted.promise;
     const stopped = a.runner.stop();
     release.resolve();
     await stopped;
-    // The claimed batch ran to its end; nothing after it was claimed.
-    expect(ran).toBe(10);
+    // The jobs running ran to their end; nothing after them was claimed.
+    expect(ran).toBe(4);
     const result = await t.ctx.db.execute(sql`select count(*)::int as pending from jobs where name = 'test.backlog' and status = 'pending'`);
-    expect(Number((result as unknown as { rows: { pending: number }[] }).rows[0].pending)).toBe(20);
+    expect(Number((result as unknown as { rows: { pending: number }[] }).rows[0].pending)).toBe(26);
   });
 });
-

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { jobs } from '../db/schema/index.ts';
 import { serializeError } from '../plugins/logging.ts';
+import type { JobPayloads } from './index.ts';
 
 /**
  * A job definition: `{ name, payload schema, handler }`. Handlers must be safe to run again after a crash
@@ -19,17 +20,52 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
    * job may take.
    */
   leaseMs?: number;
+  /**
+   * Waits on a slow outside service (an LLM, a CRM, a recording download). All slow jobs together take at
+   * most `concurrency - reserved` of a process's slots, so deliveries, inbound webhooks and a person's reply
+   * always find a free slot while every turn waits on its model.
+   */
+  slow?: boolean;
 }
 
 /** A claim's lease when the definition names none: a crashed worker's jobs run again after about a minute. */
 export const DEFAULT_LEASE_MS = 60_000;
+/** Jobs one process runs at once when the caller names no number (config JOB_CONCURRENCY). */
+export const DEFAULT_CONCURRENCY = 16;
+/** Rows one claim takes at most: small claims leave the rest of a backlog to other (idle) instances. */
+const MAX_CLAIM = 8;
 
 export interface ClaimedJob {
   id: number;
   name: string;
+  /** This claim's attempt number: with the id, what identifies the claim (see complete()). */
   attempts: number;
   maxAttempts: number;
 }
+
+/**
+ * Thrown by a handler that cannot run yet for a reason that is not a failure (e.g. the conversation is busy
+ * with another turn): the job goes back to pending after `delayMs` without counting an attempt.
+ */
+export class JobDeferredError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+    this.name = 'JobDeferredError';
+  }
+}
+
+/** complete() on a claim this worker no longer holds (its lease ran out and another worker took the job). */
+export class JobClaimLostError extends Error {
+  constructor(job: Pick<ClaimedJob, 'id' | 'attempts'>) {
+    super(`Job ${job.id} (attempt ${job.attempts}) is no longer held by this worker.`);
+    this.name = 'JobClaimLostError';
+  }
+}
+
+export type Executor = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export interface EnqueueOptions {
   runAt?: Date;
@@ -46,7 +82,7 @@ export interface EnqueueOptions {
    * caller's rows: a stored message can then never be left without the job that answers it, even when the
    * process dies right after the commit. The runner is woken when the job is due either way.
    */
-  executor?: Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+  executor?: Executor;
 }
 
 interface JobRow {
@@ -57,23 +93,49 @@ interface JobRow {
   max_attempts: number;
 }
 
+interface Running {
+  name: string;
+  slow: boolean;
+  attempts: number;
+  done: Promise<void>;
+}
+
+export interface JobRunnerOptions {
+  pollMs?: number;
+  /** Jobs run at the same time by this process (JOB_CONCURRENCY). */
+  concurrency?: number;
+}
+
 /**
- * Durable jobs on the `jobs` table. Claims use `FOR UPDATE SKIP LOCKED`, so several server processes
- * sharing one PostgreSQL each take different jobs, and a job survives a restart because it lives in the
- * database. Same SQL on PGlite and PostgreSQL.
+ * Durable jobs on the `jobs` table, run concurrently (docs/architecture.md "Job runner"). Claims use
+ * `FOR UPDATE SKIP LOCKED` and take only as many rows as there are free slots, so several server processes
+ * sharing one PostgreSQL each take different jobs and an idle one takes what a busy one cannot; a job
+ * survives a restart because it lives in the database. Same SQL on PGlite and PostgreSQL.
+ *
+ * `P` maps each job name to its payload (the definitions in jobs/index.ts); enqueue is typed against it.
  */
-export class JobRunner {
+export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
   private readonly definitions = new Map<string, JobDefinition>();
   private timer: { kind: 'timeout'; handle: NodeJS.Timeout } | { kind: 'immediate'; handle: NodeJS.Immediate } | null = null;
   /** When the timer fires (ms since epoch, this process's clock). */
   private timerAt = Infinity;
-  /** The earliest wake-up asked for while a drain was running; honoured when it ends. */
-  private wakeAfterDrain = Infinity;
-  private running: Promise<void> | null = null;
+  /** The earliest wake-up asked for while a claim was in progress; honoured when it ends. */
+  private wakeAfterPump = Infinity;
+  private pumping: Promise<void> | null = null;
   private stopped = true;
   private ctx: AppContext | null = null;
+  private readonly inFlight = new Map<number, Running>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private renewing = false;
+  readonly concurrency: number;
+  /** Slots slow jobs (LLM turns) may take together; the rest is kept for the quick ones. */
+  readonly slowCapacity: number;
 
-  constructor(private readonly options: { pollMs?: number; batchSize?: number } = {}) {}
+  constructor(private readonly options: JobRunnerOptions = {}) {
+    this.concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+    const reserved = this.concurrency <= 1 ? 0 : Math.max(1, Math.floor(this.concurrency / 4));
+    this.slowCapacity = this.concurrency - reserved;
+  }
 
   register(definition: JobDefinition): void {
     if (definition.leaseMs !== undefined && !(Number.isInteger(definition.leaseMs) && definition.leaseMs > 0)) {
@@ -86,14 +148,16 @@ export class JobRunner {
     this.ctx = ctx;
   }
 
-  /** Adds a job; returns its id, or null when a job with the same singletonKey is already waiting. */
-  async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<number | null> {
-    const definition = this.definitions.get(name);
-    if (!definition) throw new Error(`Unknown job ${name}`);
-    const parsed = definition.payload.parse(payload);
+  /**
+   * THE way to add a job (there is no other insert into `jobs`): the payload is checked against the job's
+   * schema, and the runner is woken when the job is due. Returns its id, or null when a job with the same
+   * singletonKey is already waiting.
+   */
+  async enqueue<N extends keyof P & string>(name: N, payload: P[N], options: EnqueueOptions = {}): Promise<number | null> {
+    const parsed = this.parse(name, payload);
     const values = {
       name,
-      payload: parsed as object,
+      payload: parsed,
       runAt: options.runAt ?? new Date(),
       singletonKey: options.singletonKey ?? null,
       maxAttempts: options.maxAttempts ?? 5,
@@ -114,9 +178,29 @@ export class JobRunner {
     return id;
   }
 
+  /** Many jobs of one name in one statement (e.g. a webhook burst's processing jobs); no singleton keys. */
+  async enqueueMany<N extends keyof P & string>(
+    name: N,
+    payloads: P[N][],
+    options: Omit<EnqueueOptions, 'singletonKey' | 'replace'> = {},
+  ): Promise<number[]> {
+    if (payloads.length === 0) return [];
+    const runAt = options.runAt ?? new Date();
+    const values = payloads.map((payload) => ({ name, payload: this.parse(name, payload), runAt, maxAttempts: options.maxAttempts ?? 5 }));
+    const rows = await (options.executor ?? this.context().db).insert(jobs).values(values).returning({ id: jobs.id });
+    this.wakeAt(runAt.getTime());
+    return rows.map((row) => row.id);
+  }
+
+  private parse(name: string, payload: unknown): object {
+    const definition = this.definitions.get(name);
+    if (!definition) throw new Error(`Unknown job ${name}`);
+    return definition.payload.parse(payload) as object;
+  }
+
   /**
-   * A job was inserted by a statement of its own (e.g. together with the row it processes, see
-   * channels/inbox.ts): run due jobs now instead of at the next poll.
+   * A job was committed by a transaction the runner did not see commit: run due jobs now instead of at the
+   * next poll.
    */
   wake(): void {
     this.wakeAt(Date.now());
@@ -126,7 +210,7 @@ export class JobRunner {
    * Cancels waiting jobs with this singleton key (e.g. a follow-up made obsolete by a reply); with an
    * `executor` (an open transaction) only if that transaction commits.
    */
-  async cancel(singletonKey: string, executor?: EnqueueOptions['executor']): Promise<void> {
+  async cancel(singletonKey: string, executor?: Executor): Promise<void> {
     await (executor ?? this.context().db).execute(
       sql`update jobs set status = 'done', finished_at = now(), last_error = 'cancelled'
           where singleton_key = ${singletonKey} and status = 'pending'`,
@@ -137,12 +221,34 @@ export class JobRunner {
    * Marks a running job done from inside its own handler, so the handler can then enqueue its successor
    * under the same singletonKey (which is taken while the job is pending or running). The runner's own
    * "done" update afterwards is a no-op. With an `executor` (an open transaction) the job is done only if that
-   * transaction commits, e.g. together with the successor it enqueues there.
+   * transaction commits, e.g. together with the successor it enqueues there (see completeAndEnqueue).
+   *
+   * Fenced by the claim: a worker whose lease ran out while it worked (another worker claimed the job again,
+   * attempts went up) gets JobClaimLostError, so its transaction rolls back with whatever it would have
+   * committed along, and the job stays its new owner's.
    */
-  async complete(jobId: number, executor?: EnqueueOptions['executor']): Promise<void> {
-    await (executor ?? this.context().db).execute(
-      sql`update jobs set status = 'done', finished_at = now(), last_error = null where id = ${jobId} and status = 'running'`,
+  async complete(job: Pick<ClaimedJob, 'id' | 'attempts'>, executor?: Executor): Promise<void> {
+    const result = await (executor ?? this.context().db).execute(
+      sql`update jobs set status = 'done', finished_at = now(), last_error = null
+          where id = ${job.id} and attempts = ${job.attempts} and status = 'running' returning id`,
     );
+    if ((result as unknown as { rows: unknown[] }).rows.length === 0) throw new JobClaimLostError(job);
+  }
+
+  /**
+   * Completes a running job and queues its successor in ONE transaction: never a finished job without its
+   * successor, never a successor next to a job that will run again. E.g. a delivery retry at a later time.
+   */
+  async completeAndEnqueue<N extends keyof P & string>(
+    job: Pick<ClaimedJob, 'id' | 'attempts'>,
+    name: N,
+    payload: P[N],
+    options: Omit<EnqueueOptions, 'executor'> = {},
+  ): Promise<number | null> {
+    return this.context().db.transaction(async (tx) => {
+      await this.complete(job, tx);
+      return this.enqueue(name, payload, { ...options, executor: tx });
+    });
   }
 
   start(): void {
@@ -151,45 +257,114 @@ export class JobRunner {
     this.schedule(0);
   }
 
-  /** Stops polling and waits for the batch in progress to finish (graceful shutdown). */
+  /** Stops claiming and waits for the jobs in progress to finish (graceful shutdown); the rest stays pending. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.clearTimer();
-    await this.running;
+    await this.pumping;
+    await Promise.all([...this.inFlight.values()].map((running) => running.done));
   }
 
-  /** Runs every job that is due now, until none is left. Used by tests (the poll loop uses `runUntilIdleOrStopped`). */
-  async drain(): Promise<number> {
-    return this.runBatches(() => false);
+  /** Jobs of this process running right now. */
+  get running(): number {
+    return this.inFlight.size;
   }
 
   /**
-   * The poll loop's drain: batch after batch until none is due, or until stop() was called. Without the stop
-   * check a graceful shutdown waited for the whole backlog (tens of thousands of stored webhooks after a burst)
-   * instead of the batch in progress; what is left stays pending for the next process.
+   * Runs every job that is due now, concurrently up to the limits, until none is due and none runs. Used by
+   * tests and benchmarks without start(); answers how many jobs ran.
    */
-  private runUntilIdleOrStopped(): Promise<number> {
-    return this.runBatches(() => this.stopped);
-  }
-
-  private async runBatches(stopRequested: () => boolean): Promise<number> {
+  async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      if (stopRequested()) return total;
-      const done = await this.runBatch();
-      total += done;
-      if (done === 0) return total;
+      const { claimed } = await this.fill();
+      total += claimed;
+      if (this.inFlight.size === 0) {
+        if (claimed === 0) return total;
+        continue;
+      }
+      if (claimed > 0 && this.freeSlots() > 0) continue;
+      await Promise.race([...this.inFlight.values()].map((running) => running.done));
     }
   }
 
+  private freeSlots(): number {
+    return this.concurrency - this.inFlight.size;
+  }
+
   /**
-   * Makes the poll loop run at `at` (or earlier). While a drain runs, the wake-up is kept for when it ends:
-   * a job enqueued just after the drain's last claim would otherwise wait for the next poll.
+   * Claims due jobs for the free slots (quick ones first, then slow ones within their share) and starts them.
+   * `full`: a claim got every row it asked for, so more may be waiting.
+   */
+  private async fill(): Promise<{ claimed: number; full: boolean }> {
+    const ctx = this.context();
+    let claimed = 0;
+    let full = false;
+    const all = [...this.definitions.values()];
+    const quick = all.filter((d) => !d.slow).map((d) => d.name);
+    const slow = all.filter((d) => d.slow).map((d) => d.name);
+    for (const [names, isSlow] of [
+      [quick, false],
+      [slow, true],
+    ] as const) {
+      if (names.length === 0) continue;
+      let free = this.freeSlots();
+      if (isSlow) free = Math.min(free, this.slowCapacity - [...this.inFlight.values()].filter((r) => r.slow).length);
+      const limit = Math.min(free, MAX_CLAIM);
+      if (limit <= 0) continue;
+      const rows = await this.claim(ctx, names, limit);
+      for (const row of rows) this.launch(ctx, row);
+      claimed += rows.length;
+      if (rows.length === limit) full = true;
+    }
+    return { claimed, full };
+  }
+
+  private async claim(ctx: AppContext, names: string[], limit: number): Promise<JobRow[]> {
+    // Each row is locked for its own definition's lease; the heartbeat below keeps it while the job runs.
+    const result = await ctx.db.execute(sql`
+      with claimed as (
+        update jobs set status = 'running', attempts = attempts + 1,
+          locked_until = now() + (${this.leaseOfRow()} * interval '1 millisecond')
+        where id in (
+          select id from jobs
+          where run_at <= now()
+            and (status = 'pending' or (status = 'running' and locked_until < now()))
+            and name in (${sql.join(names.map((n) => sql`${n}`), sql`, `)})
+          order by run_at, id
+          limit ${limit}
+          for update skip locked
+        )
+        returning id, name, payload, attempts, max_attempts, run_at
+      )
+      select id, name, payload, attempts, max_attempts from claimed order by run_at, id`);
+    return (result as unknown as { rows: JobRow[] }).rows;
+  }
+
+  private launch(ctx: AppContext, row: JobRow): void {
+    const id = Number(row.id);
+    const definition = this.definitions.get(row.name)!;
+    const running: Running = { name: row.name, slow: definition.slow === true, attempts: row.attempts, done: Promise.resolve() };
+    this.inFlight.set(id, running);
+    this.startHeartbeat();
+    running.done = this.runOne(ctx, row)
+      .catch((err) => ctx.log.error({ err, job: row.name, id }, 'job bookkeeping failed'))
+      .finally(() => {
+        this.inFlight.delete(id);
+        if (this.inFlight.size === 0) this.stopHeartbeat();
+        // A slot is free: take the next due job now.
+        if (!this.stopped) this.wake();
+      });
+  }
+
+  /**
+   * Makes the poll loop run at `at` (or earlier). While a claim is in progress the wake-up is kept for when
+   * it ends: a job enqueued just after its query would otherwise wait for the next poll.
    */
   private wakeAt(at: number): void {
     if (this.stopped) return;
-    if (this.running) {
-      this.wakeAfterDrain = Math.min(this.wakeAfterDrain, at);
+    if (this.pumping) {
+      this.wakeAfterPump = Math.min(this.wakeAfterPump, at);
       return;
     }
     if (this.timer && this.timerAt <= at) return;
@@ -200,26 +375,33 @@ export class JobRunner {
     if (this.stopped) return;
     this.clearTimer();
     this.timerAt = Date.now() + delay;
-    // setTimeout(0) waits at least 1 ms (more on a busy loop); a job due now runs right after this tick.
     const run = () => {
       this.timer = null;
       this.timerAt = Infinity;
-      this.wakeAfterDrain = Infinity;
-      let nextDueInMs = Infinity;
-      this.running = this.runUntilIdleOrStopped()
-        .then(async () => {
-          nextDueInMs = await this.msUntilNextPending();
-        })
-        .catch((err) => this.ctx?.log.error({ err }, 'job runner poll failed'))
-        .finally(() => {
-          this.running = null;
-          const pollMs = this.options.pollMs ?? 500;
-          const wake = Math.min(pollMs, nextDueInMs, this.wakeAfterDrain - Date.now());
-          this.wakeAfterDrain = Infinity;
-          this.schedule(Math.max(0, wake));
-        });
+      this.pump();
     };
     this.timer = delay <= 0 ? { kind: 'immediate', handle: setImmediate(run) } : { kind: 'timeout', handle: setTimeout(run, delay) };
+  }
+
+  /** One round of the poll loop: fill the free slots (again while claims come back full), then sleep. */
+  private pump(): void {
+    if (this.stopped || this.pumping) return;
+    this.wakeAfterPump = Infinity;
+    let nextInMs = this.options.pollMs ?? 500;
+    this.pumping = (async () => {
+      for (;;) {
+        const { full } = await this.fill();
+        if (!full || this.stopped || this.freeSlots() === 0) break;
+      }
+      if (this.freeSlots() > 0) nextInMs = Math.min(nextInMs, await this.msUntilNextPending());
+    })()
+      .catch((err) => this.ctx?.log.error({ err }, 'job runner poll failed'))
+      .finally(() => {
+        this.pumping = null;
+        const wake = Math.min(nextInMs, this.wakeAfterPump - Date.now());
+        this.wakeAfterPump = Infinity;
+        this.schedule(Math.max(0, wake));
+      });
   }
 
   private clearTimer(): void {
@@ -227,6 +409,7 @@ export class JobRunner {
     if (this.timer.kind === 'immediate') clearImmediate(this.timer.handle);
     else clearTimeout(this.timer.handle);
     this.timer = null;
+    this.timerAt = Infinity;
   }
 
   /**
@@ -244,45 +427,6 @@ export class JobRunner {
     return ms == null ? Infinity : Math.max(5, Number(ms));
   }
 
-  private async runBatch(): Promise<number> {
-    const ctx = this.context();
-    const names = [...this.definitions.keys()];
-    if (names.length === 0) return 0;
-    // Each row is locked for its own definition's lease; the renewals below keep it while the batch works.
-    // RETURNING follows no order: the batch runs in the order it was picked (due first, then as queued).
-    const result = await ctx.db.execute(sql`
-      with claimed as (
-        update jobs set status = 'running', attempts = attempts + 1,
-          locked_until = now() + (${this.leaseOfRow()} * interval '1 millisecond')
-        where id in (
-          select id from jobs
-          where run_at <= now()
-            and (status = 'pending' or (status = 'running' and locked_until < now()))
-            and name in (${sql.join(names.map((n) => sql`${n}`), sql`, `)})
-          order by run_at, id
-          limit ${this.options.batchSize ?? 10}
-          for update skip locked
-        )
-        returning id, name, payload, attempts, max_attempts, run_at
-      )
-      select id, name, payload, attempts, max_attempts from claimed order by run_at, id`);
-    const rows = (result as unknown as { rows: JobRow[] }).rows;
-    if (rows.length === 0) return 0;
-    // The whole batch is claimed at once but runs one job after the other: every claim not yet finished is
-    // renewed, or the last jobs of a slow batch would look abandoned to another instance before they start.
-    const claims = new Map(rows.map((row) => [Number(row.id), row.attempts]));
-    const renewal = this.renewLeases(ctx, claims, Math.min(...rows.map((row) => this.leaseOf(row.name))));
-    try {
-      for (const row of rows) {
-        await this.runOne(ctx, row);
-        claims.delete(Number(row.id));
-      }
-    } finally {
-      renewal.stop();
-    }
-    return rows.length;
-  }
-
   private leaseOf(name: string): number {
     return this.definitions.get(name)?.leaseMs ?? DEFAULT_LEASE_MS;
   }
@@ -296,30 +440,37 @@ export class JobRunner {
   }
 
   /**
-   * Renews the leases of this batch's unfinished claims every third of the shortest lease, so a job that runs
-   * longer than its lease is not taken over by another instance while it still runs. A claim is identified by
-   * (id, attempts): a job this worker lost (it stalled past the lease and another one claimed it again) is
-   * left to its new owner. A failed renewal is logged; the next one tries again.
+   * While jobs run, their leases are renewed every third of the shortest lease among them (one statement for
+   * all), so a job that runs longer than its lease is not taken over by another instance while it still runs.
+   * A claim is identified by (id, attempts): a job this worker lost (it stalled past the lease and another
+   * one claimed it again) is left to its new owner. A failed renewal is logged; the next one tries again.
    */
-  private renewLeases(ctx: AppContext, claims: Map<number, number>, shortestLeaseMs: number): { stop(): void } {
-    let inFlight = false;
-    const renew = async () => {
-      if (inFlight || claims.size === 0) return;
-      inFlight = true;
-      try {
-        const owned = [...claims].map(([id, attempts]) => sql`(${id}::bigint, ${attempts}::int)`);
-        await ctx.db.execute(sql`
-          update jobs set locked_until = now() + (${this.leaseOfRow()} * interval '1 millisecond')
-          where status = 'running' and (id, attempts) in (${sql.join(owned, sql`, `)})`);
-      } catch (err) {
-        ctx.log.warn({ err, jobs: [...claims.keys()] }, 'job lease renewal failed');
-      } finally {
-        inFlight = false;
-      }
-    };
-    const timer = setInterval(() => void renew(), Math.max(1, Math.floor(shortestLeaseMs / 3)));
-    timer.unref();
-    return { stop: () => clearInterval(timer) };
+  private startHeartbeat(): void {
+    if (this.heartbeat) return;
+    const shortest = Math.min(...[...this.definitions.values()].map((d) => this.leaseOf(d.name)));
+    this.heartbeat = setInterval(() => void this.renew(), Math.max(1, Math.floor(shortest / 3)));
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  private async renew(): Promise<void> {
+    if (this.renewing || this.inFlight.size === 0 || !this.ctx) return;
+    this.renewing = true;
+    const ctx = this.ctx;
+    try {
+      const owned = [...this.inFlight].map(([id, running]) => sql`(${id}::bigint, ${running.attempts}::int)`);
+      await ctx.db.execute(sql`
+        update jobs set locked_until = now() + (${this.leaseOfRow()} * interval '1 millisecond')
+        where status = 'running' and (id, attempts) in (${sql.join(owned, sql`, `)})`);
+    } catch (err) {
+      ctx.log.warn({ err, jobs: [...this.inFlight.keys()] }, 'job lease renewal failed');
+    } finally {
+      this.renewing = false;
+    }
   }
 
   private async runOne(ctx: AppContext, row: JobRow): Promise<void> {
@@ -331,9 +482,23 @@ export class JobRunner {
       await definition.handler(ctx, payload, job);
       // Only this claim's row (same attempts): a worker that lost its lease leaves the job to its new owner.
       await ctx.db.execute(
-        sql`update jobs set status = 'done', finished_at = now(), last_error = null where id = ${id} and attempts = ${row.attempts}`,
+        sql`update jobs set status = 'done', finished_at = now(), last_error = null
+            where id = ${id} and attempts = ${row.attempts} and status = 'running'`,
       );
     } catch (err) {
+      if (err instanceof JobClaimLostError) {
+        ctx.log.warn({ job: row.name, id, attempt: row.attempts }, 'job claim lost to another worker; its result was not committed');
+        return;
+      }
+      if (err instanceof JobDeferredError) {
+        // Not a failure: back to pending without counting this attempt.
+        await ctx.db.execute(sql`
+          update jobs set status = 'pending', attempts = attempts - 1, locked_until = null,
+            run_at = now() + (${Math.max(0, Math.round(err.delayMs))}::int * interval '1 millisecond')
+          where id = ${id} and attempts = ${row.attempts} and status = 'running'`);
+        ctx.log.debug({ job: row.name, id, reason: err.message }, 'job deferred');
+        return;
+      }
       // A failed query's own message lists every parameter value (tokens, message texts): keep the statement only.
       const message = err instanceof Error ? String((serializeError(err) as { message?: unknown }).message ?? err.message) : String(err);
       const final = row.attempts >= row.max_attempts;
@@ -344,7 +509,7 @@ export class JobRunner {
         update jobs set status = ${final ? 'failed' : 'pending'}, last_error = ${message.slice(0, 2000)},
           run_at = now() + (${backoffMs}::int * interval '1 millisecond'),
           finished_at = ${final ? sql`now()` : sql`null`}
-        where id = ${id} and attempts = ${row.attempts}`);
+        where id = ${id} and attempts = ${row.attempts} and status = 'running'`);
     }
   }
 

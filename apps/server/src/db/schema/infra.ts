@@ -12,8 +12,9 @@ import {
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { conversations } from './conversations.ts';
+import { conversations, prospects } from './conversations.ts';
 import { messagingAccounts } from './playbooks.ts';
+import { users } from './users.ts';
 
 /**
  * Raw inbound channel events, stored before anything else happens so a webhook can answer 200 at once
@@ -31,9 +32,34 @@ export const webhookInbox = pgTable(
     receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     processedAt: timestamp({ withTimezone: true }),
     error: text(),
+    /**
+     * Whom the raw payload is about, set when it is processed (the simulator's user when stored): the row is
+     * erased with any of them (cascade), not only after WEBHOOK_RETENTION_DAYS (jobs/maintenance.ts).
+     */
+    messagingAccountId: integer().references(() => messagingAccounts.id, { onDelete: 'cascade' }),
+    prospectId: integer().references(() => prospects.id, { onDelete: 'cascade' }),
+    conversationId: integer().references(() => conversations.id, { onDelete: 'cascade' }),
+    userId: integer().references(() => users.id, { onDelete: 'cascade' }),
   },
-  (t) => [unique().on(t.source, t.externalId)],
+  (t) => [
+    unique().on(t.source, t.externalId),
+    index().on(t.processedAt),
+    index().on(t.messagingAccountId),
+    index().on(t.prospectId),
+    index().on(t.conversationId),
+    index().on(t.userId),
+  ],
 );
+
+/**
+ * The per-conversation lease of agent/conversation-lock.ts (PostgreSQL): who runs the conversation's turn
+ * and until when. Committed and renewed, so no pooled connection is pinned while the turn waits on its LLM.
+ */
+export const conversationLocks = pgTable('conversation_locks', {
+  conversationId: integer().primaryKey(),
+  owner: text().notNull(),
+  expiresAt: timestamp({ withTimezone: true }).notNull(),
+});
 
 /**
  * Channel message ids per messaging account, inbound and outbound (DESIGN.md §7). The primary key on

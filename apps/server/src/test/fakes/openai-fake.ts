@@ -40,6 +40,8 @@ export class OpenAiFake {
   readonly requests: FakeChatRequest[] = [];
   /** Milliseconds every answer waits (to widen race windows in concurrency tests). */
   latencyMs = 0;
+  /** Per-call think time instead of latencyMs (e.g. a slow tail for benchmarks); null = latencyMs. */
+  delay: ((request: FakeChatRequest) => number) | null = null;
   private readonly handlers = new Map<string, FakeHandler>();
   private readonly queued = new Map<string, FakeHandler[]>();
   private readonly hanging = new Set<ServerResponse>();
@@ -81,6 +83,7 @@ export class OpenAiFake {
     this.queued.clear();
     this.requests.length = 0;
     this.latencyMs = 0;
+    this.delay = null;
   }
 
   count(schemaName: string): number {
@@ -123,7 +126,8 @@ export class OpenAiFake {
     const name = request.schemaName ?? 'plain';
     const handler = this.queued.get(name)?.shift() ?? this.handlers.get(name) ?? this.handlers.get('*');
     const reply: FakeReply = handler ? await handler(request) : { json: DEFAULT_ANSWERS[name] ?? {} };
-    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    const wait = this.delay ? this.delay(request) : this.latencyMs;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 
     if ('hang' in reply) {
       this.hanging.add(res);

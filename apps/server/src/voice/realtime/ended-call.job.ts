@@ -52,7 +52,7 @@ export const endedCallJob: JobDefinition<typeof payload> = {
     const rating = await rate(ctx, loaded);
     const reported = await ctx.db.transaction(async (tx) => {
       // Done with what it stores: run again after a crash, it finds itself done or nothing stored.
-      await ctx.jobs.complete(job.id, tx);
+      await ctx.jobs.complete(job, tx);
       const row = await lockConversationRow(tx, conversationId);
       if (!row || row.phase !== loaded.phases.length) return false;
       if (rating !== null) await setRating(ctx, conversationId, rating, tx);
