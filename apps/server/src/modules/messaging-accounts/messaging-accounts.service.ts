@@ -10,6 +10,7 @@ import {
   users,
 } from '../../db/schema/index.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { configProblems, pageIdProblem } from '../../channels/account-config.ts';
 import { removeCallRecording } from '../calls/calls.service.ts';
 import { canAccessAccount, canDeleteAccount } from './access.ts';
 import { presentMessagingAccount } from './messaging-accounts.presenter.ts';
@@ -57,6 +58,8 @@ async function loadAccounts(ctx: AppContext, id?: number) {
  * token keeps the stored one, so the form never needs to know it.
  */
 export async function saveMessagingAccount(ctx: AppContext, actor: Actor, input: SaveMessagingAccountInput): Promise<{ id: number }> {
+  const pageIdError = pageIdProblem(input.type, input.pageId);
+  if (pageIdError) throw badRequest(pageIdError, 'VALIDATION_ERROR');
   if (input.conversationTypeId) {
     const [type] = await ctx.db
       .select({ id: conversationTypes.id })
@@ -138,6 +141,10 @@ export async function saveMessagingAccountConfig(ctx: AppContext, id: number, te
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badRequest('The configuration must be a JSON object, e.g. {}', 'VALIDATION_ERROR');
   }
+  const [account] = await ctx.db.select({ type: messagingAccounts.type }).from(messagingAccounts).where(eq(messagingAccounts.id, id)).limit(1);
+  if (!account) throw accountNotFound();
+  const problems = configProblems(account.type, value as Record<string, unknown>);
+  if (problems.length > 0) throw badRequest(problems.join(' '), 'INVALID_ACCOUNT_CONFIG');
   const [updated] = await ctx.db
     .update(messagingAccounts)
     .set({ config: text })
