@@ -9,7 +9,7 @@ import {
   storeProspectMessage,
 } from '../agent/conversation-store.ts';
 import { scheduleTurn } from '../agent/turn.job.ts';
-import { followUpJobKey, recordAgentError } from '../agent/unanswered.ts';
+import { endSilence, followUpJobKey, recordAgentError } from '../agent/unanswered.ts';
 import { endpointsOf, findAccountByKey, type LiveAccount } from './accounts.ts';
 import { fetchProfileName } from './profile-name.ts';
 import type { InboundEvent } from './inbound-events.ts';
@@ -178,8 +178,8 @@ async function receiveEcho(ctx: AppContext, account: LiveAccount, event: Extract
     return { kind: 'human-reply-stored' as const, conversation };
   });
   if (outcome.kind !== 'human-reply-stored') return outcome.kind;
-  // The person took over: no automatic nudge on top of their message.
-  await ctx.jobs.cancel(followUpJobKey(outcome.conversation.id));
+  // The person took over: no automatic nudge on top of their message, and no pending follow-up in the list.
+  await endSilence(ctx, outcome.conversation.id);
   emitConversationChanged(ctx, outcome.conversation);
   return 'human-reply-stored';
 }
