@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversations, messagingAccounts, outbox } from '../db/schema/index.ts';
+import { conversations, messagingAccounts, outbox, prospects } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import {
@@ -564,6 +564,38 @@ describe('channel delivery', () => {
     expect(textsTo(graph, 'igsid-order')).toEqual([agentTexts(found)[0], 'Second, from a person.']);
     const [conversation] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, found!.conversation.id));
     expect(conversation.aiPaused).toBe(true);
+  });
+
+  it('a sender id first used in the webhook simulator does not capture the real person: the signed event is a real prospect whose replies are sent', async () => {
+    const account = await instagram();
+    const simulated = await t.request({ method: 'POST', url: '/api/meta-api/webhook', as: admin.cookie, headers: { origin: PUBLIC_URL }, payload: metaMessagePayload('instagram', account.pageId, 'igsid-shared', unique('mid'), 'Simulated hi') });
+    expect(simulated.statusCode).toBe(200);
+    await settle(t.ctx);
+    await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-shared', unique('mid'), 'Real hi'));
+    await settle(t.ctx);
+    const rows = await t.ctx.db.select().from(prospects).where(sql`${prospects.messagingAccountId} = ${account.id} and ${prospects.externalId} = 'igsid-shared'`).orderBy(prospects.id);
+    expect(rows.map((p) => p.simulated)).toEqual([true, false]);
+    const statuses = async (prospectId: number) =>
+      (
+        (await t.ctx.db.execute(sql`select o.status from outbox o join conversations c on c.id = o.conversation_id where c.prospect_id = ${prospectId} order by o.id`)) as unknown as {
+          rows: { status: string }[];
+        }
+      ).rows.map((r) => r.status);
+    expect(await statuses(rows[0].id)).toEqual(['SIMULATED']);
+    expect(await statuses(rows[1].id)).toEqual(['SENT']);
+    expect(textsTo(graph, 'igsid-shared')).toHaveLength(1);
+  });
+
+  it('keeps message ids past 2^31 (messages.id is a bigserial): the outbox and channel records are bigint', async () => {
+    const account = await instagram();
+    await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-bigid', unique('mid'), 'Hi'));
+    await settle(t.ctx);
+    const found = await conversationOfProspect(t.ctx, account.id, 'igsid-bigid');
+    await t.ctx.db.execute(sql`select setval(pg_get_serial_sequence('messages', 'id'), 3000000000)`);
+    await writeAsPerson(found!.conversation.uuid, 'A message with a big id.');
+    const rows = (await conversationOfProspect(t.ctx, account.id, 'igsid-bigid'))!.outbox;
+    expect(rows.map((o) => [o.status, Number(o.messageId) > 2 ** 31])).toEqual([['SENT', false], ['SENT', true]]);
+    expect(textsTo(graph, 'igsid-bigid')).toContain('A message with a big id.');
   });
 
   describe('the outbox never sticks (issue 18 item 3)', () => {

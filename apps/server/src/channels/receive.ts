@@ -60,7 +60,8 @@ async function receiveMessage(
       .insert(prospects)
       .values({ messagingAccountId: account.id, externalId: event.senderId, name: event.senderName, simulated })
       .onConflictDoUpdate({
-        target: [prospects.messagingAccountId, prospects.externalId],
+        // A simulated sender and the real person with the same id are two rows (and two conversations).
+        target: [prospects.messagingAccountId, prospects.externalId, prospects.simulated],
         set: { name: sql`coalesce(excluded.name, ${prospects.name})` },
       })
       .returning({ id: prospects.id, name: prospects.name, isNew: sql<boolean>`(xmax = 0)` });
@@ -152,7 +153,8 @@ async function receiveEcho(ctx: AppContext, account: LiveAccount, event: Extract
     const [prospect] = await tx
       .select({ id: prospects.id })
       .from(prospects)
-      .where(and(eq(prospects.messagingAccountId, account.id), eq(prospects.externalId, event.recipientId)))
+      // Echoes are signed Meta events: always about the real prospect, never a simulated one.
+      .where(and(eq(prospects.messagingAccountId, account.id), eq(prospects.externalId, event.recipientId), eq(prospects.simulated, false)))
       .limit(1);
     if (!prospect) return { kind: 'unknown-recipient' as const };
     const conversationId = await openConversationOf(tx, account, prospect.id);

@@ -273,7 +273,8 @@ export async function findProspectConversation(ctx: AppContext, messagingAccount
     .from(prospects)
     .innerJoin(conversations, eq(conversations.prospectId, prospects.id))
     .where(and(eq(prospects.messagingAccountId, messagingAccountId), eq(prospects.externalId, externalId)))
-    .orderBy(desc(conversations.id))
+    // The simulator's own (simulated) prospect first: a real person with the same id is another prospect.
+    .orderBy(desc(prospects.simulated), desc(conversations.id))
     .limit(1);
   if (!row) throw notFound('This prospect has no conversation yet.', 'CONVERSATION_NOT_FOUND');
   return row;
