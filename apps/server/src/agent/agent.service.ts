@@ -20,7 +20,7 @@ import {
 import { scheduleFollowUp, sendFollowUp } from './follow-up.ts';
 import { isValidPhase, isWorkingPhase } from './phases.ts';
 import { scheduleTurn, turnJobKey } from './turn.job.ts';
-import { followUpJobKey } from './unanswered.ts';
+import { endSilence, followUpJobKey } from './unanswered.ts';
 import { reportConversationOutcome } from './conversation-outcome.ts';
 
 export interface StoredMessage {
@@ -112,7 +112,8 @@ export async function sendHumanMessage(ctx: AppContext, conversationId: number, 
   if (!stored) throw conversationNotFound();
   // A person took over this silence: no automatic nudge on top of their message.
   if (loaded.prospect) ctx.events.emit('outbox.queued', { conversationId, messageId: stored.id });
-  await ctx.jobs.cancel(followUpJobKey(conversationId));
+  // ... and its pending follow-up leaves the unanswered list (an entry holding errors stays, count reset).
+  await endSilence(ctx, conversationId);
   ctx.log.info({ conversationId, userId: actor.id }, 'human message sent');
   emitConversationChanged(ctx, loaded.conversation);
   return stored;

@@ -181,6 +181,32 @@ describe('the follow-up job and the next follow-up', () => {
     expect(await agentMessagesOf(t.ctx, id)).toEqual(['Fake reply']);
   });
 
+  it('a follow-up failing its checking prompt after a person pressed Take over hands nothing over: no -2, no CRM note', async () => {
+    const type = await buildPlaybook(t.ctx, { config: { followUp: { delaysMinutes: [30], max: 2 } }, checkingPrompt: 'Never be pushy.' });
+    const { conversation } = await buildProspectConversation(t.ctx, type.id);
+    const id = conversation.id;
+    await t.ctx.db.update(conversations).set({ crmContactId: `ct-follow-up-paused-${id}` }).where(eq(conversations.id, id));
+    await receiveProspectMessage(t.ctx, id, 'tell me more');
+    await t.ctx.jobs.drain();
+    await makeFollowUpDue(t.ctx, id);
+    fake.on('guard_check', async () => {
+      await t.ctx.db.update(conversations).set({ aiPaused: true }).where(eq(conversations.id, id));
+      return { json: { pass: false, reason: 'too pushy' } };
+    });
+    await t.ctx.jobs.drain();
+    expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: 0, aiPaused: true });
+    expect(await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).toEqual([]);
+    expect((await unansweredOf(t.ctx, id)).errors).toBe('[]');
+  });
+
+  it("a person's reply closes the pending follow-up entry of the unanswered list", async () => {
+    const id = await answeredConversation();
+    expect(await unansweredOf(t.ctx, id)).toMatchObject({ status: 'ACTIVE', followUpCount: 0 });
+    await sendHumanMessage(t.ctx, id, 'A person answers.', { id: 1, email: 'admin@example.com', role: 'ADMIN' });
+    expect(await unansweredOf(t.ctx, id)).toBeUndefined();
+    expect(await pendingJobs(t.ctx, `follow-up:${id}`)).toEqual([]);
+  });
+
   it('frees its key and schedules the next follow-up in one transaction: killed in between, the job runs again and the silence keeps its follow-ups', async () => {
     const id = await answeredConversation();
     await makeFollowUpDue(t.ctx, id);

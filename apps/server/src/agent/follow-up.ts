@@ -13,6 +13,7 @@ import {
   type Executor,
   type LoadedConversation,
   loadReplyContext,
+  lockConversationRow,
   playbookOf,
 } from './conversation-store.ts';
 import { type AgentErrorRecord, LlmError } from './llm/provider.ts';
@@ -59,6 +60,8 @@ async function handOver(ctx: AppContext, loaded: LoadedConversation, phase: numb
   const conversationId = loaded.conversation.id;
   await ctx.db.transaction(async (tx) => {
     const left = await leaveWorkingPhase(ctx, loaded, phase, PHASE.NEEDS_HUMAN, tx);
+    // A person pressed Take over while the follow-up was written: theirs now, no hand-over to record.
+    if (!left && (await lockConversationRow(tx, conversationId))?.aiPaused) return;
     await recordAgentError(ctx, conversationId, error, tx);
     if (left) await reportConversationOutcome(ctx, loaded.conversation, 'needsHuman', tx);
   });
@@ -159,7 +162,7 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         return stored;
       });
       if (!sent) return refuse(conflict('The conversation changed while the follow-up was written. Try again.', 'CONVERSATION_CHANGED'));
-      announceAgentMessage(ctx, loaded, sent);
+      await announceAgentMessage(ctx, loaded, sent);
       ctx.events.emit('unanswered.changed', { conversationId });
       return 'sent';
     });

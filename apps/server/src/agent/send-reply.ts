@@ -11,6 +11,7 @@ import {
 } from './conversation-store.ts';
 import { LlmError, type LlmRequest } from './llm/provider.ts';
 import { guardRequest, type HistoryMessage, type Playbook } from './prompts.ts';
+import { recordAgentError } from './unanswered.ts';
 
 export type GuardedReply<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -72,34 +73,70 @@ export async function sendAgentMessage(
   text: string,
   expect: SendExpectation,
   executor?: Executor,
+  origin: TurnOrigin = 'channel',
 ): Promise<StoredMessage | null> {
   const id = loaded.conversation.id;
   const stored = await insertMessage(
     executor ?? ctx.db,
     { conversationId: id, role: 'AGENT', message: text },
-    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded), jobs: ctx.jobs },
+    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded, origin), jobs: ctx.jobs },
   );
-  if (stored && !executor) announceAgentMessage(ctx, loaded, stored);
+  if (stored && !executor) await announceAgentMessage(ctx, loaded, stored, origin);
   return stored;
 }
 
-/** After the message's commit: the send request a channel sender picks up, and the screens' refresh. */
-export function announceAgentMessage(ctx: AppContext, loaded: LoadedConversation, stored: StoredMessage): void {
-  if (outboxOf(loaded)?.prospect) ctx.events.emit('outbox.queued', { conversationId: loaded.conversation.id, messageId: stored.id });
+/**
+ * Where a turn runs, which decides how its reply reaches the prospect: 'voice' is a classic call's <Gather>
+ * callback, whose answer is spoken on the line (voice/classic.ts); 'channel' is everything else (the turn job,
+ * follow-ups), whose reply goes through the prospect's messaging account (outbox) or, for a web chat, is read
+ * on the chat page. Decided by the caller, never from the conversation's call status, which goes stale when
+ * Twilio's final status callback is lost (it is not retried) and says nothing about an SMS written during a call.
+ */
+export type TurnOrigin = 'channel' | 'voice';
+
+/**
+ * After the message's commit: the send request a channel sender picks up, and the screens' refresh. A reply
+ * that is neither queued on a channel nor spoken nor on a web chat would look answered and never arrive: it is
+ * recorded as an error in the unanswered list instead.
+ */
+export async function announceAgentMessage(ctx: AppContext, loaded: LoadedConversation, stored: StoredMessage, origin: TurnOrigin = 'channel'): Promise<void> {
+  const queued = outboxOf(loaded, origin);
+  if (queued) ctx.events.emit('outbox.queued', { conversationId: loaded.conversation.id, messageId: stored.id });
+  else if (origin === 'channel' && loaded.conversation.prospectId !== null) {
+    await recordAgentError(ctx, loaded.conversation.id, {
+      message: "The agent's reply was stored but has no channel to go out on (the prospect's messaging account is gone): it was not sent.",
+      type: 'delivery',
+      code: 'REPLY_NOT_DELIVERED',
+      status: null,
+      method: null,
+      url: null,
+      response: null,
+      details: `message ${stored.id}`,
+    });
+  }
   emitConversationChanged(ctx, loaded.conversation);
 }
 
-/** On a live phone call the reply is spoken by the voice pipeline (voice/), not also sent as a text message. */
-function outboxOf(loaded: LoadedConversation): LoadedConversation | undefined {
-  return isOnLiveCall(loaded.conversation) ? undefined : loaded;
+/** The conversation to queue the reply for: a prospect's channel conversation, unless the reply is spoken on a call. */
+function outboxOf(loaded: LoadedConversation, origin: TurnOrigin): LoadedConversation | undefined {
+  return origin === 'voice' || !loaded.prospect ? undefined : loaded;
 }
+
+/** Twilio ends any call after its time limit (4 h by default): a "live" status older than that is stale. */
+export const LONGEST_CALL_MS = 4 * 3_600_000;
 
 /**
  * A call conversation (docs/voice.md) whose line is open: queued, initiated, ringing or in progress (null
- * until Twilio has accepted the call). After the call, messages go through the account's channel again.
+ * until Twilio has accepted the call), and started less than the longest call ago: a status whose final
+ * callback was lost does not stay live forever. For display and voice bookkeeping only; where a reply goes
+ * is decided by the turn's origin (TurnOrigin).
  */
-export function isOnLiveCall(conversation: { callDirection: string | null; callStatus: string | null }): boolean {
+export function isOnLiveCall(
+  conversation: { callDirection: string | null; callStatus: string | null; createdAt: Date | string },
+  now = Date.now(),
+): boolean {
   if (conversation.callDirection === null) return false;
+  if (now - new Date(conversation.createdAt).getTime() > LONGEST_CALL_MS) return false;
   return conversation.callStatus === null || ['queued', 'initiated', 'ringing', 'in-progress'].includes(conversation.callStatus);
 }
 
@@ -136,8 +173,8 @@ export async function moveWorkingPhase(
 }
 
 /**
- * Sets a non-working phase (-2, -1, 9999) from a turn, unless someone changed the conversation meanwhile;
- * returns whether it did. In the caller's transaction (`executor`) the caller emits the change after its commit.
+ * Sets a non-working phase (-2, -1, 9999) from a turn, unless someone changed the conversation meanwhile or
+ * a person took it over (ai_paused); returns whether it did. In the caller's transaction (`executor`) the caller emits the change after its commit.
  */
 export async function leaveWorkingPhase(
   ctx: AppContext,
@@ -149,7 +186,8 @@ export async function leaveWorkingPhase(
   const rows = await (executor ?? ctx.db)
     .update(conversations)
     .set({ phase: to, resumePhase: null, updatedAt: new Date() })
-    .where(sql`${conversations.id} = ${loaded.conversation.id} and (${conversations.phase} = ${from} or ${conversations.phase} = -3)`)
+    // Never on a conversation a person took over (ai_paused): their Take over wins over a turn that fails later.
+    .where(sql`${conversations.id} = ${loaded.conversation.id} and not ${conversations.aiPaused} and (${conversations.phase} = ${from} or ${conversations.phase} = -3)`)
     .returning({ id: conversations.id });
   if (!executor) emitConversationChanged(ctx, loaded.conversation);
   return rows.length > 0;

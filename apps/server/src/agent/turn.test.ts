@@ -424,3 +424,39 @@ describe('human takeover', () => {
     expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('Fake reply');
   });
 });
+
+describe('Take over wins over a turn that fails after it (issue 18 item 6)', () => {
+  const writeBacks = (id: number) => t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`));
+  /** A prospect conversation of a CRM contact; `pressTakeOver` pauses it as the Take over button does. */
+  async function contactConversation(seed: Parameters<typeof buildPlaybook>[1] = {}) {
+    const type = await buildPlaybook(t.ctx, seed);
+    const { conversation } = await buildProspectConversation(t.ctx, type.id);
+    await t.ctx.db.update(conversations).set({ crmContactId: `ct-takeover-${conversation.id}` }).where(eq(conversations.id, conversation.id));
+    return conversation.id;
+  }
+  const pressTakeOver = (id: number) => t.ctx.db.update(conversations).set({ aiPaused: true }).where(eq(conversations.id, id));
+
+  it('an LLM failure after Take over: no -1, no apology, no errored note to the CRM, no error entry', async () => {
+    const id = await contactConversation({ errorPrompt: 'Sorry, we will write back soon.' });
+    fake.on('*', async () => {
+      await pressTakeOver(id);
+      return { status: 500 };
+    });
+    await say(id, 'hello');
+    expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: 0, aiPaused: true });
+    expect(await agentMessagesOf(t.ctx, id)).not.toContain('Sorry, we will write back soon.');
+    expect(await writeBacks(id)).toEqual([]);
+    expect(await unansweredOf(t.ctx, id)).toBeUndefined();
+  });
+
+  it('a draft asking for a human after Take over: no -2 and no needs-human note', async () => {
+    const id = await contactConversation();
+    fake.on('draft_reply', async () => {
+      await pressTakeOver(id);
+      return { json: { reply: '', needsHuman: true, reason: 'asks for the manager' } };
+    });
+    await say(id, 'I want your manager');
+    expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: 0, aiPaused: true });
+    expect(await writeBacks(id)).toEqual([]);
+  });
+});

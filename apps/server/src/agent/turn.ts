@@ -27,6 +27,7 @@ import {
   sendAgentMessage,
   type SendExpectation,
   setRating,
+  type TurnOrigin,
   writeGuardedReply,
 } from './send-reply.ts';
 import { endSilence, recordAgentError, startSilence } from './unanswered.ts';
@@ -51,21 +52,25 @@ export type TurnOutcome =
  * trigger check (first message of an inbound conversation) → transition check → draft → guard → send →
  * follow-up scheduled. Runs under the conversation lock, so turns of one conversation never overlap.
  */
-export async function runConversationTurn(ctx: AppContext, conversationId: number): Promise<TurnOutcome> {
-  return withConversationLock(ctx, conversationId, () => turn(ctx, conversationId));
+export async function runConversationTurn(
+  ctx: AppContext,
+  conversationId: number,
+  options: { origin?: TurnOrigin } = {},
+): Promise<TurnOutcome> {
+  return withConversationLock(ctx, conversationId, () => turn(ctx, conversationId, options.origin ?? 'channel'));
 }
 
-async function turn(ctx: AppContext, conversationId: number): Promise<TurnOutcome> {
+async function turn(ctx: AppContext, conversationId: number, origin: TurnOrigin): Promise<TurnOutcome> {
   // The LLM usage is booked once, after the reply is sent (or the turn ends otherwise), still under the lock.
   const usage: DeferredUsage[] = [];
   try {
-    return await turnSteps(ctx, conversationId, usage);
+    return await turnSteps(ctx, conversationId, usage, origin);
   } finally {
     await bookDeferred(ctx, conversationId, usage);
   }
 }
 
-async function turnSteps(ctx: AppContext, conversationId: number, usage: DeferredUsage[]): Promise<TurnOutcome> {
+async function turnSteps(ctx: AppContext, conversationId: number, usage: DeferredUsage[], origin: TurnOrigin): Promise<TurnOutcome> {
   // Two round trips: close the window, then everything the turn reads (one snapshot).
   await closeDebounceWindow(ctx, conversationId);
   const loaded = await loadReplyContext(ctx, conversationId);
@@ -109,7 +114,7 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
       { deferred: usage },
     );
     if (!draft.ok) {
-      await needsHuman(ctx, loaded, phase, 'GUARD_FAILED', `The drafted reply failed the checking prompt twice: ${draft.reason}`);
+      await needsHuman(ctx, loaded, phase, 'GUARD_FAILED', `The drafted reply failed the checking prompt twice: ${draft.reason}`, undefined, origin);
       return 'needs-human';
     }
     const { reply, needsHuman: askedForHuman, reason } = draft.value;
@@ -117,23 +122,23 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
     if (askedForHuman) {
       // The holding reply (if any) goes out with the hand-over, or neither does when the draft is stale.
       const message = `The agent asked for a human: ${reason || 'no reason given'}`;
-      const handedOver = await needsHuman(ctx, loaded, phase, 'HUMAN_REQUESTED', message, reply ? { text: reply, expect } : undefined);
+      const handedOver = await needsHuman(ctx, loaded, phase, 'HUMAN_REQUESTED', message, reply ? { text: reply, expect } : undefined, origin);
       return handedOver ? 'needs-human' : 'stale';
     }
     // The reply, the silence it starts and that silence's first follow-up commit together: a process killed in
     // between would leave a silence with no follow-ups (the turn, run again, finds nothing to answer).
     const sent = await ctx.db.transaction(async (tx) => {
-      const stored = await sendAgentMessage(ctx, loaded, reply, expect, tx);
+      const stored = await sendAgentMessage(ctx, loaded, reply, expect, tx, origin);
       if (stored) await afterAgentReply(ctx, conversationId, settings, tx);
       return stored;
     });
     if (!sent) return 'stale';
-    announceAgentMessage(ctx, loaded, sent);
+    await announceAgentMessage(ctx, loaded, sent, origin);
     ctx.events.emit('unanswered.changed', { conversationId });
     return 'replied';
   } catch (err) {
     if (!(err instanceof LlmError)) throw err;
-    await replyWithError(ctx, loaded, phase, err.record);
+    await replyWithError(ctx, loaded, phase, err.record, origin);
     return 'errored';
   }
 }
@@ -210,16 +215,17 @@ async function needsHuman(
   code: string,
   message: string,
   holding?: { text: string; expect: SendExpectation },
+  origin: TurnOrigin = 'channel',
 ): Promise<boolean> {
   const error: AgentErrorRecord = { message, type: 'agent', code, status: null, method: null, url: null, response: null, details: null };
   const done = await ctx.db.transaction(async (tx) => {
-    const held = holding ? await sendAgentMessage(ctx, loaded, holding.text, holding.expect, tx) : null;
+    const held = holding ? await sendAgentMessage(ctx, loaded, holding.text, holding.expect, tx, origin) : null;
     if (holding && !held) return null;
     await stopWorking(ctx, loaded, phase, PHASE.NEEDS_HUMAN, error, tx);
     return { held };
   });
   if (!done) return false;
-  afterStopped(ctx, loaded, done.held);
+  await afterStopped(ctx, loaded, done.held, origin);
   return true;
 }
 
@@ -227,16 +233,16 @@ async function needsHuman(
  * The LLM failed for good: the prospect gets the type's errorPrompt text (the model is what failed, so it
  * cannot be asked to phrase it), the conversation goes to -1 and the error shows in the unanswered list.
  */
-async function replyWithError(ctx: AppContext, loaded: LoadedConversation, phase: number, error: AgentErrorRecord) {
+async function replyWithError(ctx: AppContext, loaded: LoadedConversation, phase: number, error: AgentErrorRecord, origin: TurnOrigin) {
   const text = loaded.type?.errorPrompt.trim();
   const apology = await ctx.db.transaction(async (tx) => {
     const row = await lockConversationRow(tx, loaded.conversation.id);
     // Sent unless someone moved the conversation meanwhile (a new message's -3 still gets the apology).
-    const sent = text && row && (row.phase === phase || row.phase === PHASE.WAITING) ? await sendAgentMessage(ctx, loaded, text, {}, tx) : null;
+    const sent = text && row && (row.phase === phase || row.phase === PHASE.WAITING) ? await sendAgentMessage(ctx, loaded, text, {}, tx, origin) : null;
     await stopWorking(ctx, loaded, phase, PHASE.ERRORED, error, tx);
     return sent;
   });
-  afterStopped(ctx, loaded, apology);
+  await afterStopped(ctx, loaded, apology, origin);
   ctx.log.warn({ conversationId: loaded.conversation.id, error }, 'agent turn failed; conversation set to -1');
 }
 
@@ -250,13 +256,15 @@ async function stopWorking(
   tx: Executor,
 ): Promise<void> {
   const left = await leaveWorkingPhase(ctx, loaded, from, to, tx);
+  // A person pressed Take over meanwhile: the conversation is theirs; no phase, no CRM note, no error entry.
+  if (!left && (await lockConversationRow(tx, loaded.conversation.id))?.aiPaused) return;
   await recordAgentError(ctx, loaded.conversation.id, error, tx);
   if (left) await reportConversationOutcome(ctx, loaded.conversation, to === PHASE.NEEDS_HUMAN ? 'needsHuman' : 'errored', tx);
 }
 
 /** After stopWorking's commit: the message's send request, and the screens' refresh. */
-function afterStopped(ctx: AppContext, loaded: LoadedConversation, sent: StoredMessage | null): void {
-  if (sent) announceAgentMessage(ctx, loaded, sent);
+async function afterStopped(ctx: AppContext, loaded: LoadedConversation, sent: StoredMessage | null, origin: TurnOrigin = 'channel'): Promise<void> {
+  if (sent) await announceAgentMessage(ctx, loaded, sent, origin);
   emitConversationChanged(ctx, loaded.conversation);
   ctx.events.emit('unanswered.changed', { conversationId: loaded.conversation.id });
 }

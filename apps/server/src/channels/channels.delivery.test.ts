@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversations, messagingAccounts, outbox } from '../db/schema/index.ts';
+import { conversations, messagingAccounts, outbox, prospects } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import {
@@ -564,5 +564,104 @@ describe('channel delivery', () => {
     expect(textsTo(graph, 'igsid-order')).toEqual([agentTexts(found)[0], 'Second, from a person.']);
     const [conversation] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, found!.conversation.id));
     expect(conversation.aiPaused).toBe(true);
+  });
+
+  it('a sender id first used in the webhook simulator does not capture the real person: the signed event is a real prospect whose replies are sent', async () => {
+    const account = await instagram();
+    const simulated = await t.request({ method: 'POST', url: '/api/meta-api/webhook', as: admin.cookie, headers: { origin: PUBLIC_URL }, payload: metaMessagePayload('instagram', account.pageId, 'igsid-shared', unique('mid'), 'Simulated hi') });
+    expect(simulated.statusCode).toBe(200);
+    await settle(t.ctx);
+    await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-shared', unique('mid'), 'Real hi'));
+    await settle(t.ctx);
+    const rows = await t.ctx.db.select().from(prospects).where(sql`${prospects.messagingAccountId} = ${account.id} and ${prospects.externalId} = 'igsid-shared'`).orderBy(prospects.id);
+    expect(rows.map((p) => p.simulated)).toEqual([true, false]);
+    const statuses = async (prospectId: number) =>
+      (
+        (await t.ctx.db.execute(sql`select o.status from outbox o join conversations c on c.id = o.conversation_id where c.prospect_id = ${prospectId} order by o.id`)) as unknown as {
+          rows: { status: string }[];
+        }
+      ).rows.map((r) => r.status);
+    expect(await statuses(rows[0].id)).toEqual(['SIMULATED']);
+    expect(await statuses(rows[1].id)).toEqual(['SENT']);
+    expect(textsTo(graph, 'igsid-shared')).toHaveLength(1);
+  });
+
+  it('keeps message ids past 2^31 (messages.id is a bigserial): the outbox and channel records are bigint', async () => {
+    const account = await instagram();
+    await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-bigid', unique('mid'), 'Hi'));
+    await settle(t.ctx);
+    const found = await conversationOfProspect(t.ctx, account.id, 'igsid-bigid');
+    await t.ctx.db.execute(sql`select setval(pg_get_serial_sequence('messages', 'id'), 3000000000)`);
+    await writeAsPerson(found!.conversation.uuid, 'A message with a big id.');
+    const rows = (await conversationOfProspect(t.ctx, account.id, 'igsid-bigid'))!.outbox;
+    expect(rows.map((o) => [o.status, Number(o.messageId) > 2 ** 31])).toEqual([['SENT', false], ['SENT', true]]);
+    expect(textsTo(graph, 'igsid-bigid')).toContain('A message with a big id.');
+  });
+
+  describe('the outbox never sticks (issue 18 item 3)', () => {
+    it('a Twilio accountSid without its AC prefix fails the row with a clear error instead of crashing the job', async () => {
+      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100019', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID.slice(2) }, conversationTypeId: typeId });
+      await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770019', To: account.pageId, Body: 'Hi' });
+      await settle(t.ctx);
+      const found = await conversationOfProspect(t.ctx, account.id, '+15557770019');
+      expect(found!.outbox.map((o) => [o.status, o.errorCode])).toEqual([['FAILED', 'TWILIO_ACCOUNT_SID_INVALID']]);
+      expect((await unansweredErrors(t.ctx, found!.conversation.id))[0]).toMatchObject({ code: 'TWILIO_ACCOUNT_SID_INVALID', message: expect.stringContaining('AC') });
+      expect(twilio.requests).toHaveLength(0);
+      expect(await crashedDeliveries()).toEqual([]);
+    });
+
+    it('a failure no sender classified is counted on the row, retried with backoff, and failed after the last attempt with its error shown', async () => {
+      const account = await instagram();
+      await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-unclassified', unique('mid'), 'Hi'));
+      await settle(t.ctx);
+      const found = await conversationOfProspect(t.ctx, account.id, 'igsid-unclassified');
+      // The stored token can no longer be opened (sealed with another APP_SECRET): not a ChannelSendError.
+      await t.ctx.db.update(messagingAccounts).set({ accessTokenEncrypted: 'v1.AAAA.BBBB.CCCC' }).where(eq(messagingAccounts.id, account.id));
+      await writeAsPerson(found!.conversation.uuid, 'A person writes.');
+      let rows = (await conversationOfProspect(t.ctx, account.id, 'igsid-unclassified'))!.outbox;
+      expect(rows.map((o) => [o.status, o.attempts])).toEqual([['SENT', 1], ['PENDING', 1]]);
+      expect(rows[1].lastError).toMatch(/^Sending failed/);
+      expect(rows[1].nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
+      for (let i = 1; i < MAX_SEND_ATTEMPTS; i += 1) {
+        await makeJobsDue(t.ctx, DELIVER_JOB);
+        await settle(t.ctx);
+      }
+      rows = (await conversationOfProspect(t.ctx, account.id, 'igsid-unclassified'))!.outbox;
+      expect(rows[1]).toMatchObject({ status: 'FAILED', attempts: MAX_SEND_ATTEMPTS });
+      expect((await unansweredErrors(t.ctx, found!.conversation.id)).map((e) => e.type)).toEqual(['internal']);
+      expect(await crashedDeliveries()).toEqual([]);
+    });
+
+    it('ordering never waits on a predecessor whose job is gone: the later reply goes, and the predecessor is queued again', async () => {
+      const account = await instagram();
+      graph.failNext('send', { code: 4 });
+      await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-orphan', unique('mid'), 'First'));
+      await settle(t.ctx);
+      const found = await conversationOfProspect(t.ctx, account.id, 'igsid-orphan');
+      expect(found!.outbox.map((o) => o.status)).toEqual(['PENDING']);
+      // Its job is lost (a runner that gave up on it, an operator's cleanup): the row is still PENDING.
+      await t.ctx.db.execute(sql`update jobs set status = 'failed' where singleton_key = ${`deliver:${found!.outbox[0].id}`} and status = 'pending'`);
+      await writeAsPerson(found!.conversation.uuid, 'Second, from a person.');
+      expect(textsTo(graph, 'igsid-orphan')).toEqual(['Second, from a person.', agentTexts(found)[0]]);
+      const rows = (await conversationOfProspect(t.ctx, account.id, 'igsid-orphan'))!.outbox;
+      expect(rows.map((o) => o.status)).toEqual(['SENT', 'SENT']);
+    });
+
+    it('a reply waiting behind a predecessor in backoff waits for that retry, not a poll every second, and goes right after it', async () => {
+      const account = await instagram();
+      graph.failNext('send', { code: 4 });
+      await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-behind', unique('mid'), 'First'));
+      await settle(t.ctx);
+      const found = await conversationOfProspect(t.ctx, account.id, 'igsid-behind');
+      await writeAsPerson(found!.conversation.uuid, 'Second.');
+      const keys = (await conversationOfProspect(t.ctx, account.id, 'igsid-behind'))!.outbox.map((o) => `deliver:${o.id}`);
+      const runAt = async (key: string) =>
+        new Date(((await t.ctx.db.execute(sql`select run_at from jobs where singleton_key = ${key} and status = 'pending'`)) as unknown as { rows: { run_at: string }[] }).rows[0].run_at).getTime();
+      expect(await runAt(keys[1])).toBeGreaterThan(await runAt(keys[0]));
+      // Only the first row's retry is made due: its success wakes the second at once.
+      await t.ctx.db.execute(sql`update jobs set run_at = now() - interval '1 second' where singleton_key = ${keys[0]} and status = 'pending'`);
+      await settle(t.ctx);
+      expect(textsTo(graph, 'igsid-behind')).toEqual([agentTexts(found)[0], 'Second.']);
+    });
   });
 });

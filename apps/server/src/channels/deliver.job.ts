@@ -11,7 +11,8 @@ import { senderFor } from './senders/index.ts';
 import { splitMessage } from './split.ts';
 import { ChannelSendError } from './types.ts';
 import { decideWindow } from './windows.ts';
-import { DELIVER_JOB, deliverJobKey } from './delivery-keys.ts';
+import { DELIVER_JOB, DELIVER_JOB_KEY_PREFIX, deliverJobKey } from './delivery-keys.ts';
+import { scrub } from './senders/errors.ts';
 
 
 /** Channels reached through Meta's Graph API, whose code 190 means the stored token is no longer valid. */
@@ -39,9 +40,17 @@ interface OutboxRow {
   written_by_human: boolean | null;
   simulated: boolean | null;
   last_prospect_at: string | Date | null;
-  /** An older row of the same conversation still waiting: it goes first, so replies keep their order. */
-  older_pending_at: string | Date | null;
+  /**
+   * An older row of the same conversation still waiting with a live delivery job: it goes first, so replies
+   * keep their order. The time its job is due (in the past while it runs).
+   */
+  older_due_at: string | Date | null;
+  /** Older PENDING rows of the conversation whose delivery job is gone: not waited for, but queued again. */
+  orphaned_before: (number | string)[] | null;
 }
+
+/** How long a row waits behind a predecessor that is being sent right now, unless its end wakes it sooner. */
+const WAIT_BEHIND_RUNNING_MS = 30_000;
 
 /**
  * Sends one outbox row through its channel (DESIGN.md §7, docs/channels.md): split to the channel's limit,
@@ -56,19 +65,32 @@ export const deliverJob: JobDefinition<z.ZodObject<{ outboxId: z.ZodNumber }>> =
   async handler(ctx, { outboxId }, job) {
     const row = await loadOutboxRow(ctx, outboxId);
     if (!row || row.status !== 'PENDING') return;
-    if (row.older_pending_at) {
-      await retryLater(ctx, job, outboxId, new Date(Math.max(Date.now(), new Date(row.older_pending_at).getTime()) + 1_000));
+    // A predecessor without a job would hold this row (and every later one) forever: queue it again instead.
+    for (const orphan of row.orphaned_before ?? []) {
+      const id = Number(orphan);
+      await ctx.jobs.enqueue(DELIVER_JOB, { outboxId: id }, { singletonKey: deliverJobKey(id), maxAttempts: 5 });
+    }
+    if (row.older_due_at) {
+      // Not a poll every second: the predecessor's own retry time, or (while it is being sent) until its end
+      // wakes this job (wakeNextInLine), with a fallback.
+      const due = new Date(row.older_due_at).getTime();
+      await retryLater(ctx, job, outboxId, new Date(due > Date.now() ? due + 1_000 : Date.now() + WAIT_BEHIND_RUNNING_MS));
       return;
     }
     if (row.simulated) {
       await ctx.db.execute(sql`update outbox set status = 'SIMULATED', sent_at = now() where id = ${row.id}`);
+      await wakeNextInLine(ctx, row);
       return;
     }
     try {
       await deliver(ctx, row);
       await ctx.db.execute(sql`update outbox set status = 'SENT', sent_at = now(), attempts = attempts + 1, last_error = null, error_code = null where id = ${row.id}`);
-    } catch (err) {
-      if (!(err instanceof ChannelSendError)) throw err;
+      await wakeNextInLine(ctx, row);
+    } catch (thrown) {
+      // Every failure is counted on the row: one the senders did not classify (a bug, an SDK that throws
+      // outside its request, a token sealed with another APP_SECRET) is retried like a transient one.
+      const err = thrown instanceof ChannelSendError ? thrown : unclassified(thrown);
+      if (!(thrown instanceof ChannelSendError)) ctx.log.error({ err: thrown, outboxId: row.id }, 'channel send failed unexpectedly');
       const attempts = row.attempts + 1;
       if (err.transient && attempts < MAX_SEND_ATTEMPTS) {
         const at = new Date(Date.now() + retryDelayMs(attempts));
@@ -81,16 +103,57 @@ export const deliverJob: JobDefinition<z.ZodObject<{ outboxId: z.ZodNumber }>> =
         return;
       }
       await fail(ctx, row, attempts, err.record);
+      await wakeNextInLine(ctx, row);
     }
   },
 };
+
+/** A failure no sender classified, as the unanswered list shows it (no secrets: scrubbed like the others). */
+function unclassified(err: unknown): ChannelSendError {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = err && typeof err === 'object' && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'SEND_ERROR';
+  return new ChannelSendError(
+    {
+      message: `Sending failed: ${scrub(message, [])}`.slice(0, 2000),
+      type: 'internal',
+      code,
+      status: null,
+      method: null,
+      url: null,
+      response: null,
+      details: err instanceof Error ? err.name : null,
+    },
+    true,
+  );
+}
+
+/**
+ * The row is done (sent, failed, simulated): the conversation's next row waiting behind it (not in a backoff
+ * of its own) runs now instead of at its fallback time.
+ */
+async function wakeNextInLine(ctx: AppContext, row: OutboxRow): Promise<void> {
+  if (row.conversation_id === null) return;
+  const result = await ctx.db.execute(sql`
+    update jobs set run_at = now()
+    where status = 'pending' and run_at > now() and singleton_key = (
+      select ${DELIVER_JOB_KEY_PREFIX} || e.id from outbox e
+      where e.conversation_id = ${row.conversation_id} and e.status = 'PENDING' and e.id > ${row.id}
+        and (e.next_attempt_at is null or e.next_attempt_at <= now())
+      order by e.id limit 1)
+    returning id`);
+  if ((result as unknown as { rows: unknown[] }).rows.length > 0) ctx.jobs.wake();
+}
 
 async function loadOutboxRow(ctx: AppContext, outboxId: number): Promise<OutboxRow | null> {
   const result = await ctx.db.execute(sql`
     select o.id, o.channel, o.conversation_id, o.messaging_account_id, o.status, o.attempts, o.sent_parts, o.payload,
       m.written_by_human, p.simulated,
       (select max(pm.date_sent) from messages pm where pm.conversation_id = o.conversation_id and pm.role = 'PROSPECT') as last_prospect_at,
-      (select min(e.next_attempt_at) from outbox e where e.conversation_id = o.conversation_id and e.status = 'PENDING' and e.id < o.id) as older_pending_at
+      (select min(j.run_at) from outbox e join jobs j on j.singleton_key = ${DELIVER_JOB_KEY_PREFIX} || e.id and j.status in ('pending', 'running')
+        where e.conversation_id = o.conversation_id and e.status = 'PENDING' and e.id < o.id) as older_due_at,
+      (select array_agg(e.id order by e.id) from outbox e
+        where e.conversation_id = o.conversation_id and e.status = 'PENDING' and e.id < o.id
+          and not exists (select 1 from jobs j where j.singleton_key = ${DELIVER_JOB_KEY_PREFIX} || e.id and j.status in ('pending', 'running'))) as orphaned_before
     from outbox o
     left join messages m on m.id = o.message_id
     left join conversations c on c.id = o.conversation_id

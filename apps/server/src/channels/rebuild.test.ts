@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversations, messages } from '../db/schema/index.ts';
+import { channelMessages, conversations, messages } from '../db/schema/index.ts';
+import { insertMessage } from '../agent/conversation-store.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import {
@@ -123,6 +124,45 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
     await postMeta(t, metaMessagePayload('instagram', account.pageId, user, all[2].id, 'Do you ship to Spain?'));
     await settle(t.ctx);
     expect(await storedMessages(conversationId)).toHaveLength(5);
+  });
+
+  it("keeps SYSTEM lines and who wrote each message (a person's, from our UI or Meta's inbox, stays written by a human)", async () => {
+    const { account, user, mid, conversationId } = await metaConversation('INSTAGRAM', IG_TOKEN);
+    const [{ uuid }] = await t.ctx.db.select({ uuid: conversations.uuid }).from(conversations).where(eq(conversations.id, conversationId));
+    const written = await t.request({ method: 'POST', url: `/api/conversation/${uuid}/written-message`, as: admin.cookie, payload: { message: 'A person here.' } });
+    expect(written.statusCode).toBe(200);
+    await settle(t.ctx);
+    await insertMessage(t.ctx.db, { conversationId, role: 'SYSTEM', message: 'Call note: interested.' });
+    // Our two sends (the AI's reply, then the person's), in the order of their messages.
+    const sends = await t.ctx.db
+      .select({ externalId: channelMessages.externalId })
+      .from(channelMessages)
+      .where(and(eq(channelMessages.conversationId, conversationId), eq(channelMessages.direction, 'OUT')))
+      .orderBy(channelMessages.messageId);
+    expect(sends).toHaveLength(2);
+    const start = Date.now() - 10 * MINUTE;
+    graph.addConversation(account.pageId, user, [
+      { id: mid, message: 'Hi', fromId: user, createdTime: new Date(start) },
+      { id: sends[0].externalId, message: 'The AI reply', fromId: account.pageId, createdTime: new Date(start + MINUTE) },
+      { id: sends[1].externalId, message: 'A person here.', fromId: account.pageId, createdTime: new Date(start + 2 * MINUTE) },
+      { id: unique('m'), message: "Written in Meta's inbox", fromId: account.pageId, createdTime: new Date(start + 3 * MINUTE) },
+    ]);
+    const res = await rebuild(conversationId);
+    expect(res.statusCode).toBe(200);
+    const stored = await t.ctx.db
+      .select({ role: messages.role, message: messages.message, writtenByHuman: messages.writtenByHuman })
+      .from(messages)
+      .where(eq(messages.conversationId, conversationId))
+      .orderBy(messages.dateSent, messages.id);
+    expect(stored).toEqual([
+      { role: 'PROSPECT', message: 'Hi', writtenByHuman: false },
+      { role: 'AGENT', message: 'The AI reply', writtenByHuman: false },
+      { role: 'AGENT', message: 'A person here.', writtenByHuman: true },
+      { role: 'AGENT', message: "Written in Meta's inbox", writtenByHuman: true },
+      { role: 'SYSTEM', message: 'Call note: interested.', writtenByHuman: false },
+    ]);
+    const [conversation] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, conversationId));
+    expect(conversation.messagesCount).toBe(5);
   });
 
   it('reads a Messenger thread with platform=messenger, and an Instagram Login account on INSTAGRAM_GRAPH_URL', async () => {

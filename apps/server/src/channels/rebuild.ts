@@ -1,7 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { channelMessages, conversations, messages } from '../db/schema/index.ts';
-import { emitConversationChanged, loadConversation } from '../agent/conversation-store.ts';
+import { emitConversationChanged, insertMessage, loadConversation } from '../agent/conversation-store.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { endpointsOf, findAccountById } from './accounts.ts';
 import { fetchMetaThread } from './meta-history.ts';
@@ -43,22 +43,37 @@ export async function rebuildHistory(ctx: AppContext, conversationId: number): P
 
   await ctx.db.transaction(async (tx) => {
     await tx.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, conversationId)).for('update');
-    await tx.delete(messages).where(eq(messages.conversationId, conversationId));
-    let last: Date | null = null;
+    // Who wrote each provider id we know, before the stored messages go: our sends (channel_messages OUT → the
+    // message, AI or person) and the messages stored with their own id (a person's echo from Meta's inbox).
+    const known = new Map<string, boolean>();
+    const result = await tx.execute(sql`
+      select cm.external_id, m.written_by_human from ${channelMessages} cm join ${messages} m on m.id = cm.message_id
+      where cm.messaging_account_id = ${account.id} and cm.direction = 'OUT' and m.conversation_id = ${conversationId}
+      union all
+      select m.external_id, m.written_by_human from ${messages} m where m.conversation_id = ${conversationId} and m.external_id is not null`);
+    for (const row of (result as unknown as { rows: { external_id: string; written_by_human: boolean }[] }).rows) known.set(row.external_id, row.written_by_human);
+    // SYSTEM lines (call notes, markers) are ours alone: Meta's thread does not have them, so they stay.
+    await tx.delete(messages).where(and(eq(messages.conversationId, conversationId), ne(messages.role, 'SYSTEM')));
+    await tx
+      .update(conversations)
+      .set({
+        messagesCount: sql`(select count(*) from ${messages} where conversation_id = ${conversationId})`,
+        lastMessageDate: sql`(select max(date_sent) from ${messages} where conversation_id = ${conversationId})`,
+        updatedAt: new Date(),
+      })
+      .where(eq(conversations.id, conversationId));
     for (const item of thread) {
-      const [stored] = await tx
-        .insert(messages)
-        .values({
-          conversationId,
-          role: item.fromProspect ? 'PROSPECT' : 'AGENT',
-          message: item.text,
-          dateSent: item.createdTime,
-          externalId: item.externalId,
-        })
-        .onConflictDoNothing()
-        .returning({ id: messages.id });
+      // Through the one message-writing path (counters and dates kept by it). A page message none of our sends
+      // has the id of was written by a person in Meta's own inbox.
+      const stored = await insertMessage(tx, {
+        conversationId,
+        role: item.fromProspect ? 'PROSPECT' : 'AGENT',
+        message: item.text,
+        dateSent: item.createdTime,
+        externalId: item.externalId,
+        writtenByHuman: item.fromProspect ? false : (known.get(item.externalId) ?? true),
+      });
       if (!stored) continue;
-      if (!last || item.createdTime > last) last = item.createdTime;
       // Redeliveries of these ids (and echoes of ours) must keep being recognised.
       await tx
         .insert(channelMessages)
@@ -68,14 +83,6 @@ export async function rebuildHistory(ctx: AppContext, conversationId: number): P
           set: { conversationId, messageId: stored.id },
         });
     }
-    await tx
-      .update(conversations)
-      .set({
-        messagesCount: sql`(select count(*) from ${messages} where conversation_id = ${conversationId})`,
-        lastMessageDate: last,
-        updatedAt: new Date(),
-      })
-      .where(eq(conversations.id, conversationId));
   });
   emitConversationChanged(ctx, loaded.conversation);
   const [row] = await ctx.db.select({ count: conversations.messagesCount }).from(conversations).where(eq(conversations.id, conversationId));

@@ -9,7 +9,7 @@ import {
   storeProspectMessage,
 } from '../agent/conversation-store.ts';
 import { scheduleTurn } from '../agent/turn.job.ts';
-import { followUpJobKey, recordAgentError } from '../agent/unanswered.ts';
+import { endSilence, followUpJobKey, recordAgentError } from '../agent/unanswered.ts';
 import { endpointsOf, findAccountByKey, type LiveAccount } from './accounts.ts';
 import { fetchProfileName } from './profile-name.ts';
 import type { InboundEvent } from './inbound-events.ts';
@@ -60,7 +60,8 @@ async function receiveMessage(
       .insert(prospects)
       .values({ messagingAccountId: account.id, externalId: event.senderId, name: event.senderName, simulated })
       .onConflictDoUpdate({
-        target: [prospects.messagingAccountId, prospects.externalId],
+        // A simulated sender and the real person with the same id are two rows (and two conversations).
+        target: [prospects.messagingAccountId, prospects.externalId, prospects.simulated],
         set: { name: sql`coalesce(excluded.name, ${prospects.name})` },
       })
       .returning({ id: prospects.id, name: prospects.name, isNew: sql<boolean>`(xmax = 0)` });
@@ -152,7 +153,8 @@ async function receiveEcho(ctx: AppContext, account: LiveAccount, event: Extract
     const [prospect] = await tx
       .select({ id: prospects.id })
       .from(prospects)
-      .where(and(eq(prospects.messagingAccountId, account.id), eq(prospects.externalId, event.recipientId)))
+      // Echoes are signed Meta events: always about the real prospect, never a simulated one.
+      .where(and(eq(prospects.messagingAccountId, account.id), eq(prospects.externalId, event.recipientId), eq(prospects.simulated, false)))
       .limit(1);
     if (!prospect) return { kind: 'unknown-recipient' as const };
     const conversationId = await openConversationOf(tx, account, prospect.id);
@@ -178,8 +180,8 @@ async function receiveEcho(ctx: AppContext, account: LiveAccount, event: Extract
     return { kind: 'human-reply-stored' as const, conversation };
   });
   if (outcome.kind !== 'human-reply-stored') return outcome.kind;
-  // The person took over: no automatic nudge on top of their message.
-  await ctx.jobs.cancel(followUpJobKey(outcome.conversation.id));
+  // The person took over: no automatic nudge on top of their message, and no pending follow-up in the list.
+  await endSilence(ctx, outcome.conversation.id);
   emitConversationChanged(ctx, outcome.conversation);
   return 'human-reply-stored';
 }

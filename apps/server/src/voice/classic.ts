@@ -1,10 +1,12 @@
-import { eq, gt, lt, and } from 'drizzle-orm';
+import { PHASE } from '@sales-agent/shared/enums';
+import { eq, gt, lt, and, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { messages } from '../db/schema/index.ts';
+import { conversations, messages } from '../db/schema/index.ts';
+import { reportConversationOutcome } from '../agent/conversation-outcome.ts';
 import { emitConversationChanged, insertMessage, loadConversation, storeProspectMessage } from '../agent/conversation-store.ts';
 import { isWorkingPhase } from '../agent/phases.ts';
 import { runConversationTurn } from '../agent/turn.ts';
-import { endSilence, followUpJobKey } from '../agent/unanswered.ts';
+import { endSilence, followUpJobKey, recordAgentError } from '../agent/unanswered.ts';
 import type { CallContext } from './call-context.ts';
 import { bookCallCost, callPrices, costOfSpeechRecognition } from './call-costs.ts';
 import { utter, voiceSettingsOf, type Utterance } from './speech.ts';
@@ -93,11 +95,13 @@ export async function classicTurn(
   if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: conversation.id });
 
   try {
-    const outcome = await runConversationTurn(ctx, conversation.id);
+    // Spoken on this call: the reply is the TwiML below, never also a text message (agent/send-reply.ts TurnOrigin).
+    const outcome = await runConversationTurn(ctx, conversation.id, { origin: 'voice' });
     ctx.log.debug({ conversationId: conversation.id, outcome }, 'classic call turn');
   } catch (err) {
     // The caller must hear something: the playbook's error prompt, then the call ends.
     ctx.log.error({ err, conversationId: conversation.id }, 'classic call turn failed');
+    await markCallTurnFailed(ctx, call, err);
     return hangupTwiml([await utter(ctx, call, call.type?.errorPrompt?.trim() || FALLBACK_ERROR)]);
   }
   // Silence on a call is handled on the line (above), not by follow-up messages hours later.
@@ -128,4 +132,47 @@ async function answerAfter(ctx: AppContext, call: CallContext, heardId: number):
   const working = !!after && !after.conversation.aiPaused && (after.conversation.phase === -3 || isWorkingPhase(after.conversation.phase, after.phases.length));
   if (!working) return hangupTwiml([...lines, await utter(ctx, call, GOODBYE)]);
   return gatherTwiml(lines, urls.gather(0), language);
+}
+
+/**
+ * The inline turn threw (not an LLM failure, which the turn handles itself: e.g. the conversation was busy, or
+ * the database failed): nothing will answer the caller's words now that the call ends, and no turn job was
+ * queued for them. The conversation leaves -3 (or its working phase) for -1 with the error in the unanswered
+ * list and the CRM told, as a failed chat turn does, unless a person took it over meanwhile.
+ */
+async function markCallTurnFailed(ctx: AppContext, call: CallContext, err: unknown): Promise<void> {
+  const id = call.conversation.id;
+  try {
+    const moved = await ctx.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(conversations)
+        .set({ phase: PHASE.ERRORED, resumePhase: null, updatedAt: new Date() })
+        .where(sql`${conversations.id} = ${id} and not ${conversations.aiPaused} and (${conversations.phase} = -3 or (${conversations.phase} >= 0
+          and ${conversations.phase} < (select count(*) from conversation_phases p where p.conversation_type_id = ${conversations.conversationTypeId})))`)
+        .returning({ id: conversations.id, crmContactId: conversations.crmContactId });
+      if (!row) return false;
+      await recordAgentError(
+        ctx,
+        id,
+        {
+          message: `The agent's turn on this call failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2000),
+          type: 'call',
+          code: 'CALL_TURN_FAILED',
+          status: null,
+          method: null,
+          url: null,
+          response: null,
+          details: err instanceof Error ? err.name : null,
+        },
+        tx,
+      );
+      await reportConversationOutcome(ctx, row, 'errored', tx);
+      return true;
+    });
+    if (!moved) return;
+    emitConversationChanged(ctx, call.conversation);
+    ctx.events.emit('unanswered.changed', { conversationId: id });
+  } catch (cause) {
+    ctx.log.error({ err: cause, conversationId: id }, 'could not mark the failed call turn');
+  }
 }

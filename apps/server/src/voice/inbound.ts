@@ -27,7 +27,7 @@ export async function answerInboundCall(ctx: AppContext, account: LiveAccount, f
     const [prospect] = await tx
       .insert(prospects)
       .values({ messagingAccountId: account.id, externalId: caller })
-      .onConflictDoUpdate({ target: [prospects.messagingAccountId, prospects.externalId], set: { externalId: sql`excluded.external_id` } })
+      .onConflictDoUpdate({ target: [prospects.messagingAccountId, prospects.externalId, prospects.simulated], set: { externalId: sql`excluded.external_id` } })
       .returning({ id: prospects.id });
     const [created] = await tx
       .insert(conversations)

@@ -7,7 +7,9 @@ import { VOICE_CALLBACK_SOURCE } from './callback-identity.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { withDatabase } from '../test/test-database.ts';
-import { PUBLIC_URL } from '../test/channel-factories.ts';
+import { postTwilioSms, PUBLIC_URL, settle } from '../test/channel-factories.ts';
+import { withConversationLock } from '../agent/conversation-lock.ts';
+import { isOnLiveCall, LONGEST_CALL_MS } from '../agent/send-reply.ts';
 import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
 import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
@@ -528,6 +530,57 @@ describe('voice callbacks', () => {
     const res = await postSigned(t, '/api/twilio/voice', { AccountSid: ACCOUNT_SID, CallSid: `CA${'8'.repeat(32)}`, From: '+14155558888', To: '+15550004444', CallStatus: 'ringing' });
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Say>Sorry, this number is not taking calls right now. Goodbye.</Say><Hangup/></Response>');
+  });
+
+  describe('no reply is swallowed by a call (issue 18 item 4)', () => {
+    const smsTo = (number: string) => twilioFake.messages.filter((m) => m.to === number);
+
+    it('an SMS written during a realtime call is answered by SMS', async () => {
+      const { type } = await buildCallSetup(t.ctx, { initialMessage: null });
+      const { uuid, sid, id } = await placeCall(type.id, true);
+      await postSigned(t, `/api/voice/calls/${uuid}/twiml`, callForm(sid, { CallStatus: 'in-progress' }));
+      const before = smsTo(CALLEE).length;
+      const res = await postTwilioSms(t, AUTH_TOKEN, { MessageSid: `SM${'a'.repeat(24)}${Date.now().toString().slice(-8)}`, AccountSid: ACCOUNT_SID, From: CALLEE, To: OUR_NUMBER, Body: 'Can you text me the price?' });
+      expect(res.statusCode).toBe(200);
+      await settle(t.ctx);
+      expect((await outboxOfCall(t.ctx, id)).map((o) => o.status)).toEqual(['SENT']);
+      expect(smsTo(CALLEE).length).toBe(before + 1);
+    });
+
+    it('a message after a call whose final status callback was lost (still in-progress) is sent, not dropped', async () => {
+      const { type } = await buildCallSetup(t.ctx, { initialMessage: null });
+      const { uuid, sid, id } = await placeCall(type.id, false);
+      await postSigned(t, `/api/voice/calls/${uuid}/twiml`, callForm(sid, { CallStatus: 'in-progress' }));
+      // Twilio's `completed` callback never arrives (it is not retried): the row still says in-progress.
+      const res = await postTwilioSms(t, AUTH_TOKEN, { MessageSid: `SM${'b'.repeat(24)}${Date.now().toString().slice(-8)}`, AccountSid: ACCOUNT_SID, From: CALLEE, To: OUR_NUMBER, Body: 'Hello again' });
+      expect(res.statusCode).toBe(200);
+      await settle(t.ctx);
+      expect((await callRow(t.ctx, uuid)).callStatus).toBe('in-progress');
+      expect((await outboxOfCall(t.ctx, id)).map((o) => o.status)).toEqual(['SENT']);
+      // And the stale status stops counting as a live call once the longest call is over.
+      const row = await callRow(t.ctx, uuid);
+      expect(isOnLiveCall(row)).toBe(true);
+      expect(isOnLiveCall(row, row.createdAt.getTime() + LONGEST_CALL_MS + 1)).toBe(false);
+    });
+
+    it('a classic call whose inline turn throws leaves -3 for -1 with the error shown, not waiting forever', async () => {
+      const { type } = await buildCallSetup(t.ctx, { initialMessage: null, errorPrompt: 'Sorry, something broke.' });
+      const { uuid, sid, id } = await placeCall(type.id, false);
+      await postSigned(t, `/api/voice/calls/${uuid}/twiml`, callForm(sid, { CallStatus: 'in-progress' }));
+      // Another turn holds the conversation for longer than the Gather callback waits: the inline turn throws.
+      let release!: () => void;
+      const holding = withConversationLock(t.ctx, id, () => new Promise<void>((resolve) => (release = resolve)), { waitMs: 60_000 });
+      try {
+        const res = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, callForm(sid, { SpeechResult: 'Are you there?' }));
+        expect(res.body).toContain('<Hangup/>');
+      } finally {
+        release();
+        await holding;
+      }
+      expect((await callRow(t.ctx, uuid)).phase).toBe(-1);
+      const [entry] = await t.ctx.db.select().from(unansweredConversations).where(eq(unansweredConversations.conversationId, id));
+      expect(JSON.parse(entry.errors)).toEqual([expect.objectContaining({ code: 'CALL_TURN_FAILED' })]);
+    });
   });
 });
 

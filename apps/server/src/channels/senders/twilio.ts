@@ -1,6 +1,7 @@
 import { configError, networkError, twilioError } from './errors.ts';
 import { twilioClient } from './twilio-client.ts';
 import type { ChannelSender } from '../types.ts';
+import { TWILIO_ACCOUNT_SID } from '../account-config.ts';
 
 /**
  * Twilio SMS through the official SDK (Messages create: form To, From, Body; Basic AccountSid:AuthToken),
@@ -13,13 +14,20 @@ export const twilioSender: ChannelSender = {
     if (!accountSid) {
       throw configError('This Twilio account has no accountSid in its config: set {"accountSid":"AC…"} on the messaging account.', 'TWILIO_ACCOUNT_SID_MISSING');
     }
+    // The SDK throws in its constructor on a malformed SID, before any request: say which setting is wrong.
+    if (!TWILIO_ACCOUNT_SID.test(accountSid)) {
+      throw configError(
+        `This Twilio account's accountSid "${accountSid.slice(0, 40)}" is not an Account SID: it starts with AC followed by 32 hexadecimal characters (Twilio Console, Account Info).`,
+        'TWILIO_ACCOUNT_SID_INVALID',
+      );
+    }
     const call = {
       method: 'POST',
       url: `${endpoints.TWILIO_API_URL.replace(/\/+$/, '')}/2010-04-01/Accounts/${accountSid}/Messages.json`,
       secrets: [account.accessToken, Buffer.from(`${accountSid}:${account.accessToken}`).toString('base64')],
     };
-    const client = twilioClient(endpoints.TWILIO_API_URL, accountSid, account.accessToken);
     try {
+      const client = twilioClient(endpoints.TWILIO_API_URL, accountSid, account.accessToken);
       const message = await client.messages.create({ to: part.recipientId, from: account.pageId, body: part.text });
       return { externalId: message.sid };
     } catch (err) {

@@ -37,7 +37,9 @@ export const prospects = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    unique().on(t.messagingAccountId, t.externalId),
+    // A sender id used in the webhook simulator and the real person with that id are two prospects: a
+    // simulated row never captures a real person's messages (whose replies would then never be sent).
+    unique('prospects_account_external_simulated_unique').on(t.messagingAccountId, t.externalId, t.simulated),
     // Target of conversations' (prospect_id, messaging_account_id) foreign key.
     unique('prospects_id_messaging_account_id_unique').on(t.id, t.messagingAccountId),
   ],

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   primaryKey,
@@ -76,7 +77,8 @@ export const channelMessages = pgTable(
     externalId: text().notNull(),
     direction: text({ enum: ['IN', 'OUT'] }).notNull(),
     conversationId: integer().references(() => conversations.id, { onDelete: 'cascade' }),
-    messageId: integer(),
+    /** bigint like messages.id (a bigserial): an integer column would overflow after 2^31 messages. */
+    messageId: bigint({ mode: 'number' }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.messagingAccountId, t.externalId] }), index().on(t.conversationId)],
@@ -89,7 +91,8 @@ export const outbox = pgTable(
     id: bigserial({ mode: 'number' }).primaryKey(),
     conversationId: integer().references(() => conversations.id, { onDelete: 'cascade' }),
     messagingAccountId: integer().references(() => messagingAccounts.id, { onDelete: 'cascade' }),
-    messageId: integer(),
+    /** bigint like messages.id (a bigserial): an integer column would overflow after 2^31 messages. */
+    messageId: bigint({ mode: 'number' }),
     channel: text().notNull(),
     payload: jsonb().notNull(),
     status: text({ enum: ['PENDING', 'SENT', 'FAILED', 'SIMULATED'] }).notNull().default('PENDING'),

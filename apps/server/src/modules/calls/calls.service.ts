@@ -52,7 +52,7 @@ export async function placeCall(ctx: AppContext, phone: string, body: { conversa
     const [prospect] = await tx
       .insert(prospects)
       .values({ messagingAccountId: account.id, externalId: phone })
-      .onConflictDoUpdate({ target: [prospects.messagingAccountId, prospects.externalId], set: { externalId: sql`excluded.external_id` } })
+      .onConflictDoUpdate({ target: [prospects.messagingAccountId, prospects.externalId, prospects.simulated], set: { externalId: sql`excluded.external_id` } })
       .returning({ id: prospects.id });
     const [conversation] = await tx
       .insert(conversations)

@@ -23,6 +23,7 @@ import {
 } from '../../db/schema/index.ts';
 import { isWorkingPhase } from '../../agent/phases.ts';
 import { cancelConversationJobs } from '../../agent/agent.service.ts';
+import { endSilence } from '../../agent/unanswered.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
@@ -272,7 +273,8 @@ export async function findProspectConversation(ctx: AppContext, messagingAccount
     .from(prospects)
     .innerJoin(conversations, eq(conversations.prospectId, prospects.id))
     .where(and(eq(prospects.messagingAccountId, messagingAccountId), eq(prospects.externalId, externalId)))
-    .orderBy(desc(conversations.id))
+    // The simulator's own (simulated) prospect first: a real person with the same id is another prospect.
+    .orderBy(desc(prospects.simulated), desc(conversations.id))
     .limit(1);
   if (!row) throw notFound('This prospect has no conversation yet.', 'CONVERSATION_NOT_FOUND');
   return row;
@@ -410,8 +412,8 @@ export async function changePhase(ctx: AppContext, conv: AccessibleConversation,
   if (!special.includes(phase) && !(phase >= 0 && phase <= phaseCount)) {
     throw badRequest(`phase: must be -3, -2, -1, 0 to ${phaseCount} or 9999`, 'INVALID_PHASE');
   }
+  // setConversationPhase emits conversation.changed itself.
   await setConversationPhase(ctx, conv.id, phase);
-  changed(ctx, conv);
 }
 
 async function countPhases(ctx: AppContext, conversationTypeId: number): Promise<number> {
@@ -422,13 +424,44 @@ async function countPhases(ctx: AppContext, conversationTypeId: number): Promise
   return Number(n);
 }
 
+/**
+ * Moves a conversation to another type. Its phase must mean something in the new type (spec §4): a working
+ * phase (or the one -3 resumes) below the new type's phase count, or its end N when the conversation had
+ * ended; otherwise 409 asks to set the phase first (checked on the locked row, so a turn moving it meanwhile
+ * cannot slip past).
+ */
 export async function changeConversationType(ctx: AppContext, conv: AccessibleConversation, conversationTypeId: number): Promise<void> {
   await assertTypeExists(ctx, conversationTypeId);
-  await ctx.db
-    .update(conversations)
-    .set({ conversationTypeId, updatedAt: new Date() })
-    .where(eq(conversations.id, conv.id));
+  const newCount = await countPhases(ctx, conversationTypeId);
+  await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ phase: conversations.phase, resumePhase: conversations.resumePhase, typeId: conversations.conversationTypeId })
+      .from(conversations)
+      .where(eq(conversations.id, conv.id))
+      .for('update');
+    if (!row) throw notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
+    const oldCount = row.typeId ? await countPhasesIn(tx, row.typeId) : 0;
+    const phase = row.phase === PHASE.WAITING ? row.resumePhase : row.phase;
+    const fits =
+      phase === null ||
+      phase < 0 ||
+      phase === PHASE.IGNORED ||
+      phase < newCount ||
+      (phase === newCount && row.phase === oldCount && oldCount > 0);
+    if (!fits) {
+      throw conflict(
+        `This conversation is in phase ${phase}, which the new type does not have (its phases are ${newCount === 0 ? 'none' : `0 to ${newCount - 1}`}). Set the conversation's phase first, then change its type.`,
+        'PHASE_NOT_IN_TYPE',
+      );
+    }
+    await tx.update(conversations).set({ conversationTypeId, updatedAt: new Date() }).where(eq(conversations.id, conv.id));
+  });
   changed(ctx, conv);
+}
+
+async function countPhasesIn(db: Db | Parameters<Parameters<Db['transaction']>[0]>[0], conversationTypeId: number): Promise<number> {
+  const [{ n }] = await db.select({ n: count() }).from(conversationPhases).where(eq(conversationPhases.conversationTypeId, conversationTypeId));
+  return Number(n);
 }
 
 export async function deleteConversation(ctx: AppContext, conv: AccessibleConversation): Promise<void> {
@@ -494,13 +527,12 @@ export async function writeMessage(ctx: AppContext, actor: Actor | null, conv: A
     // loadConversationToView already hid the conversation from anyone who cannot administer it.
     await sendHumanMessage(ctx, conv.id, text, actor as Actor);
   }
-  changed(ctx, conv);
+  // Both services emit conversation.changed themselves.
 }
 
 export async function requestFollowUp(ctx: AppContext, conv: AccessibleConversation): Promise<{ message: string }> {
-  const result = await triggerFollowUp(ctx, conv.id);
-  changed(ctx, conv);
-  return result;
+  // The follow-up's announce emits conversation.changed (a refused one changed nothing).
+  return triggerFollowUp(ctx, conv.id);
 }
 
 /**
@@ -514,6 +546,8 @@ export async function takeOver(ctx: AppContext, conv: AccessibleConversation) {
   }
   await ctx.db.update(conversations).set({ aiPaused: true, updatedAt: new Date() }).where(eq(conversations.id, conv.id));
   await cancelConversationJobs(ctx, conv.id);
+  // No follow-up will come while a person answers: its pending entry leaves the unanswered list (errors stay).
+  await endSilence(ctx, conv.id);
   changed(ctx, conv);
   return { message: 'You are answering; the AI is paused', phase: conv.phase, aiPaused: true };
 }
@@ -545,7 +579,7 @@ export async function handBack(ctx: AppContext, conv: AccessibleConversation, re
   if (!isWorkingPhase(phase, phaseCount)) {
     throw badRequest(`phase: must be a working phase, 0 to ${phaseCount - 1}`, 'INVALID_PHASE');
   }
+  // setConversationPhase emits conversation.changed itself.
   await setConversationPhase(ctx, conv.id, phase);
-  changed(ctx, conv);
   return { message: 'The AI is answering again', phase, aiPaused: false };
 }

@@ -39,13 +39,21 @@ let pageCounter = 0;
 /** A recognisable token per account, so a test can prove it never appears in a response. */
 const newToken = () => `EAAG-secret-token-${Date.now()}-${++tokenCounter}-zz9Q`;
 
+/** A page id of the shape the type's validation asks for (E.164 for Twilio, digits for WhatsApp). */
+function defaultPageId(type: unknown): string {
+  pageCounter += 1;
+  if (type === 'TWILIO') return `+1555${String(pageCounter).padStart(7, '0')}`;
+  if (type === 'WHATSAPP') return `${1065000000 + pageCounter}`;
+  return `page-${pageCounter}`;
+}
+
 async function createAccount(overrides: Record<string, unknown> = {}) {
   const accessToken = (overrides.accessToken as string | undefined) ?? newToken();
   const res = await t.request({
     method: 'POST',
     url: '/api/admin/messaging-accounts/create-edit',
     as: admin.cookie,
-    payload: { type: 'INSTAGRAM', accessToken, pageId: `page-${++pageCounter}`, pageName: 'Smile Studio', ...overrides },
+    payload: { type: 'INSTAGRAM', accessToken, pageId: defaultPageId(overrides.type), pageName: 'Smile Studio', ...overrides },
   });
   expect(res.statusCode, res.body).toBe(200);
   return { id: res.json().messagingAccount.id as number, accessToken };
@@ -235,11 +243,11 @@ describe('one account per (type, page id)', () => {
 
   it('lets exactly one of two simultaneous creates of the same page win; the other gets 409, never 500', async () => {
     const results = await Promise.all(
-      [1, 2].map((n) => save({ type: 'WHATSAPP', accessToken: newToken(), pageId: 'phone-number-77', pageName: `Number ${n}` })),
+      [1, 2].map((n) => save({ type: 'WHATSAPP', accessToken: newToken(), pageId: '106540352242977', pageName: `Number ${n}` })),
     );
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409]);
     expect(results.find((r) => r.statusCode === 409)!.json().code).toBe('MESSAGING_ACCOUNT_EXISTS');
-    expect(await accountsWith('phone-number-77')).toEqual(['WHATSAPP']);
+    expect(await accountsWith('106540352242977')).toEqual(['WHATSAPP']);
   });
 });
 
@@ -311,6 +319,36 @@ describe('config', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toContain(message);
     expect((await storedRow(id)).config).toBe('{}');
+  });
+
+  it.each([
+    ['TWILIO', '{"accountSid":"00000000000000000000000000000001"}', 'accountSid: a Twilio Account SID starts with AC'],
+    ['TWILIO', '{"accountSid":"AC123"}', 'accountSid'],
+    ['TWILIO', '{"accountSid":42}', 'accountSid: must be a text value'],
+    ['WHATSAPP', '{"wabaId":"WABA-1"}', 'wabaId'],
+    ['WHATSAPP', '{"templates":{"outsideWindow":{"name":"x"}}}', 'templates.outsideWindow'],
+    ['SMS_GATEWAY', '{"baseUrl":"ftp://gateway"}', 'baseUrl: must be an http(s) URL'],
+    ['INSTAGRAM', '{"login":"google"}', 'login'],
+  ])('validates a %s config field by field on save (%s)', async (type, text, message) => {
+    const { id } = await createAccount({ type });
+    const res = await t.request({ method: 'POST', url: `/api/admin/messaging-accounts/${id}/config`, as: admin.cookie, payload: text, headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'INVALID_ACCOUNT_CONFIG', error: expect.stringContaining(message) });
+    expect((await storedRow(id)).config).toBe('{}');
+    const good = { TWILIO: '{"accountSid":"AC0123456789abcdef0123456789ABCDEF"}', WHATSAPP: '{"wabaId":"102290129340398","templates":{"outsideWindow":{"name":"follow_up","language":"en_US"}}}', SMS_GATEWAY: '{"baseUrl":"https://api.sms-gate.app/3rdparty/v1","signingKey":"k"}', INSTAGRAM: '{"login":"instagram"}' }[type]!;
+    const ok = await t.request({ method: 'POST', url: `/api/admin/messaging-accounts/${id}/config`, as: admin.cookie, payload: good, headers: { 'content-type': 'application/json' } });
+    expect(ok.statusCode, ok.body).toBe(200);
+  });
+
+  it('refuses a Twilio page id that is not an E.164 number and a WhatsApp page id that is not a phone number ID', async () => {
+    for (const [type, pageId, message] of [
+      ['TWILIO', '5550001', 'E.164'],
+      ['WHATSAPP', '+1 555 000 1111', 'phone number ID'],
+    ]) {
+      const res = await t.request({ method: 'POST', url: '/api/admin/messaging-accounts/create-edit', as: admin.cookie, payload: { type, accessToken: newToken(), pageId, pageName: 'Line' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: expect.stringContaining(message) });
+    }
   });
 
   it('answers 404 for an unknown account and 400 for a non-numeric id', async () => {

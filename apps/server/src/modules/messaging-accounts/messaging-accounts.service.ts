@@ -10,6 +10,7 @@ import {
   users,
 } from '../../db/schema/index.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { configProblems, pageIdProblem } from '../../channels/account-config.ts';
 import { removeCallRecording } from '../calls/calls.service.ts';
 import { sealConfigSecrets } from '../crm/crm-config.ts';
 import { outboundUrlProblem } from '../../lib/outbound-url.ts';
@@ -59,6 +60,8 @@ async function loadAccounts(ctx: AppContext, id?: number) {
  * token keeps the stored one, so the form never needs to know it.
  */
 export async function saveMessagingAccount(ctx: AppContext, actor: Actor, input: SaveMessagingAccountInput): Promise<{ id: number }> {
+  const pageIdError = pageIdProblem(input.type, input.pageId);
+  if (pageIdError) throw badRequest(pageIdError, 'VALIDATION_ERROR');
   if (input.conversationTypeId) {
     const [type] = await ctx.db
       .select({ id: conversationTypes.id })
@@ -146,6 +149,8 @@ export async function saveMessagingAccountConfig(ctx: AppContext, id: number, te
     .where(eq(messagingAccounts.id, id))
     .limit(1);
   if (!previous) throw accountNotFound();
+  const problems = configProblems(previous.type, value as Record<string, unknown>);
+  if (problems.length > 0) throw badRequest(problems.join(' '), 'INVALID_ACCOUNT_CONFIG');
   let stored = text;
   if (previous.type === 'SMS_GATEWAY') {
     // The gateway's base URL is called by the server: the private-address rule of outbound calls (issue 29).
