@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PgEventBus } from '../../lib/events.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildConversation, buildConversationType, buildMessagingAccount, buildProspect } from '../../test/conversation-factories.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
@@ -175,5 +176,34 @@ describe('inbox stream access from a cached grant set (issue 18)', () => {
     expect(grantReads()).toBe(0);
     expect(conversationReads()).toBe(0);
     stream.close();
+  });
+});
+
+describe.skipIf(process.env.TEST_DB !== 'pg')('another instance on the same PostgreSQL', () => {
+  it('learns of a grant revoked here (grants.changed through LISTEN/NOTIFY) and stops passing the events on', async () => {
+    const permission = await grant(normal, accountB.id);
+    // A second instance's event bus, as a process behind the same load balancer has.
+    const database = t.ctx.database as typeof t.ctx.database & { url: string };
+    const other = new PgEventBus(database, t.ctx.log);
+    await other.ready;
+    const actor = { id: normal.id, email: normal.email, role: 'NORMAL' as const };
+    const viewer = inboxViewer({ ...t.ctx, events: other }, actor, new ConversationAccounts(t.ctx));
+    try {
+      expect(await viewer.maySee(convB.id)).toBe(true);
+      const arrived = new Promise<void>((resolve) => {
+        const off = other.on('grants.changed', (event) => {
+          if (event.userId === normal.id) {
+            off();
+            resolve();
+          }
+        });
+      });
+      await revoke(permission);
+      await arrived;
+      expect(await viewer.maySee(convB.id)).toBe(false);
+    } finally {
+      viewer.close();
+      await other.close();
+    }
   });
 });
