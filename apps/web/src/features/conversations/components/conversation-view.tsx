@@ -64,7 +64,8 @@ export interface ConversationViewProps {
 export function ConversationView(props: ConversationViewProps) {
   const { uuid } = props;
   const query = useQuery(conversationQuery(uuid));
-  useConversationEvents(uuid, query.isSuccess);
+  // Kept open through a failed refresh: its reconnect ('ready') is what refetches first when the server is back.
+  useConversationEvents(uuid, query.data !== undefined);
   const client = useQueryClient();
   const navigate = useNavigate();
   const auth = useAuth();
