@@ -72,6 +72,42 @@ test.describe('conversations', () => {
     await expect(page.getByRole('button', { name: 'Delete conversation' })).toHaveCount(0);
   });
 
+  test('a failed refresh keeps the conversation and the draft with a Reconnecting notice; the draft survives a reload (issue 18)', async ({
+    page,
+    request,
+  }) => {
+    const uuid = await startDemoChat(request);
+    await page.goto(`/conversation/${uuid}`);
+    await expect(messages(page).first()).toContainText('Maya from Brightdesk');
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('A reply I am still writing');
+
+    // The server cannot be reached for the conversation (a deploy, a Wi-Fi blip): its 10 s refresh fails.
+    const conversationUrl = `**/api/conversation/${uuid}`;
+    await page.route(conversationUrl, (route) => route.abort('internetdisconnected'));
+    await expect(page.getByTestId('reconnecting')).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId('reconnecting')).toHaveText('Reconnecting…');
+    // Nothing was replaced: the thread and the box with what was typed are still there.
+    await expect(box).toHaveValue('A reply I am still writing');
+    await expect(messages(page).first()).toContainText('Maya from Brightdesk');
+    await expect(page.getByText(/^Error:/)).toHaveCount(0);
+
+    // Back online: the next refresh succeeds and the notice goes.
+    await page.unroute(conversationUrl);
+    await expect(page.getByTestId('reconnecting')).toHaveCount(0, { timeout: 25_000 });
+    await expect(box).toHaveValue('A reply I am still writing');
+
+    // The draft is kept per conversation across a reload, and forgotten once sent.
+    await page.reload();
+    await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('A reply I am still writing');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expect(visitorMessages(page).first()).toContainText('A reply I am still writing');
+    await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('');
+    await page.reload();
+    await expect(messages(page).first()).toContainText('Maya from Brightdesk');
+    await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('');
+  });
+
   test('viewOnly hides the send box; unknown and malformed uuids show the spec texts', async ({ page, request }) => {
     const uuid = await startDemoChat(request);
     await page.goto(`/conversation/${uuid}?viewOnly=true`);

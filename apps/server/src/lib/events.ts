@@ -22,6 +22,8 @@ export interface AppEvents {
   'outbox.queued': { conversationId: number; messageId: number };
   /** A session ended (logout) or a user was deleted: every instance forgets its cached sessions (session-cache.ts). */
   'sessions.revoked': { reason: 'logout' | 'user deleted' | 'password changed' | 'signed out everywhere' | 'role changed' };
+  /** A user's grants of messaging accounts changed (null: several users'): inbox streams re-read them (issue 18). */
+  'grants.changed': { userId: number | null };
 }
 
 export class EventBus {

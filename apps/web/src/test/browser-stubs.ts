@@ -1,6 +1,6 @@
 /**
- * Browser APIs Mantine reads that jsdom lacks (matchMedia, ResizeObserver), stubbed where missing for
- * component tests: no query matches, nothing is observed.
+ * Browser APIs Mantine reads that jsdom lacks (matchMedia, ResizeObserver, document.fonts for the autosizing
+ * Textarea), stubbed where missing for component tests: no query matches, nothing is observed, no font loads.
  */
 export function stubMissingBrowserApis(): void {
   window.matchMedia ??= ((query: string) => ({
@@ -18,4 +18,7 @@ export function stubMissingBrowserApis(): void {
     unobserve() {}
     disconnect() {}
   } as unknown as typeof ResizeObserver;
+  if (!('fonts' in document)) {
+    Object.defineProperty(document, 'fonts', { configurable: true, value: new EventTarget() });
+  }
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { SESSION_COOKIE } from '../../plugins/auth.ts';
+import type { InboxViewer } from './inbox-access.ts';
 
 /** A comment line every 15 s keeps proxies from closing an idle stream. */
 export const KEEP_ALIVE_MS = 15_000;
@@ -61,8 +62,9 @@ export function closeStreamsOnShutdown(app: FastifyInstance, open: Set<() => voi
 /**
  * The inbox's stream (issue 12): `conversation.changed` of every conversation the viewer may see, so the
  * list shows new messages and phase changes without a reload. An ADMIN sees all; a NORMAL user only
- * conversations of accounts granted to them, checked per event (a grant removed mid-stream stops the
- * events at once). The viewer's own read marks (`conversation.read`, from any of their devices) come as the
+ * conversations of accounts granted to them, checked per event against the stream's cached grant set
+ * (inbox-access.ts: re-read when the viewer's grants change, so a grant removed mid-stream stops the events
+ * from the next one on, without a query per event). The viewer's own read marks (`conversation.read`, from any of their devices) come as the
  * same event, so a conversation read on the phone shows read on the desktop too. The data is the uuid alone:
  * the web refetches the list and the open conversation.
  */
@@ -70,7 +72,7 @@ export function streamListEvents(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  viewer: { userId: number; maySee: (conversationId: number) => Promise<boolean> },
+  viewer: InboxViewer,
   open: Set<() => void>,
   release: () => void,
 ): void {
@@ -89,6 +91,7 @@ export function streamListEvents(
     return () => {
       offChanged();
       offRead();
+      viewer.close();
     };
   });
 }

@@ -27,9 +27,7 @@ import { AppError } from '../../lib/errors.ts';
 import { requireUser } from '../../plugins/auth.ts';
 import { loadConversationToChange, loadConversationToView } from './conversation-access.ts';
 import { acquireStreamSlot, closeStreamsOnShutdown, streamConversationEvents, streamListEvents } from './conversation-events.ts';
-import { eq } from 'drizzle-orm';
-import { conversations } from '../../db/schema/index.ts';
-import { canAccessAccount } from '../messaging-accounts/access.ts';
+import { ConversationAccounts, inboxViewer } from './inbox-access.ts';
 import { chatRateLimit, countConversationMessage } from '../../plugins/abuse-limits.ts';
 import {
   changeConversationType,
@@ -57,6 +55,7 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
   // Chats drive LLM cost: new chats and messages are limited per user (or address when anonymous).
   const chatLimit = chatRateLimit(ctx);
   const openStreams = new Set<() => void>();
+  const conversationAccounts = new ConversationAccounts(ctx);
   closeStreamsOnShutdown(app, openStreams);
 
   r.get(
@@ -72,16 +71,8 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
     if (!release) {
       throw new AppError(429, 'TOO_MANY_STREAMS', 'Too many live connections from this client. Close some tabs and try again.');
     }
-    const maySee = async (conversationId: number) => {
-      if (actor.role === 'ADMIN') return true;
-      const [row] = await ctx.db
-        .select({ accountId: conversations.messagingAccountId })
-        .from(conversations)
-        .where(eq(conversations.id, conversationId))
-        .limit(1);
-      return row?.accountId != null && (await canAccessAccount(ctx, actor, row.accountId));
-    };
-    streamListEvents(ctx, request, reply, { userId: actor.id, maySee }, openStreams, release);
+    // Access per event from the stream's cached grant set, not a query per event (issue 18).
+    streamListEvents(ctx, request, reply, inboxViewer(ctx, actor, conversationAccounts), openStreams, release);
   });
 
   r.post(

@@ -206,6 +206,8 @@ export async function deleteMessagingAccount(ctx: AppContext, actor: Actor, id: 
     await tx.delete(messagingAccounts).where(eq(messagingAccounts.id, id));
     return held;
   });
+  // Every grant of the account went with it (issue 18: inbox streams re-read their viewers' grants).
+  ctx.events.emit('grants.changed', { userId: null });
   // Open conversation screens learn that their conversation is gone.
   for (const conversation of gone) ctx.events.emit('conversation.changed', { conversationId: conversation.id, uuid: conversation.uuid });
   // A missing file is no error, and one that cannot be removed is logged: the account is gone either way.
@@ -222,4 +224,5 @@ export async function removeOwnGrant(ctx: AppContext, actor: Actor, messagingAcc
     .where(and(eq(userMessagingAccounts.userId, actor.id), eq(userMessagingAccounts.messagingAccountId, messagingAccountId)))
     .returning({ id: userMessagingAccounts.id });
   if (!deleted) throw notFound('This account is not among your accounts.', 'PERMISSION_NOT_FOUND');
+  ctx.events.emit('grants.changed', { userId: actor.id });
 }

@@ -41,6 +41,8 @@ export async function grantPermission(ctx: AppContext, input: PermissionCreateBo
     .onConflictDoNothing()
     .returning({ id: userMessagingAccounts.id });
   if (!created) throw conflict(`${input.userEmail} already has access to ${account.pageName}.`, 'PERMISSION_EXISTS');
+  // The user's open inbox streams start passing this account's events on (issue 18).
+  ctx.events.emit('grants.changed', { userId: user.id });
   return { id: created.id, pageName: account.pageName };
 }
 
@@ -48,6 +50,8 @@ export async function revokePermission(ctx: AppContext, id: number): Promise<voi
   const [deleted] = await ctx.db
     .delete(userMessagingAccounts)
     .where(eq(userMessagingAccounts.id, id))
-    .returning({ id: userMessagingAccounts.id });
+    .returning({ id: userMessagingAccounts.id, userId: userMessagingAccounts.userId });
   if (!deleted) throw notFound('User messaging account not found', 'PERMISSION_NOT_FOUND');
+  // The user's open inbox streams stop passing this account's events on (issue 18).
+  ctx.events.emit('grants.changed', { userId: deleted.userId });
 }

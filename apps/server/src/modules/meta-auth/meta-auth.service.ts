@@ -285,6 +285,7 @@ export async function connectAccounts(ctx: AppContext, actor: Actor, type: Conne
       await tx.insert(userMessagingAccounts).values({ userId: actor.id, messagingAccountId: id }).onConflictDoNothing();
     }
   });
+  ctx.events.emit('grants.changed', { userId: actor.id });
   return { pageName: found.map((a) => a.pageName).join(', ') };
 }
 

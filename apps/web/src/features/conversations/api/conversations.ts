@@ -4,6 +4,7 @@ import type { ConversationDetail, ConversationListResponse, MarkReadResponse } f
 import { useCallback, useEffect, useRef } from 'react';
 import { afterPaint } from '../../../lib/after-paint.ts';
 import { api } from '../../../lib/api-client.ts';
+import { throttleTrailing } from '../../../lib/throttle.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { clearUnread } from '../lib/unread.ts';
 
@@ -36,19 +37,29 @@ export const conversationQuery = (uuid: string) =>
   });
 
 /**
- * Invalidates the conversation query on every server-sent `conversation.changed` event, so new agent messages
- * appear within about a second. The 10 s poll stays as the fallback (another server instance, lost stream).
+ * Live events refetch at most once per this many ms per stream (issue 18): the first event of a quiet spell at
+ * once, a burst's later events in one trailing refetch, so the last change is never missed.
+ */
+export const LIVE_REFRESH_MS = 1000;
+
+/**
+ * Invalidates the conversation query on server-sent `conversation.changed` events (coalesced, LIVE_REFRESH_MS),
+ * so new agent messages appear within about a second. The 10 s poll stays as the fallback (another server
+ * instance, lost stream).
  */
 export function useConversationEvents(uuid: string, enabled: boolean) {
   const client = useQueryClient();
   useEffect(() => {
     if (!enabled || typeof EventSource === 'undefined') return;
     const source = new EventSource(`/api/conversation/${uuid}/events`);
-    const refresh = () => void client.invalidateQueries({ queryKey: ['conversation', uuid] });
-    source.addEventListener('conversation.changed', refresh);
+    const refresh = throttleTrailing(() => void client.invalidateQueries({ queryKey: ['conversation', uuid] }), LIVE_REFRESH_MS);
+    source.addEventListener('conversation.changed', refresh.call);
     // A change between the first load and the stream's opening would be missed: catch up once it is open.
-    source.addEventListener('ready', refresh);
-    return () => source.close();
+    source.addEventListener('ready', refresh.call);
+    return () => {
+      refresh.cancel();
+      source.close();
+    };
   }, [uuid, enabled, client]);
 }
 
@@ -109,32 +120,49 @@ export function useInboxEvents(enabled: boolean) {
   const client = useQueryClient();
   useEffect(() => {
     if (!enabled || typeof EventSource === 'undefined') return;
-    let source: EventSource | undefined;
+    let stream: { close(): void } | undefined;
     // Opened once the list is on screen: the stream is not part of the first screen (lib/after-paint.ts).
     const cancel = afterPaint(() => {
-      source = openInboxStream(client);
+      stream = openInboxStream(client);
     });
     return () => {
       cancel();
-      source?.close();
+      stream?.close();
     };
   }, [enabled, client]);
 }
 
-function openInboxStream(client: QueryClient): EventSource {
+/**
+ * The inbox's EventSource. Events are coalesced (issue 18): a burst costs at most one list refetch per
+ * LIVE_REFRESH_MS, and each conversation named in it is invalidated once with that refetch (only an open
+ * one is fetched again). The trailing refetch after a burst always runs, so the last change shows.
+ */
+export function openInboxStream(client: QueryClient): { close(): void } {
   const source = new EventSource('/api/conversation/list/events');
-  // Changes between the list's first load and the stream's opening (or a reconnect) are caught up here.
-  source.addEventListener('ready', () => void client.invalidateQueries({ queryKey: ['conversations'] }));
-  source.addEventListener('conversation.changed', (event) => {
+  const changed = new Set<string>();
+  const refresh = throttleTrailing(() => {
+    const uuids = [...changed];
+    changed.clear();
     void client.invalidateQueries({ queryKey: ['conversations'] });
+    for (const uuid of uuids) void client.invalidateQueries({ queryKey: ['conversation', uuid] });
+  }, LIVE_REFRESH_MS);
+  // Changes between the list's first load and the stream's opening (or a reconnect) are caught up here.
+  source.addEventListener('ready', refresh.call);
+  source.addEventListener('conversation.changed', (event) => {
     try {
       const { uuid } = JSON.parse((event as MessageEvent<string>).data) as { uuid: string };
-      void client.invalidateQueries({ queryKey: ['conversation', uuid] });
+      if (typeof uuid === 'string') changed.add(uuid);
     } catch {
       // A malformed event only costs the detail refresh; the 10 s poll catches up.
     }
+    refresh.call();
   });
-  return source;
+  return {
+    close() {
+      refresh.cancel();
+      source.close();
+    },
+  };
 }
 
 /** Marks a conversation read by the signed-in user up to the latest message they have seen (issue 12). */

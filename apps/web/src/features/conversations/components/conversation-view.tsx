@@ -6,6 +6,7 @@ import { IconHandStop, IconRobot } from '@tabler/icons-react';
 import { type RefObject, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ChannelBadge } from '../../../components/channel-badge.tsx';
+import { isRefreshFailing, ReconnectingNotice } from '../../../components/reconnecting-notice.tsx';
 import { paths } from '../../../config/paths.ts';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth.ts';
@@ -63,7 +64,8 @@ export interface ConversationViewProps {
 export function ConversationView(props: ConversationViewProps) {
   const { uuid } = props;
   const query = useQuery(conversationQuery(uuid));
-  useConversationEvents(uuid, query.isSuccess);
+  // Kept open through a failed refresh: its reconnect ('ready') is what refetches first when the server is back.
+  useConversationEvents(uuid, query.data !== undefined);
   const client = useQueryClient();
   const navigate = useNavigate();
   const auth = useAuth();
@@ -100,8 +102,11 @@ export function ConversationView(props: ConversationViewProps) {
       </Center>
     );
   }
-  if (query.isError) {
-    const missing = query.error instanceof ApiError && query.error.status === 404;
+  const missing = query.error instanceof ApiError && query.error.status === 404;
+  // Only a first load that failed, or a conversation that is gone, replaces the view with the error. A failed
+  // background refresh keeps the conversation and the message box (what is being typed) on screen, with a
+  // "Reconnecting…" notice until a refetch succeeds (issue 18).
+  if (query.isError && (query.data === undefined || missing)) {
     return (
       <Alert color={missing ? 'gray' : 'red'} title="Conversation">
         {missing ? 'No conversation found' : `Error: ${errorMessage(query.error)}`}
@@ -292,7 +297,7 @@ export function ConversationView(props: ConversationViewProps) {
     </Stack>
   );
 
-  const footer = endedWebChat ? (
+  const reply = endedWebChat ? (
     <Alert color="blue" title={CLOSING_TITLE} data-testid="closing-notice" role="status">
       <Stack gap="xs">
         <Text size="sm">{CLOSING_TEXT}</Text>
@@ -312,6 +317,9 @@ export function ConversationView(props: ConversationViewProps) {
     </Alert>
   ) : props.viewOnly ? null : (
     <MessageBox
+      // One box per conversation: the inbox switching conversations never carries text from one to another.
+      key={uuid}
+      draftKey={uuid}
       label="Message"
       onSend={onSend}
       inputRef={props.replyRef}
@@ -320,6 +328,15 @@ export function ConversationView(props: ConversationViewProps) {
       }
     />
   );
+  // Next to the message box, where the writer looks (the page's header may be scrolled away).
+  const reconnecting = isRefreshFailing(query) ? <ReconnectingNotice error={query.error ?? query.failureReason} /> : null;
+  const footer =
+    reconnecting || reply ? (
+      <Stack gap={4}>
+        {reconnecting}
+        {reply}
+      </Stack>
+    ) : null;
 
   if (props.mode === 'pane') {
     return (

@@ -14,6 +14,7 @@ import {
 import { lazy, type ReactNode, Suspense, useCallback, useEffect, useRef } from 'react';
 import { Link } from 'react-router';
 import { channelLabel } from '../../../components/channel-badge.tsx';
+import { isRefreshFailing, ReconnectingNotice } from '../../../components/reconnecting-notice.tsx';
 import { paths } from '../../../config/paths.ts';
 import { afterPaint } from '../../../lib/after-paint.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
@@ -85,7 +86,7 @@ const money = (usd: number) =>
   usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd > 0 && usd < 0.01 ? 4 : 2 });
 
 export interface InboxProps {
-  list: { data?: ConversationListResponse; isPending: boolean; isError: boolean; error: unknown };
+  list: { data?: ConversationListResponse; isPending: boolean; isError: boolean; error: unknown; failureCount: number; failureReason: unknown };
   openUuid: string | null;
   onOpen(uuid: string | null): void;
   /** Rendered under the list: paging. */
@@ -180,9 +181,16 @@ export function Inbox(props: InboxProps) {
 
   // A list only while it holds rows: the loader, an error or the empty state are not list items (axe's
   // aria-required-children, Lighthouse accessibility).
-  const hasRows = !props.list.isPending && !props.list.isError && rows.length > 0;
+  // A failed refresh keeps the rows on screen with a notice; only a list never loaded shows the error (issue 18).
+  const failed = props.list.isError && props.list.data === undefined;
+  const hasRows = !props.list.isPending && !failed && rows.length > 0;
   const listColumn = (
     <Stack gap={0} style={{ minHeight: 0, height: wide ? '100%' : undefined }}>
+      {isRefreshFailing(props.list) && (
+        <Box px="sm" py={4} style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
+          <ReconnectingNotice error={props.list.error ?? props.list.failureReason} />
+        </Box>
+      )}
       <Box
         ref={rowsRef}
         style={{ flex: 1, overflowY: wide ? 'auto' : undefined, minHeight: 0 }}
@@ -191,7 +199,7 @@ export function Inbox(props: InboxProps) {
       >
         {props.list.isPending ? (
           <Loader aria-label="Loading conversations" m="md" />
-        ) : props.list.isError ? (
+        ) : failed ? (
           <Alert color="red" m="sm">
             {errorMessage(props.list.error)}
           </Alert>

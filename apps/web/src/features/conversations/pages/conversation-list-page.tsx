@@ -7,6 +7,7 @@ import { IconFilter, IconInbox, IconTable } from '@tabler/icons-react';
 import { lazy, Suspense, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ChannelBadge } from '../../../components/channel-badge.tsx';
+import { isRefreshFailing, ReconnectingNotice } from '../../../components/reconnecting-notice.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
@@ -219,9 +220,10 @@ export default function ConversationListPage() {
       ) : (
         <>
           {!phone && filterForm}
+          {isRefreshFailing(list) && <ReconnectingNotice error={list.error ?? list.failureReason} />}
           {list.isPending ? (
             <Loader aria-label="Loading conversations" />
-          ) : list.isError ? (
+          ) : list.isError && !data ? (
             <Alert color="red">{errorMessage(list.error)}</Alert>
           ) : data?.conversations.length === 0 ? (
             <Box style={{ border: '1px solid var(--mantine-color-default-border)', borderRadius: 8 }}>{empty}</Box>
@@ -295,7 +297,7 @@ export default function ConversationListPage() {
               </Table>
             </Table.ScrollContainer>
           )}
-          {!list.isPending && !list.isError && pager}
+          {!list.isPending && data && pager}
         </>
       )}
     </Stack>

@@ -1,0 +1,201 @@
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
+import { act, cleanup, fireEvent, render, renderHook, screen, waitFor } from '@testing-library/react';
+import type { ConversationDetail } from '@sales-agent/shared/schemas/conversation';
+import type { ReactNode } from 'react';
+import { MemoryRouter } from 'react-router';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { stubMissingBrowserApis } from '../../../test/browser-stubs.ts';
+import { conversationListQuery, conversationQuery, LIVE_REFRESH_MS, openInboxStream } from '../api/conversations.ts';
+import { readDraft } from '../lib/drafts.ts';
+import { ConversationView } from './conversation-view.tsx';
+
+const UUID = '11111111-2222-4333-8444-555555555555';
+
+const detail = (messages: string[]): ConversationDetail => ({
+  id: 1,
+  uuid: UUID,
+  phase: 0,
+  rating: null,
+  recordingDuration: null,
+  recordingUrl: null,
+  conversationTypeId: 1,
+  ConversationType: { id: 1, title: 'Widgets', initialMessage: 'Hello! How can I help?', conversation_phases: [] },
+  phaseCount: 2,
+  prospectId: null,
+  Prospect: null,
+  messages: messages.map((message, i) => ({ id: i + 1, role: 'AGENT', message, dateSent: `2026-01-01T10:0${i}:00.000Z` })),
+  canAdminister: false,
+  aiPaused: false,
+  isDemoAgent: false,
+  ended: false,
+});
+
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+/** The server at the network boundary: `online` false makes the conversation's reads fail as a dropped connection does. */
+let server: { online: boolean; conversation: ConversationDetail; sent: string[] };
+let fetchMock: ReturnType<typeof vi.fn>;
+let client: QueryClient;
+
+beforeAll(stubMissingBrowserApis);
+beforeEach(() => {
+  sessionStorage.clear();
+  server = { online: true, conversation: detail(['Hello! How can I help?']), sent: [] };
+  fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    if (url === '/api/user/get-session') return json({ error: 'Not signed in' }, 401);
+    if (url === `/api/conversation/${UUID}/call`) return json({ call: null });
+    if (url === `/api/conversation/${UUID}/written-message`) {
+      server.sent.push(JSON.parse(String(init?.body)).message);
+      return json({ message: 'Message sent' });
+    }
+    if (url === `/api/conversation/${UUID}`) {
+      if (!server.online) throw new TypeError('Failed to fetch');
+      return json(server.conversation);
+    }
+    if (url.startsWith('/api/conversation/list')) return json({ conversations: [], totalPages: 0, totalPagesIsLowerBound: false });
+    return json({ error: `unexpected ${url}` }, 500);
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  // The app's client retries a network failure; here one failure is the whole refresh.
+  client = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
+});
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+const wrap = (children: ReactNode) => (
+  <MantineProvider>
+    <QueryClientProvider client={client}>
+      <MemoryRouter>{children}</MemoryRouter>
+    </QueryClientProvider>
+  </MantineProvider>
+);
+const box = () => screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+const type = (text: string) => fireEvent.change(box(), { target: { value: text } });
+
+describe('ConversationView keeps what a person typed (issue 18)', () => {
+  it('a failed background refresh keeps the conversation and the draft, with a notice until a refetch succeeds', async () => {
+    render(wrap(<ConversationView uuid={UUID} mode="page" />));
+    await screen.findByRole('textbox', { name: 'Message' });
+    type('I would like 40 widgets');
+
+    server.online = false;
+    await act(() => client.refetchQueries({ queryKey: ['conversation', UUID], exact: true }));
+    expect(await screen.findByTestId('reconnecting')).toBeTruthy();
+    expect(screen.getByText('Reconnecting…')).toBeTruthy();
+    // The same box, still holding the text; the thread is still there; no error replaced them.
+    expect(box().value).toBe('I would like 40 widgets');
+    expect(screen.getAllByText('Hello! How can I help?').length).toBeGreaterThan(0);
+    expect(screen.queryByText(/^Error:/)).toBeNull();
+
+    server.online = true;
+    server.conversation = detail(['Hello! How can I help?', 'Anything else?']);
+    await act(() => client.refetchQueries({ queryKey: ['conversation', UUID], exact: true }));
+    await waitFor(() => expect(screen.queryByTestId('reconnecting')).toBeNull());
+    expect(screen.getByText('Anything else?')).toBeTruthy();
+    expect(box().value).toBe('I would like 40 widgets');
+  });
+
+  it('a first load that fails shows the error', async () => {
+    server.online = false;
+    render(wrap(<ConversationView uuid={UUID} mode="page" />));
+    expect(await screen.findByText('Error: Could not reach the server. Check your connection and try again.')).toBeTruthy();
+    expect(screen.queryByTestId('reconnecting')).toBeNull();
+  });
+
+  it('a draft survives the box unmounting and mounting again (and a reload: it is in sessionStorage), and goes once sent', async () => {
+    const view = render(wrap(<ConversationView uuid={UUID} mode="pane" />));
+    await screen.findByRole('textbox', { name: 'Message' });
+    type('Half a reply');
+    view.unmount();
+    expect(sessionStorage.getItem(`sales-agent:draft:${UUID}`)).toBe('Half a reply');
+
+    render(wrap(<ConversationView uuid={UUID} mode="pane" />));
+    await waitFor(() => expect(box().value).toBe('Half a reply'));
+
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    await waitFor(() => expect(server.sent).toEqual(['Half a reply']));
+    await waitFor(() => expect(box().value).toBe(''));
+    expect(readDraft(UUID)).toBe('');
+    expect(sessionStorage.getItem(`sales-agent:draft:${UUID}`)).toBeNull();
+  });
+
+  it('drafts are per conversation: opening another one in the same pane does not carry the text over', async () => {
+    const OTHER = '99999999-2222-4333-8444-555555555555';
+    fetchMock.mockImplementation(async (url: string) => {
+      if (url === '/api/user/get-session') return json({ error: 'Not signed in' }, 401);
+      if (url.endsWith('/call')) return json({ call: null });
+      const uuid = url.split('/').at(-1)!;
+      return json({ ...detail(['Hi']), uuid });
+    });
+    const view = render(wrap(<ConversationView uuid={UUID} mode="pane" />));
+    await screen.findByRole('textbox', { name: 'Message' });
+    type('For the first one');
+    view.rerender(wrap(<ConversationView uuid={OTHER} mode="pane" />));
+    await waitFor(() => expect(box().value).toBe(''));
+    view.rerender(wrap(<ConversationView uuid={UUID} mode="pane" />));
+    await waitFor(() => expect(box().value).toBe('For the first one'));
+  });
+});
+
+/** A stand-in for the browser's EventSource (jsdom has none): the test dispatches the server's events. */
+class FakeEventSource extends EventTarget {
+  static last: FakeEventSource | null = null;
+  closed = false;
+  constructor(readonly url: string) {
+    super();
+    FakeEventSource.last = this;
+  }
+  close() {
+    this.closed = true;
+  }
+  send(name: string, data: unknown) {
+    this.dispatchEvent(new MessageEvent(name, { data: JSON.stringify(data) }));
+  }
+}
+
+describe('the inbox stream coalesces live events (issue 18)', () => {
+  it('a burst of events costs one list refetch at once and one trailing refetch per second; the last event is never lost', async () => {
+    vi.useFakeTimers();
+    vi.stubGlobal('EventSource', FakeEventSource);
+    const listCalls = () => fetchMock.mock.calls.filter(([url]) => String(url).startsWith('/api/conversation/list')).length;
+    const detailCalls = () => fetchMock.mock.calls.filter(([url]) => url === `/api/conversation/${UUID}`).length;
+    // The open inbox: the list and the open conversation are being watched.
+    const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+    renderHook(
+      () => {
+        useQuery(conversationListQuery({}));
+        useQuery({ ...conversationQuery(UUID), refetchInterval: false });
+      },
+      { wrapper },
+    );
+    await vi.waitFor(() => expect(client.getQueryState(['conversations', {}])?.status).toBe('success'));
+    await vi.waitFor(() => expect(client.getQueryState(['conversation', UUID])?.status).toBe('success'));
+    expect([listCalls(), detailCalls()]).toEqual([1, 1]);
+
+    const stream = openInboxStream(client);
+    const source = FakeEventSource.last!;
+    expect(source.url).toBe('/api/conversation/list/events');
+    await act(async () => {
+      for (let i = 0; i < 30; i++) {
+        source.send('conversation.changed', { uuid: i === 29 ? UUID : `other-${i}` });
+        await vi.advanceTimersByTimeAsync(10);
+      }
+    });
+    // The first event refetched at once; the other 29, within the second, wait for one trailing refetch.
+    expect(listCalls()).toBe(2);
+    expect(detailCalls()).toBe(1);
+    await act(() => vi.advanceTimersByTimeAsync(LIVE_REFRESH_MS));
+    expect(listCalls()).toBe(3);
+    // The burst's last event named the open conversation: it is fetched once, with that trailing refetch.
+    expect(detailCalls()).toBe(2);
+    await act(() => vi.advanceTimersByTimeAsync(10 * LIVE_REFRESH_MS));
+    expect(listCalls()).toBe(3);
+
+    stream.close();
+    expect(source.closed).toBe(true);
+  });
+});
