@@ -31,6 +31,9 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     META_GRAPH_URL: 'http://127.0.0.1:9',
     INSTAGRAM_GRAPH_URL: 'http://127.0.0.1:9',
     TWILIO_API_URL: 'http://127.0.0.1:9',
+    // The channel tests run without an LLM and expect the demo agent's replies on their (fake) accounts;
+    // the tests of "no demo text to real people" pass 'false'.
+    DEMO_AGENT_ON_LIVE_CHANNELS: 'true',
     ...env,
   });
   const { app, ctx } = await buildApp({ config, database });
