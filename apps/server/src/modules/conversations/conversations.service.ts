@@ -347,7 +347,17 @@ interface StoredDetail {
   prospect: { uuid: string; name: string | null } | null;
   account: { id: number; pageName: string; type: AccountType } | null;
   phases: { index: number; prompt: string }[] | null;
-  messages: { id: number; role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; message: string; dateSent: string }[] | null;
+  messages: {
+    id: number;
+    role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
+    message: string;
+    dateSent: string;
+    previousMessage?: string | null;
+    editedAt?: string | null;
+    deletedAt?: string | null;
+    hasMedia?: boolean;
+    mediaType?: string | null;
+  }[] | null;
   granted: boolean;
 }
 
@@ -380,7 +390,11 @@ function prepareDetail(db: Db) {
     'phases', (select json_agg(json_build_object('index', ${cp.index}, 'prompt', ${cp.prompt}) order by ${cp.index})
       from ${cp} where ${cp.conversationTypeId} = ${c.conversationTypeId}),
     'messages', (select json_agg(json_build_object('id', ${m.id}, 'role', ${m.role}, 'message', ${m.message},
-        'dateSent', to_char(${m.dateSent} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by ${m.dateSent}, ${m.id})
+        'dateSent', to_char(${m.dateSent} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'previousMessage', ${m.previousMessage},
+        'editedAt', to_char(${m.editedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'deletedAt', to_char(${m.deletedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'hasMedia', ${m.mediaKey} is not null, 'mediaType', ${m.mediaType}) order by ${m.dateSent}, ${m.id})
       from ${m} where ${m.conversationId} = ${c.id}),
     'granted', ${grantedAccountSql(sql.placeholder('userId'), c.messagingAccountId)})`;
   return db
