@@ -377,7 +377,7 @@ describe('channel delivery', () => {
       const found = await conversationOfProspect(t.ctx, gw.id, '+34600555666');
       expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['FAILED', 1]]);
       const errors = await unansweredErrors(t.ctx, found!.conversation.id);
-      expect(errors[0]).toMatchObject({ type: 'sms-gateway', code: 'HTTP_400', status: 400, url: `${gateway.baseUrl}/message` });
+      expect(errors[0]).toMatchObject({ type: 'sms-gateway', code: 'HTTP_400', status: 400, url: `${gateway.baseUrl}/messages` });
       expect(JSON.stringify(errors)).not.toContain(GATEWAY_PASSWORD);
     });
 

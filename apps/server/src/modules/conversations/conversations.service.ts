@@ -323,7 +323,7 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
     prospectId: detail.prospectId,
     Prospect: detail.prospect && detail.account ? { ...detail.prospect, messagingAccount: detail.account } : null,
     // dateSent is already ISO 8601 in UTC to the millisecond (to_char truncates microseconds, as Date did).
-    messages: detail.messages ?? [],
+    messages: (detail.messages ?? []).map(withChannelMarks),
     canAdminister,
     aiPaused: detail.aiPaused,
     isDemoAgent: !ctx.config.OPENAI_API_KEY,
@@ -405,6 +405,17 @@ function prepareDetail(db: Db) {
     .leftJoin(a, eq(a.id, p.messagingAccountId))
     .where(eq(c.uuid, sql.placeholder('uuid')))
     .limit(1);
+}
+
+/** A message with only the channel marks it has (edited, deleted, stored media): plain messages stay as before. */
+function withChannelMarks(m: NonNullable<StoredDetail['messages']>[number]) {
+  const { previousMessage, editedAt, deletedAt, hasMedia, mediaType, ...plain } = m;
+  return {
+    ...plain,
+    ...(editedAt ? { editedAt, previousMessage: previousMessage ?? null } : {}),
+    ...(deletedAt ? { deletedAt } : {}),
+    ...(hasMedia ? { hasMedia: true, mediaType: mediaType ?? null } : {}),
+  };
 }
 
 /** A json column: node-postgres and PGlite parse it, a driver that does not hands over the text. */
