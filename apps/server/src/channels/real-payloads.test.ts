@@ -20,6 +20,7 @@ import { buildAdmin, type TestUser } from '../test/factories.ts';
 import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { type OpenAiTranscriptionFake, startOpenAiTranscriptionFake } from '../test/fakes/openai-transcription-fake.ts';
 import { type SmsGatewayFake, startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
+import { loadReplyContext } from '../agent/conversation-store.ts';
 import { NO_LLM_REASON } from './receive.ts';
 
 /**
@@ -76,10 +77,10 @@ describe('real-world payloads (issue 19)', () => {
     t = await buildTestApp({ META_APP_SECRET, META_APP_ID, PUBLIC_URL, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: graph.url });
     admin = await buildAdmin(t.ctx);
     typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
-  });
+  }, 180_000);
   afterAll(async () => {
-    await t.close();
-    await Promise.all([graph.close(), gateway.close()]);
+    await t?.close();
+    await Promise.all([graph?.close(), gateway?.close()]);
   });
   beforeEach(() => {
     graph.reset();
@@ -229,6 +230,9 @@ describe('real-world payloads (issue 19)', () => {
       await settle(t.ctx);
       const [after] = await t.ctx.db.select().from(messages).where(eq(messages.id, stored[0].id));
       expect(after.deletedAt).not.toBeNull();
+      // The agent reads it as deleted, not as if current.
+      const context = await loadReplyContext(t.ctx, found!.conversation.id);
+      expect(context!.history[0].message).toBe('(the prospect deleted this message) Price for 5 seats?');
 
       // The conversation view carries the marks.
       const detail = await t.request({ method: 'GET', url: `/api/conversation/${found!.conversation.uuid}`, as: admin.cookie });
@@ -341,7 +345,7 @@ describe('speech to text and the demo agent (issue 19)', () => {
     } finally {
       await t.close();
     }
-  });
+  }, 180_000);
 
   it('without an LLM a real prospect gets no demo text: needs a person, with the reason in the monitor; a simulated one is answered', async () => {
     const t = await buildTestApp({ META_APP_SECRET, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: graph.url, DEMO_AGENT_ON_LIVE_CHANNELS: 'false' });
@@ -375,5 +379,5 @@ describe('speech to text and the demo agent (issue 19)', () => {
     } finally {
       await t.close();
     }
-  });
+  }, 180_000);
 });
