@@ -37,7 +37,8 @@ export default function AdminHelloPage() {
     <>
       <PageTitle>Admin</PageTitle>
       {health.data?.llm === 'offline-demo' && (
-        <Alert color="orange" mb="md" title="The agent has no LLM" data-testid="no-llm">
+        // Title in the body's text colour: orange text on the light orange ground would miss AA contrast.
+        <Alert color="orange" mb="md" title="The agent has no LLM" data-testid="no-llm" styles={{ title: { color: 'var(--mantine-color-text)' } }}>
           OPENAI_API_KEY is not set, so the offline demo agent answers web chats and simulated prospects only. Real prospects on
           live channels go to &quot;needs a person&quot; (listed under Unanswered conversations) until an LLM is configured.
         </Alert>
