@@ -71,7 +71,10 @@ function selectLoaded(db: Executor, conversationId: number, messagesWanted: { hi
         where m.conversation_id = ${conversations.id} and m.role = 'AGENT')`),
       history: ifWanted<{ id: number | string; role: HistoryMessage['role']; message: string }[] | string>(sql`(
         select coalesce(json_agg(json_build_object('id', h.id, 'role', h.role, 'message', h.message) order by h.id), '[]'::json)
-        from (select m.id, m.role, m.message from ${messages} m where m.conversation_id = ${conversations.id}
+        -- A message the prospect deleted on their channel is read as such (issue 19), not as if current.
+        from (select m.id, m.role,
+                case when m.deleted_at is null then m.message else '(the prospect deleted this message) ' || m.message end as message
+              from ${messages} m where m.conversation_id = ${conversations.id}
               order by m.id desc limit ${messagesWanted?.historyLimit ?? 0}) h)`),
     })
     .from(conversations)

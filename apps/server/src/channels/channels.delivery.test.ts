@@ -125,7 +125,7 @@ describe('channel delivery', () => {
       expect(found!.messages.map((m) => m.role)).toEqual(['PROSPECT', 'AGENT']);
       const posts = postsTo(graph, 'igsid-1');
       expect(posts).toHaveLength(1);
-      expect(posts[0]).toMatchObject({ method: 'POST', path: '/v21.0/me/messages', token: IG_TOKEN });
+      expect(posts[0]).toMatchObject({ method: 'POST', path: '/v27.0/me/messages', token: IG_TOKEN });
       expect(posts[0].body).toEqual({ recipient: { id: 'igsid-1' }, messaging_type: 'RESPONSE', message: { text: agentTexts(found)[0] } });
       expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['SENT', 1]]);
       expect(igGraph.requests).toHaveLength(0);
@@ -137,7 +137,7 @@ describe('channel delivery', () => {
       await settle(t.ctx);
       expect(postsTo(graph, 'igsid-2')).toHaveLength(0);
       expect(igGraph.sends()).toEqual([
-        { path: '/v21.0/me/messages', token: IG_LOGIN_TOKEN, body: expect.objectContaining({ recipient: { id: 'igsid-2' }, messaging_type: 'RESPONSE' }) },
+        { path: '/v27.0/me/messages', token: IG_LOGIN_TOKEN, body: expect.objectContaining({ recipient: { id: 'igsid-2' }, messaging_type: 'RESPONSE' }) },
       ]);
     });
 
@@ -147,7 +147,7 @@ describe('channel delivery', () => {
       await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, 'psid-1');
       expect(graph.sends()).toEqual([
-        { path: '/v21.0/me/messages', token: FB_TOKEN, body: { recipient: { id: 'psid-1' }, messaging_type: 'RESPONSE', message: { text: agentTexts(found)[0] } } },
+        { path: '/v27.0/me/messages', token: FB_TOKEN, body: { recipient: { id: 'psid-1' }, messaging_type: 'RESPONSE', message: { text: agentTexts(found)[0] } } },
       ]);
     });
 
@@ -158,7 +158,7 @@ describe('channel delivery', () => {
       const found = await conversationOfProspect(t.ctx, account.id, '34600111222');
       expect(graph.sends()).toEqual([
         {
-          path: `/v21.0/${account.pageId}/messages`,
+          path: `/v27.0/${account.pageId}/messages`,
           token: WA_TOKEN,
           body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: '34600111222', type: 'text', text: { body: agentTexts(found)[0] } },
         },
@@ -183,7 +183,7 @@ describe('channel delivery', () => {
       expect(found!.outbox[0].status).toBe('SENT');
     });
 
-    it('SMS gateway: POST {baseUrl}/message through the android-sms-gateway client, Basic login:password', async () => {
+    it('SMS gateway: POST {baseUrl}/messages (the documented route), Basic login:password', async () => {
       const account = await buildChannelAccount(t.ctx, {
         type: 'SMS_GATEWAY',
         pageId: unique('device'),
@@ -195,7 +195,7 @@ describe('channel delivery', () => {
       await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, '+34600222333');
       expect(gateway.requests).toEqual([
-        { method: 'POST', path: '/3rdparty/v1/message', authorized: true, body: { message: agentTexts(found)[0], phoneNumbers: ['+34600222333'] } },
+        { method: 'POST', path: '/3rdparty/v1/messages', authorized: true, body: { textMessage: { text: agentTexts(found)[0] }, phoneNumbers: ['+34600222333'] } },
       ]);
       expect(found!.outbox[0].status).toBe('SENT');
     });
@@ -322,7 +322,7 @@ describe('channel delivery', () => {
       expect(postsTo(graph, 'igsid-permanent')).toHaveLength(1);
       const errors = await unansweredErrors(t.ctx, found!.conversation.id);
       expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatchObject({ type: 'OAuthException', code: '190/463', status: 400, method: 'POST', url: `${graph.url}/v21.0/me/messages` });
+      expect(errors[0]).toMatchObject({ type: 'OAuthException', code: '190/463', status: 400, method: 'POST', url: `${graph.url}/v27.0/me/messages` });
       expect(Object.keys(errors[0]).sort()).toEqual(['at', 'code', 'details', 'message', 'method', 'response', 'status', 'type', 'url']);
       expect(errors[0].message).toContain('Session has expired');
       expect(errors[0].response).toContain('"code":190');
@@ -377,7 +377,7 @@ describe('channel delivery', () => {
       const found = await conversationOfProspect(t.ctx, gw.id, '+34600555666');
       expect(found!.outbox.map((o) => [o.status, o.attempts])).toEqual([['FAILED', 1]]);
       const errors = await unansweredErrors(t.ctx, found!.conversation.id);
-      expect(errors[0]).toMatchObject({ type: 'sms-gateway', code: 'HTTP_400', status: 400, url: `${gateway.baseUrl}/message` });
+      expect(errors[0]).toMatchObject({ type: 'sms-gateway', code: 'HTTP_400', status: 400, url: `${gateway.baseUrl}/messages` });
       expect(JSON.stringify(errors)).not.toContain(GATEWAY_PASSWORD);
     });
 
@@ -411,7 +411,7 @@ describe('channel delivery', () => {
       await writeAsPerson(found!.conversation.uuid, 'Sorry for the delay, Alex here.');
       expect(graph.sends()).toEqual([
         {
-          path: '/v21.0/me/messages',
+          path: '/v27.0/me/messages',
           token: IG_TOKEN,
           body: { recipient: { id: 'igsid-late' }, messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT', message: { text: 'Sorry for the delay, Alex here.' } },
         },
@@ -451,7 +451,7 @@ describe('channel delivery', () => {
       await settle(t.ctx);
       expect(graph.sends()).toEqual([
         {
-          path: `/v21.0/${withTemplate.pageId}/messages`,
+          path: `/v27.0/${withTemplate.pageId}/messages`,
           token: WA_TOKEN,
           body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: '34600999001', type: 'template', template: { name: 'follow_up_v1', language: { code: 'es_ES' } } },
         },

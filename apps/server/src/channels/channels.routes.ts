@@ -12,8 +12,10 @@ import {
 } from '@sales-agent/shared/schemas/channels';
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { prospects } from '../db/schema/index.ts';
-import { AppError, badRequest, conflict } from '../lib/errors.ts';
+import { messages, prospects } from '../db/schema/index.ts';
+import { AppError, badRequest, conflict, notFound } from '../lib/errors.ts';
+import { loadConversationToView } from '../modules/conversations/conversation-access.ts';
+import { readStoredMedia } from './inbound-media.ts';
 import { registerRawBodyParsers } from '../plugins/raw-body.ts';
 import { findAccountByKey } from './accounts.ts';
 import { InboxWriter } from './inbox.ts';
@@ -150,6 +152,30 @@ export async function channelsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       await checkSimulation(ctx, parseSmsGatewayEvent(request.body));
       await inbox.accept({ source: 'sms-gateway', externalId: request.body.id, payload: request.body, simulated: true, userId: request.actor?.id });
       return { received: true as const };
+    },
+  );
+
+  // A voice note or picture a prospect sent, as we stored it (never the provider's expiring URL): same rule as
+  // reading the conversation.
+  r.get(
+    '/api/conversation/:uuid/messages/:messageId/media',
+    {
+      schema: {
+        tags: ['conversations'],
+        params: z.object({ uuid: z.uuid('must be a uuid'), messageId: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
+      },
+    },
+    async (request, reply) => {
+      const conversation = await loadConversationToView(ctx, request.actor, request.params.uuid);
+      const [row] = await ctx.db
+        .select({ key: messages.mediaKey, type: messages.mediaType })
+        .from(messages)
+        .where(and(eq(messages.id, request.params.messageId), eq(messages.conversationId, conversation.id)))
+        .limit(1);
+      if (!row?.key) throw notFound('This message has no stored media.', 'MEDIA_NOT_FOUND');
+      const { size, stream } = await readStoredMedia(ctx, row.key);
+      reply.type(row.type ?? 'application/octet-stream').header('content-length', size).header('cache-control', 'private, max-age=3600');
+      return reply.send(stream);
     },
   );
 

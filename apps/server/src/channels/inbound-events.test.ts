@@ -14,6 +14,8 @@ describe('parseMetaPayload', () => {
             { sender: { id: 'u1' }, recipient: { id: 'IG1' }, timestamp: 2, read: { mid: 'm0' } },
             { sender: { id: 'u1' }, recipient: { id: 'IG1' }, timestamp: 3, reaction: { mid: 'm1', action: 'react', reaction: 'love' } },
             { sender: { id: 'u1' }, recipient: { id: 'IG1' }, timestamp: 4, message: { mid: 'm9', is_deleted: true } },
+            { sender: { id: 'u1' }, recipient: { id: 'IG1' }, timestamp: 6, message_edit: { mid: 'm1', text: 'Hi there', num_edit: 1 } },
+            { sender: { id: 'u1' }, recipient: { id: 'IG1' }, timestamp: 7, message: { mid: 'm8', is_unsupported: true } },
           ],
         },
         {
@@ -32,7 +34,10 @@ describe('parseMetaPayload', () => {
     });
     expect(events).toEqual([
       { kind: 'message', channel: 'INSTAGRAM', accountKey: 'IG1', senderId: 'u1', senderName: null, externalId: 'm1', text: 'Hi', sentAt: new Date(1_700_000_000_000) },
-      expect.objectContaining({ kind: 'message', senderId: 'u2', externalId: 'm2', text: '[image] https://cdn.example/x.jpg' }),
+      expect.objectContaining({ kind: 'delete', senderId: 'u1', externalId: 'm9' }),
+      expect.objectContaining({ kind: 'edit', senderId: 'u1', externalId: 'm1', text: 'Hi there' }),
+      expect.objectContaining({ kind: 'unsupported', senderId: 'u1', externalId: 'm8', reason: 'is_unsupported' }),
+      expect.objectContaining({ kind: 'message', senderId: 'u2', externalId: 'm2', text: '[image]', media: [{ kind: 'image', source: { url: 'https://cdn.example/x.jpg' }, mimeType: null }] }),
     ]);
   });
 
@@ -52,7 +57,7 @@ describe('parseMetaPayload', () => {
     });
     expect(events).toEqual([
       expect.objectContaining({ kind: 'echo', channel: 'FACEBOOK', accountKey: 'P1', recipientId: 'u1', externalId: 'e1', appId: '263902037430900' }),
-      expect.objectContaining({ kind: 'message', channel: 'FACEBOOK', senderId: 'u1', text: 'Book a demo', externalId: 'postback:u1:2' }),
+      expect.objectContaining({ kind: 'message', channel: 'FACEBOOK', senderId: 'u1', text: 'Book a demo [payload: BOOK]', externalId: 'postback:u1:2' }),
     ]);
   });
 
@@ -85,8 +90,8 @@ describe('parseMetaPayload', () => {
       ],
     });
     expect(events).toEqual([
-      { kind: 'message', channel: 'WHATSAPP', accountKey: 'PN1', senderId: '34600111222', senderName: 'Ana', externalId: 'wamid.1', text: 'Hola', sentAt: new Date(1_700_000_000_000) },
-      expect.objectContaining({ externalId: 'wamid.2', text: '[image] media media9 menu', senderName: 'Ana' }),
+      { kind: 'message', channel: 'WHATSAPP', accountKey: 'PN1', senderId: '34600111222', senderName: 'Ana', senderUserId: null, externalId: 'wamid.1', text: 'Hola', sentAt: new Date(1_700_000_000_000) },
+      expect.objectContaining({ externalId: 'wamid.2', text: '[image] menu', senderName: 'Ana', media: [{ kind: 'image', source: { mediaId: 'media9' }, mimeType: null }] }),
       expect.objectContaining({ kind: 'send-failed', externalId: 'wamid.out2', code: '131047' }),
     ]);
   });
@@ -106,11 +111,14 @@ describe('parseTwilioSms and parseSmsGatewayEvent', () => {
     expect(parseTwilioSms({ MessageSid: 'SM2', From: '+1', To: '+2', Body: '  ' })).toEqual([]);
   });
 
-  it('reads sms:received and skips the other gateway events', () => {
-    const event = { deviceId: 'dev1', event: 'sms:received', id: 'evt1', payload: { message: 'Hi', phoneNumber: '+34600', messageId: 'msg1', receivedAt: '2026-11-24T10:00:00.000+01:00' } };
+  it('reads sms:received in the current (sender/recipient) and the old (phoneNumber) format, keyed by the event id', () => {
+    // The gateway's documented payloads (android-sms-gateway docs, features/webhooks): `sender` since 2026-02-17.
+    const event = { deviceId: 'dev1', event: 'sms:received', id: 'evt1', payload: { message: 'Hi', sender: '+34600', recipient: '+34699', messageId: 'msg1', receivedAt: '2026-11-24T10:00:00.000+01:00' } };
     expect(parseSmsGatewayEvent(event)).toEqual([
-      { kind: 'message', channel: 'SMS_GATEWAY', accountKey: 'dev1', senderId: '+34600', senderName: null, externalId: 'msg1', text: 'Hi', sentAt: new Date('2026-11-24T09:00:00.000Z') },
+      { kind: 'message', channel: 'SMS_GATEWAY', accountKey: 'dev1', senderId: '+34600', senderName: null, externalId: 'evt1', text: 'Hi', sentAt: new Date('2026-11-24T09:00:00.000Z') },
     ]);
+    const old = { ...event, id: 'evt2', payload: { message: 'Hi', phoneNumber: '+34601', messageId: 'msg1' } };
+    expect(parseSmsGatewayEvent(old)).toEqual([expect.objectContaining({ senderId: '+34601', externalId: 'evt2' })]);
     expect(parseSmsGatewayEvent({ ...event, event: 'sms:delivered' })).toEqual([]);
   });
 });

@@ -3,20 +3,36 @@ import type { ChannelType } from './types.ts';
 /**
  * Provider payloads turned into the few events the product acts on. Every item of `entry[]`, `messaging[]`
  * and `changes[]` is looked at; what the product does not act on (delivery and read receipts, reactions,
- * deleted-message notices, statuses other than failed) is skipped without error. Parsing is defensive: a
+ * statuses other than failed) is skipped without error, and a message we cannot read becomes an
+ * `unsupported` event (a visible note), never nothing. Parsing is defensive: a
  * payload is already verified, but a field of an unexpected type skips that item, never the whole event.
  */
+/** A voice note or picture the prospect sent, fetched and stored by us when the message is received. */
+export interface InboundMedia {
+  kind: 'audio' | 'image';
+  /** WhatsApp: the media id (resolved to a short-lived URL with the account's token); Instagram/Messenger: the CDN URL. */
+  source: { mediaId: string } | { url: string };
+  mimeType: string | null;
+}
+
 export type InboundEvent =
   | {
       kind: 'message';
       channel: ChannelType;
       /** The receiving account's pageId (Meta page / IG account / phone_number_id, Twilio number, device id). */
       accountKey: string;
+      /** The id replies go to: PSID/IGSID, WhatsApp wa_id (phone) or, without one, the business-scoped user id. */
       senderId: string;
       senderName: string | null;
+      /** WhatsApp only: the business-scoped user id (BSUID, `from_user_id` / `contacts[].user_id`) when given. */
+      senderUserId?: string | null;
       externalId: string;
       text: string;
       sentAt: Date;
+      /** Audio and images to fetch, store and (audio) transcribe before the message is stored. */
+      media?: InboundMedia[];
+      /** Messenger handover: another app holds the thread (`entry[].standby[]`): stored, not answered. */
+      standby?: boolean;
     }
   | {
       /** A message the business's account sent (Meta `is_echo`): ours, or a person writing from Meta's inbox. */
@@ -38,6 +54,41 @@ export type InboundEvent =
       code: string | null;
       message: string;
       details: string | null;
+    }
+  | {
+      /**
+       * The prospect sent something we cannot turn into text (WhatsApp `unsupported` or an unknown type,
+       * Instagram `is_unsupported`): a visible note on the conversation and a warning log line, never dropped.
+       */
+      kind: 'unsupported';
+      channel: ChannelType;
+      accountKey: string;
+      senderId: string;
+      senderName: string | null;
+      senderUserId?: string | null;
+      externalId: string;
+      /** What the provider said about it (type, error title), for the note and the log. */
+      reason: string;
+      sentAt: Date;
+    }
+  | {
+      /** Instagram/Messenger `message_edit`: the prospect changed the text of message `externalId`. */
+      kind: 'edit';
+      channel: ChannelType;
+      accountKey: string;
+      senderId: string;
+      externalId: string;
+      text: string;
+      sentAt: Date;
+    }
+  | {
+      /** Instagram `message.is_deleted` (or Messenger's delete notice): the prospect removed message `externalId`. */
+      kind: 'delete';
+      channel: ChannelType;
+      accountKey: string;
+      senderId: string;
+      externalId: string;
+      sentAt: Date;
     };
 
 type Json = Record<string, unknown>;
@@ -59,89 +110,141 @@ export function parseMetaPayload(payload: unknown): InboundEvent[] {
       for (const change of asArray(entry.changes)) if (isObject(change)) events.push(...parseWhatsAppChange(change));
     } else {
       const entryId = str(entry.id);
-      for (const item of asArray(entry.messaging)) if (isObject(item)) events.push(...parseMessagingItem(channel, entryId, item));
+      for (const item of asArray(entry.messaging)) if (isObject(item)) events.push(...parseMessagingItem(channel, entryId, item, false));
+      // Handover protocol (Messenger): while another app holds the thread, its events (the prospect's messages
+      // and that app's or a person's echoes) come as `standby` items of the same shape.
+      for (const item of asArray(entry.standby)) if (isObject(item)) events.push(...parseMessagingItem(channel, entryId, item, true));
     }
   }
   return events;
 }
 
-function parseMessagingItem(channel: ChannelType, entryId: string | null, item: Json): InboundEvent[] {
+/**
+ * One `messaging[]` / `standby[]` item (Messenger and Instagram webhooks reference: messages, message_echoes,
+ * message_edits, messaging_postbacks, standby; developers.facebook.com/docs/messenger-platform/webhooks).
+ */
+function parseMessagingItem(channel: ChannelType, entryId: string | null, item: Json, standby: boolean): InboundEvent[] {
   const senderId = isObject(item.sender) ? str(item.sender.id) : null;
   const recipientId = isObject(item.recipient) ? str(item.recipient.id) : null;
   const sentAt = dateFromMs(item.timestamp);
+  if (isObject(item.message_edit)) {
+    // `message_edit {mid, text, num_edit}`: the prospect changed a message they sent.
+    const mid = str(item.message_edit.mid);
+    const accountKey = recipientId ?? entryId;
+    const text = typeof item.message_edit.text === 'string' ? item.message_edit.text.trim() : '';
+    if (!mid || !accountKey || !senderId || !text) return [];
+    return [{ kind: 'edit', channel, accountKey, senderId, externalId: mid, text, sentAt }];
+  }
   if (isObject(item.message)) {
     const message = item.message;
     const mid = str(message.mid);
-    if (!mid || message.is_deleted === true || message.is_unsupported === true) return [];
-    const text = messageText(message);
-    if (!text) return [];
-    if (message.is_echo === true) {
-      // The page/account is the sender of an echo; the prospect is the recipient.
-      const accountKey = senderId ?? entryId;
-      if (!accountKey || !recipientId) return [];
-      return [{ kind: 'echo', channel, accountKey, recipientId, externalId: mid, text, appId: str(message.app_id), sentAt }];
-    }
+    if (!mid) return [];
     const accountKey = recipientId ?? entryId;
+    if (message.is_deleted === true) {
+      if (!accountKey || !senderId) return [];
+      return [{ kind: 'delete', channel, accountKey, senderId, externalId: mid, sentAt }];
+    }
+    if (message.is_echo === true) {
+      const text = messageText(message).text;
+      if (!text) return [];
+      // The page/account is the sender of an echo; the prospect is the recipient.
+      const echoAccount = senderId ?? entryId;
+      if (!echoAccount || !recipientId) return [];
+      return [{ kind: 'echo', channel, accountKey: echoAccount, recipientId, externalId: mid, text, appId: str(message.app_id), sentAt }];
+    }
     if (!accountKey || !senderId) return [];
-    return [{ kind: 'message', channel, accountKey, senderId, senderName: null, externalId: mid, text, sentAt }];
+    if (message.is_unsupported === true) {
+      return [{ kind: 'unsupported', channel, accountKey, senderId, senderName: null, externalId: mid, reason: 'is_unsupported', sentAt }];
+    }
+    const { text, media } = messageText(message);
+    if (!text) {
+      return [{ kind: 'unsupported', channel, accountKey, senderId, senderName: null, externalId: mid, reason: 'no text or attachment', sentAt }];
+    }
+    return [{ kind: 'message', channel, accountKey, senderId, senderName: null, externalId: mid, text, sentAt, ...(media.length ? { media } : {}), ...(standby ? { standby } : {}) }];
   }
   if (isObject(item.postback)) {
-    // A tapped button: the prospect's choice is what they "said". Meta gives postbacks an mid on Instagram only.
-    const title = str(item.postback.title) ?? str(item.postback.payload);
+    // A tapped button: the prospect's choice is what they "said", its payload kept with it. Meta gives
+    // postbacks an mid on Instagram only.
+    const title = str(item.postback.title);
+    const payload = str(item.postback.payload);
+    const text = withPayload(title ?? payload, title ? payload : null);
     const accountKey = recipientId ?? entryId;
-    if (!title || !accountKey || !senderId) return [];
+    if (!text || !accountKey || !senderId) return [];
     const externalId = str(item.postback.mid) ?? `postback:${senderId}:${String(item.timestamp ?? '')}`;
-    return [{ kind: 'message', channel, accountKey, senderId, senderName: null, externalId, text: title, sentAt }];
+    return [{ kind: 'message', channel, accountKey, senderId, senderName: null, externalId, text, sentAt, ...(standby ? { standby } : {}) }];
   }
   // delivery, read, reaction, referral, optin …: nothing to act on.
   return [];
 }
 
-/** Text of a Messenger/Instagram message: its text, then one readable line per attachment. */
-function messageText(message: Json): string {
+/** "title [payload: X]": a button's or quick reply's payload kept with what the prospect saw. */
+function withPayload(text: string | null, payload: string | null): string {
+  if (!text) return '';
+  return payload && payload !== text ? `${text} [payload: ${payload}]` : text;
+}
+
+/**
+ * Text of a Messenger/Instagram message: its text (with a quick reply's payload), then one line per
+ * attachment. Audio and images become media to fetch and store (their CDN URLs expire); others a line
+ * with their URL.
+ */
+function messageText(message: Json): { text: string; media: InboundMedia[] } {
   const lines: string[] = [];
-  const text = str(message.text);
+  const media: InboundMedia[] = [];
+  const quickReply = isObject(message.quick_reply) ? str(message.quick_reply.payload) : null;
+  const text = withPayload(str(message.text), quickReply);
   if (text) lines.push(text);
   for (const attachment of asArray(message.attachments)) {
     if (!isObject(attachment)) continue;
     const type = str(attachment.type) ?? 'attachment';
     const payload = isObject(attachment.payload) ? attachment.payload : {};
-    const url = str(payload.url) ?? str(payload.title) ?? '';
-    lines.push(`[${type}]${url ? ` ${url}` : ''}`);
+    const url = str(payload.url);
+    if ((type === 'audio' || type === 'image') && url && !payload.sticker_id) {
+      media.push({ kind: type, source: { url }, mimeType: null });
+      lines.push(type === 'audio' ? '[voice note]' : '[image]');
+      continue;
+    }
+    const shown = url ?? str(payload.title) ?? '';
+    lines.push(`[${type}]${shown ? ` ${shown}` : ''}`);
   }
-  return lines.join('\n').trim();
+  return { text: lines.join('\n').trim(), media };
 }
 
+/**
+ * A WhatsApp Cloud `messages` change (WhatsApp Cloud API webhooks reference, "messages" field). Since 2026
+ * a user with a username may come with a business-scoped user id (`messages[].from_user_id`,
+ * `contacts[].user_id`, `contacts[].profile.username`) and no phone (`from`, `wa_id` absent).
+ */
 function parseWhatsAppChange(change: Json): InboundEvent[] {
   if (change.field !== 'messages' || !isObject(change.value)) return [];
   const value = change.value;
   const accountKey = isObject(value.metadata) ? str(value.metadata.phone_number_id) : null;
   if (!accountKey) return [];
-  const names = new Map<string, string>();
+  const contacts: { waId: string | null; userId: string | null; name: string | null; username: string | null }[] = [];
   for (const contact of asArray(value.contacts)) {
     if (!isObject(contact)) continue;
-    const waId = str(contact.wa_id);
-    const name = isObject(contact.profile) ? str(contact.profile.name) : null;
-    if (waId && name) names.set(waId, name);
+    const profile = isObject(contact.profile) ? contact.profile : {};
+    contacts.push({ waId: str(contact.wa_id), userId: str(contact.user_id), name: str(profile.name), username: str(profile.username) });
   }
   const events: InboundEvent[] = [];
   for (const message of asArray(value.messages)) {
     if (!isObject(message)) continue;
-    const senderId = str(message.from);
+    const phone = str(message.from);
+    const contact = contacts.find((c) => (phone && c.waId === phone) || (str(message.from_user_id) && c.userId === str(message.from_user_id))) ??
+      (contacts.length === 1 ? contacts[0] : undefined);
+    const userId = str(message.from_user_id) ?? contact?.userId ?? null;
+    const senderId = phone ?? contact?.waId ?? userId;
     const externalId = str(message.id);
-    const text = whatsAppText(message);
-    if (!senderId || !externalId || !text) continue;
+    if (!senderId || !externalId) continue;
+    const senderName = displayName(contact?.name ?? null, contact?.username ?? null);
     const seconds = Number(message.timestamp);
-    events.push({
-      kind: 'message',
-      channel: 'WHATSAPP',
-      accountKey,
-      senderId,
-      senderName: names.get(senderId) ?? null,
-      externalId,
-      text,
-      sentAt: Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : new Date(),
-    });
+    const sentAt = Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : new Date();
+    const sender = { channel: 'WHATSAPP' as const, accountKey, senderId, senderName, senderUserId: userId, externalId, sentAt };
+    const type = str(message.type) ?? '';
+    if (type === 'reaction') continue; // an emoji on an earlier message: nothing to answer.
+    const parsed = whatsAppText(message);
+    if (parsed) events.push({ kind: 'message', ...sender, text: parsed.text, ...(parsed.media ? { media: [parsed.media] } : {}) });
+    else events.push({ kind: 'unsupported', ...sender, reason: unsupportedReason(message) });
   }
   for (const status of asArray(value.statuses)) {
     if (!isObject(status) || status.status !== 'failed') continue;
@@ -162,31 +265,77 @@ function parseWhatsAppChange(change: Json): InboundEvent[] {
   return events;
 }
 
-/** Text of a WhatsApp message of any type; reactions and unknown types give '' (skipped). */
-function whatsAppText(message: Json): string {
+/** "Ana (@ana_b)", "@ana_b" or "Ana": a WhatsApp user who adopted a username is shown with it. */
+function displayName(name: string | null, username: string | null): string | null {
+  const handle = username ? `@${username.replace(/^@/, '')}` : null;
+  if (name && handle) return `${name} (${handle})`;
+  return name ?? handle;
+}
+
+function unsupportedReason(message: Json): string {
+  const type = str(message.type) ?? 'unknown';
+  const error = isObject(asArray(message.errors)[0]) ? (asArray(message.errors)[0] as Json) : null;
+  const why = error ? (isObject(error.error_data) ? str(error.error_data.details) : null) ?? str(error.title) ?? str(error.message) : null;
+  return why ? `${type}: ${why}` : type;
+}
+
+/**
+ * Text of a WhatsApp message (WhatsApp Cloud API webhooks, messages object): text, captions, shared contact
+ * cards and locations as readable lines, button and list replies with their payload/id; audio and images
+ * also as media to fetch. null for a type with nothing to read (unsupported, unknown): the caller notes it.
+ */
+function whatsAppText(message: Json): { text: string; media?: InboundMedia } | null {
   const type = str(message.type) ?? '';
   const part = isObject(message[type]) ? (message[type] as Json) : {};
   switch (type) {
-    case 'text':
-      return str(part.body) ?? '';
-    case 'image':
-    case 'video':
+    case 'text': {
+      const body = str(part.body);
+      return body ? { text: body } : null;
+    }
     case 'audio':
+    case 'image': {
+      const id = str(part.id);
+      const caption = str(part.caption);
+      const label = type === 'audio' ? (part.voice === true ? '[voice note]' : '[audio]') : '[image]';
+      return {
+        text: `${label}${caption ? ` ${caption}` : ''}`,
+        ...(id ? { media: { kind: type, source: { mediaId: id }, mimeType: str(part.mime_type) } } : {}),
+      };
+    }
+    case 'video':
     case 'document':
     case 'sticker': {
       const caption = str(part.caption) ?? str(part.filename);
-      return `[${type}] media ${str(part.id) ?? ''}${caption ? ` ${caption}` : ''}`.trim();
+      return { text: `[${type}]${caption ? ` ${caption}` : ''} (media ${str(part.id) ?? 'without id'}, not shown here)` };
     }
-    case 'location':
-      return `[location] ${String(part.latitude ?? '')},${String(part.longitude ?? '')}${str(part.name) ? ` ${str(part.name)}` : ''}`;
-    case 'button':
-      return str(part.text) ?? '';
+    case 'location': {
+      const where = [str(part.name), str(part.address)].filter(Boolean).join(', ');
+      const coordinates = `${String(part.latitude ?? '?')}, ${String(part.longitude ?? '?')}`;
+      return { text: `[location] ${where ? `${where} ` : ''}(${coordinates})${str(part.url) ? ` ${str(part.url)}` : ''}` };
+    }
+    case 'contacts': {
+      const lines = asArray(message.contacts).filter(isObject).map((card) => {
+        const name = isObject(card.name) ? (str(card.name.formatted_name) ?? [str(card.name.first_name), str(card.name.last_name)].filter(Boolean).join(' ')) : '';
+        const phones = asArray(card.phones).filter(isObject).map((p) => str(p.phone) ?? str(p.wa_id)).filter(Boolean);
+        const emails = asArray(card.emails).filter(isObject).map((e) => str(e.email)).filter(Boolean);
+        return `[contact] ${name || 'no name'}${phones.length ? `: ${phones.join(', ')}` : ''}${emails.length ? ` ${emails.join(', ')}` : ''}`;
+      });
+      return lines.length ? { text: lines.join('\n') } : null;
+    }
+    case 'button': {
+      // A quick-reply button of a template: the text shown and the payload the business set.
+      const text = withPayload(str(part.text), str(part.payload));
+      return text ? { text } : null;
+    }
     case 'interactive': {
-      const reply = isObject(part.button_reply) ? part.button_reply : isObject(part.list_reply) ? part.list_reply : {};
-      return str(reply.title) ?? '';
+      const reply = isObject(part.button_reply) ? part.button_reply : isObject(part.list_reply) ? part.list_reply : null;
+      if (!reply) return null;
+      const title = [str(reply.title), str(reply.description)].filter(Boolean).join(' - ');
+      const text = withPayload(title || str(reply.id), title ? str(reply.id) : null);
+      return text ? { text } : null;
     }
     default:
-      return '';
+      return null;
   }
 }
 
@@ -205,13 +354,18 @@ export function parseTwilioSms(params: Record<string, string>): InboundEvent[] {
   return [{ kind: 'message', channel: 'TWILIO', accountKey, senderId, senderName: null, externalId, text, sentAt: new Date() }];
 }
 
-/** SMS Gateway for Android: `sms:received` (other events — sent, delivered, failed, ping — are skipped). */
+/**
+ * SMS Gateway for Android: `sms:received` (other events — sent, delivered, failed, ping — are skipped).
+ * Payload (android-sms-gateway docs, features/webhooks; third-party-facts.md): since 2026-02-17 `sender` (the
+ * prospect) and `recipient` (our SIM's number); the deprecated `phoneNumber` is read when `sender` is absent.
+ * `payload.messageId` is a hash of the content and not unique: the event's `id` identifies the message.
+ */
 export function parseSmsGatewayEvent(event: unknown): InboundEvent[] {
   if (!isObject(event) || event.event !== 'sms:received' || !isObject(event.payload)) return [];
   const payload = event.payload;
   const accountKey = str(event.deviceId);
-  const senderId = str(payload.phoneNumber);
-  const externalId = str(payload.messageId) ?? str(event.id);
+  const senderId = str(payload.sender) ?? str(payload.phoneNumber);
+  const externalId = str(event.id);
   const text = str(payload.message)?.trim() ?? '';
   if (!accountKey || !senderId || !externalId || !text) return [];
   const received = typeof payload.receivedAt === 'string' ? new Date(payload.receivedAt) : new Date();

@@ -112,7 +112,7 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
 
     const reads = graph.requests.filter((r) => r.method === 'GET' && /conversations|messages$/.test(r.path));
     expect(reads[0]).toMatchObject({
-      path: `/v21.0/${account.pageId}/conversations`,
+      path: `/v27.0/${account.pageId}/conversations`,
       query: { platform: 'instagram', user_id: user, fields: 'messages{id,message,from,created_time}' },
       token: IG_TOKEN,
     });
@@ -174,7 +174,7 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
     const ig = await metaConversation('INSTAGRAM', IG_LOGIN_TOKEN, { login: 'instagram' });
     igGraph.addConversation(ig.account.pageId, ig.user, thread(ig.account.pageId, ig.user, ig.mid).slice(0, 2));
     expect((await rebuild(ig.conversationId)).json()).toEqual({ messages: 2 });
-    expect(igGraph.requests.some((r) => r.path === `/v21.0/${ig.account.pageId}/conversations` && r.token === IG_LOGIN_TOKEN)).toBe(true);
+    expect(igGraph.requests.some((r) => r.path === `/v27.0/${ig.account.pageId}/conversations` && r.token === IG_LOGIN_TOKEN)).toBe(true);
   });
 
   it('answers 502 with Meta\'s reason (no token) when the Graph API refuses, and changes nothing', async () => {

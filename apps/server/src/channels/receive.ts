@@ -1,6 +1,6 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { channelMessages, conversations, prospects } from '../db/schema/index.ts';
+import { channelMessages, conversations, messages, prospects } from '../db/schema/index.ts';
 import {
   agentSettingsOf,
   emitConversationChanged,
@@ -8,11 +8,13 @@ import {
   insertMessage,
   storeProspectMessage,
 } from '../agent/conversation-store.ts';
+import { getLlmProvider } from '../agent/llm/select-provider.ts';
 import { scheduleTurn } from '../agent/turn.job.ts';
 import { endSilence, followUpJobKey, recordAgentError } from '../agent/unanswered.ts';
 import { endpointsOf, findAccountByKey, type LiveAccount } from './accounts.ts';
 import { fetchProfileName } from './profile-name.ts';
 import type { InboundEvent } from './inbound-events.ts';
+import { type ReceivedMedia, receiveInboundMedia } from './inbound-media.ts';
 
 /** What became of one inbound event; for logs and tests. */
 export type ReceiveOutcome =
@@ -22,7 +24,17 @@ export type ReceiveOutcome =
   | 'echo-of-our-send'
   | 'human-reply-stored'
   | 'unknown-recipient'
-  | 'send-failure-recorded';
+  | 'send-failure-recorded'
+  | 'unsupported-noted'
+  | 'edited'
+  | 'deleted'
+  | 'unknown-message';
+
+/** Why a real prospect's message went to a person instead of the offline demo agent (spec §3 phase -2). */
+export const NO_LLM_REASON =
+  'No LLM is configured (OPENAI_API_KEY): the offline demo agent answers only web chats and simulated prospects, so a person needs to answer this prospect.';
+
+type MessageEvent = Extract<InboundEvent, { kind: 'message' }>;
 
 /**
  * Acts on one inbound event (DESIGN.md §7, docs/channels.md). The recipient picks the messaging account; a
@@ -44,50 +56,63 @@ export async function receiveInboundEvent(ctx: AppContext, event: InboundEvent, 
       return receiveEcho(ctx, account, event);
     case 'send-failed':
       return recordLateSendFailure(ctx, account, event);
+    case 'unsupported':
+      return receiveUnsupported(ctx, account, event, options.simulated);
+    case 'edit':
+      return receiveEdit(ctx, account, event, options.simulated);
+    case 'delete':
+      return receiveDelete(ctx, account, event);
   }
 }
 
-async function receiveMessage(
-  ctx: AppContext,
-  account: LiveAccount,
-  event: Extract<InboundEvent, { kind: 'message' }>,
-  simulated: boolean,
-): Promise<ReceiveOutcome> {
+async function receiveMessage(ctx: AppContext, account: LiveAccount, event: MessageEvent, simulated: boolean): Promise<ReceiveOutcome> {
+  // Media is fetched (and audio transcribed) before the transaction: network calls hold no locks. A
+  // redelivery of a message already stored is recognised first, so nothing is downloaded twice.
+  let media: ReceivedMedia | null = null;
+  if (event.media?.length) {
+    if (await isClaimed(ctx, account.id, event.externalId)) return 'duplicate';
+    media = await receiveInboundMedia(ctx, account, event.media[0]);
+  }
+  const text = media?.transcript ? withTranscript(event.text, media.transcript) : event.text;
+  // No demo text to real people (docs/agent.md): without an LLM a real prospect on a live channel goes to a person.
+  const demoOnly = !simulated && !ctx.config.DEMO_AGENT_ON_LIVE_CHANNELS && getLlmProvider(ctx).kind === 'offline-demo';
   const result = await ctx.db.transaction(async (tx) => {
     if (!(await claimExternalId(tx, account.id, event.externalId, 'IN'))) return null;
-    // The upsert locks the prospect's row: two messages of one new prospect (two processes) make one conversation.
-    const [prospect] = await tx
-      .insert(prospects)
-      .values({ messagingAccountId: account.id, externalId: event.senderId, name: event.senderName, simulated })
-      .onConflictDoUpdate({
-        // A simulated sender and the real person with the same id are two rows (and two conversations).
-        target: [prospects.messagingAccountId, prospects.externalId, prospects.simulated],
-        set: { name: sql`coalesce(excluded.name, ${prospects.name})` },
-      })
-      .returning({ id: prospects.id, name: prospects.name, isNew: sql<boolean>`(xmax = 0)` });
+    const prospect = await upsertProspect(tx, account, event, simulated);
     const conversationId = await openConversationOf(tx, account, prospect.id);
+    // Messenger handover: another app holds the thread, so ours must not answer (stored, AI paused).
+    if (event.standby) await tx.update(conversations).set({ aiPaused: true }).where(eq(conversations.id, conversationId));
     const stored = await storeProspectMessage(tx, {
       conversationId,
-      message: event.text,
+      message: text,
       externalId: event.externalId,
       dateSent: event.sentAt,
       followUpJobKey: followUpJobKey(conversationId),
     });
+    let waiting = stored?.waiting ?? false;
+    let handedOff = false;
     if (stored?.stored) {
       await tx
         .update(channelMessages)
         .set({ conversationId, messageId: stored.stored.id })
         .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)));
+      if (media?.key) await tx.update(messages).set({ mediaKey: media.key, mediaType: media.mimeType }).where(eq(messages.id, stored.stored.id));
+      const reason = media?.problem ?? (waiting && demoOnly ? NO_LLM_REASON : null);
+      if (reason) {
+        await handToPerson(ctx, tx, conversationId, reason, media?.problem ? 'voice-note' : 'no-llm', waiting);
+        handedOff = waiting;
+        waiting = false;
+      }
       // The turn that answers it commits with the message: were the process killed right after the commit,
       // a redelivery or a rerun of this job would find the id claimed and stop, leaving it unanswered.
-      if (stored.waiting) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, stored.typeConfig).debounceSeconds, tx);
+      if (waiting) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, stored.typeConfig).debounceSeconds, tx);
     }
-    return stored ? { ...stored, prospect } : null;
+    return stored ? { ...stored, waiting, handedOff, noted: Boolean(media?.problem), prospect } : null;
   });
   if (!result?.stored) return 'duplicate';
   const conversationId = result.conversation.id;
   emitConversationChanged(ctx, result.conversation);
-  if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId });
+  if (result.unansweredChanged || result.handedOff || result.noted) ctx.events.emit('unanswered.changed', { conversationId });
   // Again after the commit, as a web chat does: a turn running meanwhile may have looked for -3 before this
   // commit (docs/agent.md, Concurrency 4), and the runner is woken. A second enqueue of a waiting turn only
   // moves it; one that already ran finds nothing left to answer.
@@ -95,6 +120,171 @@ async function receiveMessage(
   // After the turn is scheduled: the lookup is a network call the reply must not wait for.
   if (result.prospect.isNew && !result.prospect.name && !simulated) await nameNewProspect(ctx, account, result.prospect.id, event.senderId);
   return 'stored';
+}
+
+/** "[voice note] <transcript>": what the agent reads; the audio itself stays playable in the conversation. */
+function withTranscript(text: string, transcript: string): string {
+  const label = /\[(voice note|audio)\]/.exec(text);
+  return label ? text.replace(label[0], `${label[0]} ${transcript}`) : `${text}\n${transcript}`.trim();
+}
+
+async function isClaimed(ctx: AppContext, accountId: number, externalId: string): Promise<boolean> {
+  const [row] = await ctx.db
+    .select({ id: channelMessages.externalId })
+    .from(channelMessages)
+    .where(and(eq(channelMessages.messagingAccountId, accountId), eq(channelMessages.externalId, externalId)))
+    .limit(1);
+  return Boolean(row);
+}
+
+/**
+ * A person must answer: a note on the conversation says why, the reason shows in the unanswered monitor
+ * (spec §2.9), and when the agent was about to answer the conversation goes to -2 (needs a person).
+ */
+async function handToPerson(ctx: AppContext, tx: Executor, conversationId: number, reason: string, code: string, toNeedsPerson: boolean) {
+  if (toNeedsPerson) {
+    await tx.update(conversations).set({ phase: -2, resumePhase: null, updatedAt: new Date() }).where(eq(conversations.id, conversationId));
+  }
+  await insertMessage(tx, { conversationId, role: 'SYSTEM', message: reason });
+  await recordAgentError(ctx, conversationId, { message: reason, type: 'channel', code, status: null, method: null, url: null, response: null, details: null }, tx);
+}
+
+/**
+ * The prospect (account, sender id), created when new. A WhatsApp user may come with a business-scoped user
+ * id and no phone, or later with both: any of the ids finds the same prospect, and the user id is kept on it.
+ */
+async function upsertProspect(
+  tx: Executor,
+  account: LiveAccount,
+  event: Pick<MessageEvent, 'senderId' | 'senderName' | 'senderUserId'>,
+  simulated: boolean,
+): Promise<{ id: number; name: string | null; isNew: boolean }> {
+  const userId = event.senderUserId ?? null;
+  if (userId) {
+    const [known] = await tx
+      .select({ id: prospects.id, name: prospects.name })
+      .from(prospects)
+      .where(
+        and(
+          eq(prospects.messagingAccountId, account.id),
+          eq(prospects.simulated, simulated),
+          or(eq(prospects.externalId, event.senderId), eq(prospects.externalId, userId), eq(prospects.scopedUserId, userId)),
+        ),
+      )
+      .orderBy(prospects.id)
+      .limit(1)
+      .for('update');
+    if (known) {
+      await tx
+        .update(prospects)
+        .set({ name: sql`coalesce(${event.senderName}::text, ${prospects.name})` })
+        .where(eq(prospects.id, known.id));
+      await tx.execute(sql`update ${prospects} set scoped_user_id = ${userId}
+        where id = ${known.id} and scoped_user_id is null
+          and not exists (select 1 from ${prospects} o where o.messaging_account_id = ${account.id} and o.scoped_user_id = ${userId} and o.simulated = ${simulated})`);
+      return { id: known.id, name: event.senderName ?? known.name, isNew: false };
+    }
+  }
+  // The upsert locks the prospect's row: two messages of one new prospect (two processes) make one conversation.
+  const [prospect] = await tx
+    .insert(prospects)
+    .values({ messagingAccountId: account.id, externalId: event.senderId, scopedUserId: userId, name: event.senderName, simulated })
+    .onConflictDoUpdate({
+      // A simulated sender and the real person with the same id are two rows (and two conversations).
+      target: [prospects.messagingAccountId, prospects.externalId, prospects.simulated],
+      set: { name: sql`coalesce(excluded.name, ${prospects.name})` },
+    })
+    .returning({ id: prospects.id, name: prospects.name, isNew: sql<boolean>`(xmax = 0)` });
+  return prospect;
+}
+
+/**
+ * Something the prospect sent that no channel text can show (WhatsApp `unsupported`, an unknown type,
+ * Instagram `is_unsupported`): a visible note on their conversation, the reason in the unanswered monitor so
+ * a person can open the app and look, and a structured warning line. Never answered by the agent.
+ */
+async function receiveUnsupported(
+  ctx: AppContext,
+  account: LiveAccount,
+  event: Extract<InboundEvent, { kind: 'unsupported' }>,
+  simulated: boolean,
+): Promise<ReceiveOutcome> {
+  const note = `The prospect sent something this channel cannot show (${event.reason}). Open the conversation in ${
+    account.type === 'WHATSAPP' ? 'WhatsApp' : account.type === 'INSTAGRAM' ? 'Instagram' : 'Messenger'
+  } to see it.`;
+  const conversation = await ctx.db.transaction(async (tx) => {
+    if (!(await claimExternalId(tx, account.id, event.externalId, 'IN'))) return null;
+    const prospect = await upsertProspect(tx, account, event, simulated);
+    const conversationId = await openConversationOf(tx, account, prospect.id);
+    const stored = await insertMessage(tx, { conversationId, role: 'SYSTEM', message: note, externalId: event.externalId, dateSent: event.sentAt });
+    if (stored) {
+      await tx
+        .update(channelMessages)
+        .set({ conversationId, messageId: stored.id })
+        .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)));
+    }
+    await recordAgentError(ctx, conversationId, { message: note, type: 'channel', code: 'UNSUPPORTED_MESSAGE', status: null, method: null, url: null, response: null, details: event.reason }, tx);
+    const [row] = await tx.select({ id: conversations.id, uuid: conversations.uuid }).from(conversations).where(eq(conversations.id, conversationId));
+    return row;
+  });
+  if (!conversation) return 'duplicate';
+  ctx.log.warn(
+    { channel: event.channel, accountId: account.id, conversationId: conversation.id, externalId: event.externalId, reason: event.reason },
+    'inbound message the channel cannot show; noted on the conversation',
+  );
+  emitConversationChanged(ctx, conversation);
+  ctx.events.emit('unanswered.changed', { conversationId: conversation.id });
+  return 'unsupported-noted';
+}
+
+/** The stored message a provider id refers to, with its conversation. */
+async function storedMessageOf(tx: Executor, accountId: number, externalId: string) {
+  const [row] = await tx
+    .select({ messageId: channelMessages.messageId, conversationId: channelMessages.conversationId })
+    .from(channelMessages)
+    .where(and(eq(channelMessages.messagingAccountId, accountId), eq(channelMessages.externalId, externalId)))
+    .limit(1);
+  return row?.messageId && row.conversationId ? { messageId: row.messageId, conversationId: row.conversationId } : null;
+}
+
+/**
+ * Instagram/Messenger `message_edit`: the stored message takes the new text, the one before is kept
+ * (previousMessage, shown as edited). A turn not yet run reads the new text; one already answered is not
+ * re-run. An edit of a message we never stored is stored as a new message, so it is not lost.
+ */
+async function receiveEdit(ctx: AppContext, account: LiveAccount, event: Extract<InboundEvent, { kind: 'edit' }>, simulated: boolean): Promise<ReceiveOutcome> {
+  const conversation = await ctx.db.transaction(async (tx) => {
+    const target = await storedMessageOf(tx, account.id, event.externalId);
+    if (!target) return null;
+    await lockConversation(tx, target.conversationId);
+    await tx.execute(sql`update ${messages} set previous_message = message, message = ${event.text}, edited_at = ${event.sentAt.toISOString()}::timestamptz
+      where id = ${target.messageId} and message <> ${event.text}`);
+    const [row] = await tx.select({ id: conversations.id, uuid: conversations.uuid }).from(conversations).where(eq(conversations.id, target.conversationId));
+    return row ?? null;
+  });
+  if (!conversation) {
+    return receiveMessage(ctx, account, { kind: 'message', channel: event.channel, accountKey: event.accountKey, senderId: event.senderId, senderName: null, externalId: event.externalId, text: event.text, sentAt: event.sentAt }, simulated);
+  }
+  emitConversationChanged(ctx, conversation);
+  return 'edited';
+}
+
+/** Instagram `is_deleted`: the message stays, marked deleted (shown so, and read so by the agent). */
+async function receiveDelete(ctx: AppContext, account: LiveAccount, event: Extract<InboundEvent, { kind: 'delete' }>): Promise<ReceiveOutcome> {
+  const conversation = await ctx.db.transaction(async (tx) => {
+    const target = await storedMessageOf(tx, account.id, event.externalId);
+    if (!target) return null;
+    await tx.update(messages).set({ deletedAt: sql`coalesce(${messages.deletedAt}, now())` }).where(eq(messages.id, target.messageId));
+    const [row] = await tx.select({ id: conversations.id, uuid: conversations.uuid }).from(conversations).where(eq(conversations.id, target.conversationId));
+    return row ?? null;
+  });
+  if (!conversation) return 'unknown-message';
+  emitConversationChanged(ctx, conversation);
+  return 'deleted';
+}
+
+async function lockConversation(tx: Executor, conversationId: number): Promise<void> {
+  await tx.execute(sql`select id from ${conversations} where id = ${conversationId} for update`);
 }
 
 /** Instagram and Messenger webhooks carry no name: ask the Graph API once, when the prospect is new. */

@@ -39,11 +39,20 @@ const envSchema = z.object({
   /** Days a processed webhook_inbox row (the provider's raw payload) is kept for inspection. */
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(7),
   TRANSCRIBE_MODEL: z.string().default('whisper-1'),
+  /**
+   * Without an LLM the offline demo agent answers web chats and simulated prospects only; a real prospect on a
+   * live channel goes to a person (docs/agent.md). `true` lets it answer them too (a sandbox account's tests).
+   */
+  DEMO_AGENT_ON_LIVE_CHANNELS: z
+    .string()
+    .optional()
+    .transform((v) => v?.trim() === 'true'),
   META_APP_ID: optionalString,
   META_APP_SECRET: optionalString,
   META_VERIFY_TOKEN: optionalString,
   META_GRAPH_URL: url('https://graph.facebook.com'),
-  META_GRAPH_VERSION: z.string().default('v21.0'),
+  /** Graph API version of every Meta call: the current one (v27.0, 2026-11-04); bump it as docs/channels.md says. */
+  META_GRAPH_VERSION: z.string().default('v27.0'),
   INSTAGRAM_APP_ID: optionalString,
   INSTAGRAM_APP_SECRET: optionalString,
   INSTAGRAM_GRAPH_URL: url('https://graph.instagram.com'),

@@ -33,6 +33,9 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     TWILIO_API_URL: 'http://127.0.0.1:9',
     // The channel fakes listen on loopback; outbound-url.test.ts checks the rule with it off.
     ALLOW_PRIVATE_URLS: 'true',
+    // The channel tests run without an LLM and expect the demo agent's replies on their (fake) accounts;
+    // the tests of "no demo text to real people" pass 'false'.
+    DEMO_AGENT_ON_LIVE_CHANNELS: 'true',
     ...env,
   });
   const { app, ctx } = await buildApp({ config, database });

@@ -69,6 +69,7 @@ export function metaEchoPayload(object: 'instagram' | 'page', pageId: string, re
   };
 }
 
+/** A WhatsApp Cloud `messages` webhook (Cloud API webhooks reference, "messages" field). */
 export function whatsAppPayload(phoneNumberId: string, from: string, wamid: string, text: string, name = 'Ana', sentAt = Date.now()) {
   return {
     object: 'whatsapp_business_account',
@@ -110,8 +111,20 @@ export function postTwilioSms(t: TestApp, authToken: string, params: Record<stri
   });
 }
 
-export function smsGatewayEvent(deviceId: string, phoneNumber: string, id: string, message: string) {
-  return { deviceId, event: 'sms:received', id, webhookId: 'wh-1', payload: { message, phoneNumber, simNumber: 1, messageId: id, receivedAt: new Date().toISOString() } };
+/**
+ * An `sms:received` event as the gateway sends it today (android-sms-gateway docs, features/webhooks, and the
+ * server's webhook payload since 2026-02-17): `sender` is the prospect, `recipient` our SIM's number; `format:
+ * 'old'` gives the deprecated `phoneNumber` instead. `messageId` is a content hash there (not unique).
+ */
+export function smsGatewayEvent(deviceId: string, sender: string, id: string, message: string, options: { format?: 'new' | 'old'; messageId?: string } = {}) {
+  const who = options.format === 'old' ? { phoneNumber: sender } : { sender, recipient: '+34600000999' };
+  return {
+    deviceId,
+    event: 'sms:received',
+    id,
+    webhookId: 'wh-1',
+    payload: { messageId: options.messageId ?? 'a1b2c3d4', message, ...who, simNumber: 1, receivedAt: new Date().toISOString() },
+  };
 }
 
 /** Posts an SMS Gateway event signed with hex HMAC-SHA256(key, body + X-Timestamp). */

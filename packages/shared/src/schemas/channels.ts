@@ -26,11 +26,15 @@ export const simulatedSmsGatewayEvent = z.object({
   webhookId: z.string().max(128).optional(),
   payload: z.object({
     message: field('payload.message'),
-    phoneNumber: field('payload.phoneNumber', 64),
+    // The gateway's current payload names the prospect `sender` (and our SIM `recipient`); `phoneNumber` is the
+    // deprecated name of `sender` (android-sms-gateway docs, features/webhooks). One of the two is needed.
+    sender: z.string().min(1).max(64).optional(),
+    recipient: z.string().max(64).optional(),
+    phoneNumber: z.string().min(1).max(64).optional(),
     simNumber: z.number().int().optional(),
     messageId: z.string().max(128).optional(),
     receivedAt: z.string().max(64).optional(),
-  }),
+  }).refine((p) => Boolean(p.sender ?? p.phoneNumber), { message: 'payload.sender (or the older payload.phoneNumber) is required', path: ['sender'] }),
 });
 
 /** POST /api/admin/conversation/{id}/messages/rebuild: how many messages the conversation now holds. */

@@ -129,6 +129,14 @@ export const messageView = z.object({
   role: z.enum(MESSAGE_ROLES),
   message: z.string(),
   dateSent: z.string(),
+  /** The prospect edited it on their channel (Instagram/Messenger): the text before the latest edit, and when. */
+  previousMessage: z.string().nullable().optional(),
+  editedAt: z.string().nullable().optional(),
+  /** The prospect deleted it on their channel: kept, shown as deleted. */
+  deletedAt: z.string().nullable().optional(),
+  /** A voice note or picture we stored: GET /api/conversation/{uuid}/messages/{id}/media serves it. */
+  hasMedia: z.boolean().optional(),
+  mediaType: z.string().nullable().optional(),
 });
 export type MessageView = z.infer<typeof messageView>;
 

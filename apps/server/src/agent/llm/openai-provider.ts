@@ -19,21 +19,32 @@ export function createOpenAiProvider(config: AppConfig): LlmProvider {
     maxRetries: config.LLM_MAX_RETRIES,
   });
   const url = `${baseURL.replace(/\/$/, '')}/chat/completions`;
+  // Models that answered "temperature is not supported" once (an OpenAI-compatible server's own naming).
+  const refusesTemperature = new Set<string>();
 
   return {
     kind: 'openai',
     async complete<T>(request: LlmRequest<T>): Promise<LlmResult<T>> {
       let completion: OpenAI.Chat.Completions.ChatCompletion;
+      const params = {
+        model: request.model,
+        messages: request.messages,
+        response_format: {
+          type: 'json_schema' as const,
+          json_schema: { name: request.answer.name, strict: true, schema: request.answer.schema },
+        },
+      };
+      const withTemperature = request.temperature !== undefined && takesTemperature(request.model) && !refusesTemperature.has(request.model);
       try {
-        completion = await client.chat.completions.create({
-          model: request.model,
-          temperature: request.temperature,
-          messages: request.messages,
-          response_format: {
-            type: 'json_schema',
-            json_schema: { name: request.answer.name, strict: true, schema: request.answer.schema },
-          },
-        });
+        try {
+          completion = await client.chat.completions.create(withTemperature ? { ...params, temperature: request.temperature } : params);
+        } catch (err) {
+          // The documented refusal of reasoning models: 400 {param:"temperature", code:"unsupported_value"} (or
+          // "unsupported_parameter"). Asked again without it, and not sent to this model again.
+          if (!withTemperature || !rejectsTemperature(err)) throw err;
+          refusesTemperature.add(request.model);
+          completion = await client.chat.completions.create(params);
+        }
       } catch (err) {
         throw new LlmError(describeSdkError(err, url));
       }
@@ -68,6 +79,19 @@ export function createOpenAiProvider(config: AppConfig): LlmProvider {
       };
     },
   };
+}
+
+/**
+ * Reasoning models (o1/o3/o4-mini, gpt-5 family) take only the default temperature: it is not sent to them
+ * (third-party-facts.md "OpenAI REST"; developers.openai.com latest-model guide). Other names send it, and a
+ * server that refuses it is handled by `rejectsTemperature`.
+ */
+export function takesTemperature(model: string): boolean {
+  return !/(^|\/)(o\d|gpt-5)/i.test(model);
+}
+
+function rejectsTemperature(err: unknown): boolean {
+  return err instanceof OpenAI.APIError && err.status === 400 && (err.param === 'temperature' || /'temperature'/.test(err.message));
 }
 
 /** Turns an SDK error into the stored error shape; never includes the API key. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { graphError, httpError, networkError, scrub, secretsOf, twilioError } from './errors.ts';
 
-const call = (url = 'https://graph.facebook.com/v21.0/me/messages') => ({ method: 'POST', url, secrets: secretsOf('EAAsecret-token') });
+const call = (url = 'https://graph.facebook.com/v27.0/me/messages') => ({ method: 'POST', url, secrets: secretsOf('EAAsecret-token') });
 
 describe('send error classification', () => {
   it.each([
@@ -36,7 +36,7 @@ describe('send error classification', () => {
       code: '10/2018278',
       status: 400,
       method: 'POST',
-      url: 'https://graph.facebook.com/v21.0/me/messages',
+      url: 'https://graph.facebook.com/v27.0/me/messages',
       response: expect.stringContaining('2018278'),
       details: 'fbtrace_id Abc',
     });
@@ -61,8 +61,8 @@ describe('scrub', () => {
     const gateway = secretsOf('user:pa55word-long');
     const basic = Buffer.from('user:pa55word-long').toString('base64');
     expect(scrub(`token EAAsecret-token in text`, ['EAAsecret-token'])).toBe('token [redacted] in text');
-    expect(scrub('https://graph.facebook.com/v21.0/1/messages?after=QQ&access_token=EAAother&limit=2', [])).toBe(
-      'https://graph.facebook.com/v21.0/1/messages?after=QQ&access_token=[redacted]&limit=2',
+    expect(scrub('https://graph.facebook.com/v27.0/1/messages?after=QQ&access_token=EAAother&limit=2', [])).toBe(
+      'https://graph.facebook.com/v27.0/1/messages?after=QQ&access_token=[redacted]&limit=2',
     );
     expect(scrub(`Authorization: Basic ${basic} / password pa55word-long`, gateway)).not.toMatch(/pa55word|cGE1NXdvcmQ/);
     expect(scrub('Bearer abc.def-ghi', [])).toBe('Bearer [redacted]');

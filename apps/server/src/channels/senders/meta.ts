@@ -30,17 +30,21 @@ export const messengerSender = metaMessagesSender({ unit: 'chars', max: 2000 });
 
 /**
  * WhatsApp Cloud: `POST /{version}/{phone_number_id}/messages` with the system-user token. Inside 24 h a text
- * message; outside, the account's approved template (windows.ts picks it).
+ * message; outside, the account's approved template (windows.ts picks it). A prospect known only by a
+ * business-scoped user id (a WhatsApp username user, e.g. `US.13491208655302741918`) is addressed with
+ * `recipient` instead of `to` (Meta's "business-scoped user IDs" guide: `to` takes a phone number, `recipient`
+ * a BSUID or parent BSUID).
  */
 export const whatsAppSender: ChannelSender = {
   limit: { unit: 'chars', max: 4096 },
   async send(endpoints, account, part) {
     const url = `${endpoints.META_GRAPH_URL.replace(/\/+$/, '')}/${endpoints.META_GRAPH_VERSION}/${encodeURIComponent(account.pageId)}/messages`;
+    const address = isPhoneNumber(part.recipientId) ? { to: part.recipientId } : { recipient: part.recipientId };
     const body = part.template
       ? {
           messaging_product: 'whatsapp',
           recipient_type: 'individual',
-          to: part.recipientId,
+          ...address,
           type: 'template',
           template: {
             name: part.template.name,
@@ -48,10 +52,13 @@ export const whatsAppSender: ChannelSender = {
             ...(part.template.components ? { components: part.template.components } : {}),
           },
         }
-      : { messaging_product: 'whatsapp', recipient_type: 'individual', to: part.recipientId, type: 'text', text: { body: part.text } };
+      : { messaging_product: 'whatsapp', recipient_type: 'individual', ...address, type: 'text', text: { body: part.text } };
     const answer = await graphCall<{ messages?: { id?: string }[] }>('POST', url, account.accessToken, body);
     const id = answer.messages?.[0]?.id;
     if (!id) throw configError('WhatsApp accepted the message but answered no message id.', 'NO_MESSAGE_ID');
     return { externalId: id };
   },
 };
+
+/** A wa_id / phone number (digits, maybe a leading +), as opposed to a business-scoped user id ("US.1349…"). */
+const isPhoneNumber = (id: string) => /^\+?\d+$/.test(id);

@@ -32,6 +32,11 @@ export const prospects = pgTable(
     /** Instagram/Messenger scoped id, WhatsApp/SMS phone number, … */
     externalId: text().notNull(),
     name: text(),
+    /**
+     * WhatsApp: the business-scoped user id (BSUID, `from_user_id`) when the prospect is keyed by phone, or the
+     * same as externalId when they came without a phone; a later message with either id continues the prospect.
+     */
+    scopedUserId: text(),
     /** Created by the webhook simulator: replies are stored and shown but never sent to a real network. */
     simulated: boolean().notNull().default(false),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
@@ -40,6 +45,9 @@ export const prospects = pgTable(
     // A sender id used in the webhook simulator and the real person with that id are two prospects: a
     // simulated row never captures a real person's messages (whose replies would then never be sent).
     unique('prospects_account_external_simulated_unique').on(t.messagingAccountId, t.externalId, t.simulated),
+    uniqueIndex('prospects_account_scoped_user_unique')
+      .on(t.messagingAccountId, t.scopedUserId, t.simulated)
+      .where(sql`${t.scopedUserId} is not null`),
     // Target of conversations' (prospect_id, messaging_account_id) foreign key.
     unique('prospects_id_messaging_account_id_unique').on(t.id, t.messagingAccountId),
   ],
@@ -165,6 +173,14 @@ export const messages = pgTable(
     externalId: text(),
     /** True when a person (not the AI) wrote this AGENT message. */
     writtenByHuman: boolean().notNull().default(false),
+    /** The prospect edited this message (Instagram/Messenger message_edit): the text before the latest edit. */
+    previousMessage: text(),
+    editedAt: timestamp({ withTimezone: true }),
+    /** The prospect deleted this message on their side; it stays, shown as deleted. */
+    deletedAt: timestamp({ withTimezone: true }),
+    /** A voice note or picture the prospect sent, stored by us (lib/storage.ts key) with its media type. */
+    mediaKey: text(),
+    mediaType: text(),
   },
   (t) => [
     index().on(t.conversationId, t.dateSent, t.id),

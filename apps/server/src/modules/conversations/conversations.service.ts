@@ -325,7 +325,7 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
     prospectId: detail.prospectId,
     Prospect: detail.prospect && detail.account ? { ...detail.prospect, messagingAccount: detail.account } : null,
     // dateSent is already ISO 8601 in UTC to the millisecond (to_char truncates microseconds, as Date did).
-    messages: detail.messages ?? [],
+    messages: (detail.messages ?? []).map(withChannelMarks),
     canAdminister,
     aiPaused: detail.aiPaused,
     isDemoAgent: !ctx.config.OPENAI_API_KEY,
@@ -349,7 +349,17 @@ interface StoredDetail {
   prospect: { uuid: string; name: string | null } | null;
   account: { id: number; pageName: string; type: AccountType } | null;
   phases: { index: number; prompt: string }[] | null;
-  messages: { id: number; role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; message: string; dateSent: string }[] | null;
+  messages: {
+    id: number;
+    role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
+    message: string;
+    dateSent: string;
+    previousMessage?: string | null;
+    editedAt?: string | null;
+    deletedAt?: string | null;
+    hasMedia?: boolean;
+    mediaType?: string | null;
+  }[] | null;
   granted: boolean;
 }
 
@@ -382,7 +392,11 @@ function prepareDetail(db: Db) {
     'phases', (select json_agg(json_build_object('index', ${cp.index}, 'prompt', ${cp.prompt}) order by ${cp.index})
       from ${cp} where ${cp.conversationTypeId} = ${c.conversationTypeId}),
     'messages', (select json_agg(json_build_object('id', ${m.id}, 'role', ${m.role}, 'message', ${m.message},
-        'dateSent', to_char(${m.dateSent} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by ${m.dateSent}, ${m.id})
+        'dateSent', to_char(${m.dateSent} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'previousMessage', ${m.previousMessage},
+        'editedAt', to_char(${m.editedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'deletedAt', to_char(${m.deletedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'hasMedia', ${m.mediaKey} is not null, 'mediaType', ${m.mediaType}) order by ${m.dateSent}, ${m.id})
       from ${m} where ${m.conversationId} = ${c.id}),
     'granted', ${grantedAccountSql(sql.placeholder('userId'), c.messagingAccountId)})`;
   return db
@@ -393,6 +407,17 @@ function prepareDetail(db: Db) {
     .leftJoin(a, eq(a.id, p.messagingAccountId))
     .where(eq(c.uuid, sql.placeholder('uuid')))
     .limit(1);
+}
+
+/** A message with only the channel marks it has (edited, deleted, stored media): plain messages stay as before. */
+function withChannelMarks(m: NonNullable<StoredDetail['messages']>[number]) {
+  const { previousMessage, editedAt, deletedAt, hasMedia, mediaType, ...plain } = m;
+  return {
+    ...plain,
+    ...(editedAt ? { editedAt, previousMessage: previousMessage ?? null } : {}),
+    ...(deletedAt ? { deletedAt } : {}),
+    ...(hasMedia ? { hasMedia: true, mediaType: mediaType ?? null } : {}),
+  };
 }
 
 /** A json column: node-postgres and PGlite parse it, a driver that does not hands over the text. */

@@ -6,6 +6,7 @@ import { conversationTypes } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
 import { type GhlFake, startGhlFake } from '../../test/fakes/ghl-fake.ts';
+import { ghlWaits } from './ghl.client.ts';
 
 let fake: GhlFake;
 let t: TestApp;
@@ -193,22 +194,38 @@ describe('pipelines and contacts of a bare "GHL" type (GHL_API_KEY, GHL_LOCATION
     expect(fake.requests.filter((r) => r.path === '/opportunities/pipelines')).toHaveLength(4);
   });
 
-  it('retries a 429 after the wait its rate-limit headers ask for, and answers 429 when the wait is too long', async () => {
-    const id = await createType('"GHL"');
-    fake.failNext(429, 1, { retryAfterIntervalMs: 20 });
-    const retried = await call(`/api/admin/conversation-type/${id}/pipelines`);
-    expect(retried.statusCode, retried.body).toBe(200);
-    expect(fake.requests).toHaveLength(2);
+  it('retries a 429 after the wait its rate-limit headers ask for (the 10 s window too), and answers 429 when the wait is longer', async () => {
+    const waits: number[] = [];
+    const realSleep = ghlWaits.sleep;
+    ghlWaits.sleep = async (ms: number) => void waits.push(ms);
+    try {
+      const id = await createType('"GHL"');
+      fake.failNext(429, 1, { retryAfterIntervalMs: 20 });
+      const retried = await call(`/api/admin/conversation-type/${id}/pipelines`);
+      expect(retried.statusCode, retried.body).toBe(200);
+      expect(fake.requests).toHaveLength(2);
 
-    fake.requests.length = 0;
-    fake.failNext(429, 1, { retryAfterIntervalMs: 10_000 });
-    const limited = await call(`/api/admin/conversation-type/${id}/pipelines`);
-    expect(limited.statusCode).toBe(429);
-    expect(limited.json()).toEqual({
-      code: 'CRM_RATE_LIMITED',
-      error: "GoHighLevel's rate limit (100 requests per 10 seconds) was reached. Please try again in 10 seconds.",
-    });
-    expect(fake.requests).toHaveLength(1);
+      // GoHighLevel's documented burst window: 100 requests per 10 s. The user sees no error.
+      fake.requests.length = 0;
+      waits.length = 0;
+      fake.failNext(429, 1, { retryAfterIntervalMs: 10_000 });
+      const windowed = await call(`/api/admin/conversation-type/${id}/pipelines`);
+      expect(windowed.statusCode, windowed.body).toBe(200);
+      expect(waits).toEqual([10_000]);
+      expect(fake.requests).toHaveLength(2);
+
+      fake.requests.length = 0;
+      fake.failNext(429, 1, { retryAfterIntervalMs: 60_000 });
+      const limited = await call(`/api/admin/conversation-type/${id}/pipelines`);
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json()).toEqual({
+        code: 'CRM_RATE_LIMITED',
+        error: "GoHighLevel's rate limit (100 requests per 10 seconds) was reached. Please try again in 60 seconds.",
+      });
+      expect(fake.requests).toHaveLength(1);
+    } finally {
+      ghlWaits.sleep = realSleep;
+    }
   });
 });
 

@@ -12,8 +12,17 @@ import { redactText } from '../../lib/redact.ts';
 export const GHL_API_VERSION = '2021-07-28';
 /** Retries of one request on 429 (and 5xx/network for reads) before giving up. */
 const MAX_RETRIES = 2;
-/** A 429 that asks us to wait longer than this is answered at once instead of holding the request. */
-const MAX_WAIT_MS = 5_000;
+/**
+ * A 429 is waited out up to GoHighLevel's documented burst window (100 requests per 10 s per location) before
+ * the user sees an error; one that asks for longer than this is answered at once instead of holding the request.
+ */
+const MAX_WAIT_MS = 10_500;
+
+/**
+ * The one place the client waits (backoff, Retry-After): tests replace `sleep` to see the waits asked for
+ * without spending them (a clock seam; no request or answer is faked).
+ */
+export const ghlWaits = { sleep: (ms: number): Promise<unknown> => sleep(ms) };
 const TIMEOUT_MS = 15_000;
 
 export interface GhlCredentials {
@@ -117,7 +126,7 @@ export class GhlClient {
         response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
       } catch (err) {
         if (retriesServerErrors && attempt < MAX_RETRIES) {
-          await sleep(backoffMs(attempt));
+          await ghlWaits.sleep(backoffMs(attempt));
           continue;
         }
         this.ctx.log.warn({ path, err: (err as Error).name }, 'GoHighLevel unreachable');
@@ -136,7 +145,7 @@ export class GhlClient {
       const retryable = response.status === 429 || (retriesServerErrors && response.status >= 500);
       if (retryable && attempt < MAX_RETRIES && wait <= MAX_WAIT_MS) {
         await response.body?.cancel();
-        await sleep(wait);
+        await ghlWaits.sleep(wait);
         continue;
       }
       const message = this.scrub(await errorMessageOf(response));

@@ -70,7 +70,7 @@ describe('GET /api/meta-api/config', () => {
     expect(res.json()).toEqual({
       metaAppId: fake.appId,
       instagramAppId: fake.instagramAppId,
-      facebookDialogUrl: `${fake.baseUrl}/v21.0/dialog/oauth`,
+      facebookDialogUrl: `${fake.baseUrl}/v27.0/dialog/oauth`,
       instagramDialogUrl: `${fake.baseUrl}/oauth/authorize`,
     });
     const none = await bare.request({ method: 'GET', url: '/api/meta-api/config' });
@@ -87,7 +87,7 @@ describe('GET /api/meta-api/connect-url', () => {
     expect(ig.url.searchParams.get('scope')).toContain('instagram_business_manage_messages');
     expect(ig.url.searchParams.get('redirect_uri')).toBe('http://localhost:3000/user/connect-meta-page?type=INSTAGRAM');
     const wa = await startFlow('WHATSAPP', user);
-    expect(wa.url.pathname).toBe('/v21.0/dialog/oauth');
+    expect(wa.url.pathname).toBe('/v27.0/dialog/oauth');
     expect(wa.url.searchParams.get('scope')).toContain('whatsapp_business_messaging');
     expect(wa.url.searchParams.get('response_type')).toBe('code');
     const login = await startFlow('LOGIN');
@@ -303,7 +303,7 @@ describe('POST /api/meta-api/connect-meta-page', () => {
     }
     const listed = (await t.request({ method: 'GET', url: `/api/user/${user.email}/messaging-accounts`, as: user.cookie })).json();
     expect(listed.messagingAccounts.map((a: { messagingAccount: { pageId: string } }) => a.messagingAccount.pageId)).toEqual(fake.pages.map((p) => p.id));
-    expect(fake.requests.filter((r) => r.path === '/v21.0/me/accounts' && r.query.after)).toHaveLength(2);
+    expect(fake.requests.filter((r) => r.path === '/v27.0/me/accounts' && r.query.after)).toHaveLength(2);
   });
 
   it('connects the WhatsApp numbers of the granted Business account', async () => {
@@ -318,7 +318,7 @@ describe('POST /api/meta-api/connect-meta-page', () => {
 
   it("answers 'Error connecting {type} account' on a Graph error, logging the reason and no token", async () => {
     const user = await buildUser(t.ctx);
-    fake.failNext('/v21.0/me/accounts', 400, graphError('(#200) Permissions error', 200));
+    fake.failNext('/v27.0/me/accounts', 400, graphError('(#200) Permissions error', 200));
     const res = await connect('FACEBOOK', user);
     expect(res.statusCode).toBe(502);
     expect(res.json()).toEqual({ error: 'Error connecting FACEBOOK account', code: 'META_CONNECT_FAILED' });
@@ -478,7 +478,7 @@ describe('Instagram through Facebook Login (no Instagram app configured)', () =>
       const user = await buildUser(metaOnly.ctx);
       const start = await metaOnly.request({ method: 'GET', url: '/api/meta-api/connect-url?type=INSTAGRAM', as: user.cookie });
       const url = new URL(start.json().url);
-      expect(url.pathname).toBe('/v21.0/dialog/oauth');
+      expect(url.pathname).toBe('/v27.0/dialog/oauth');
       expect(url.searchParams.get('client_id')).toBe(fake.appId);
       expect(url.searchParams.get('scope')).toContain('instagram_manage_messages');
       fake.pages = [{ id: '200077', name: 'Linked Page', instagram: { id: '17841400000000077', username: 'linked_ig' } }, { id: '200078', name: 'No Instagram' }];
@@ -536,8 +536,8 @@ describe('GET /api/meta-api/page-name', () => {
 
   it('answers the cached name without calling Meta again', async () => {
     const admin = await buildAdmin(t.ctx);
-    const before = fake.requests.filter((r) => r.path === '/v21.0/200009').length;
+    const before = fake.requests.filter((r) => r.path === '/v27.0/200009').length;
     await t.request({ method: 'GET', url: '/api/meta-api/page-name?pageId=200009&type=FACEBOOK', as: admin.cookie });
-    expect(fake.requests.filter((r) => r.path === '/v21.0/200009').length).toBe(before);
+    expect(fake.requests.filter((r) => r.path === '/v27.0/200009').length).toBe(before);
   });
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -9,7 +9,11 @@ import type { AddressInfo } from 'node:net';
  *  - `POST /{v}/{phone_number_id}/messages` (WhatsApp Cloud) → `{messaging_product, contacts, messages:[{id}]}`;
  *  - `GET /{v}/{page-or-ig-id}/conversations?platform&user_id&fields=messages{…}` and `GET /{v}/{conversation-id}/messages`,
  *    newest first, paged with `paging.next` links that carry the token in the query as Meta's do;
- *  - `GET /{v}/{id}?fields=name,username` for prospects' names.
+ *  - `GET /{v}/{id}?fields=name,username` for prospects' names;
+ *  - WhatsApp media (Cloud API Media reference): `GET /{v}/{media-id}` → `{messaging_product, url, mime_type,
+ *    sha256, file_size, id}`, and `GET {url}` with the same Bearer token → the bytes (401 without it);
+ *  - Instagram/Messenger attachment CDN files (`cdnFile`), served at a plain URL as Meta's signed CDN URLs are.
+ * WhatsApp sends take `to` (a phone number) or `recipient` (a business-scoped user id, Meta's BSUID guide).
  * The token is accepted as a Bearer header or an `access_token` query parameter; an unknown one answers code 190.
  * Errors are Graph's `{"error":{message,type,code,error_subcode,fbtrace_id}}`. Failures are scripted with
  * `failNext` (sends or history), or the connection is cut with `dropNext`.
@@ -61,6 +65,10 @@ export interface MetaGraphFake {
   dropNext(times?: number): void;
   /** Forgets the recorded requests and sends and any scripted failure not used yet. */
   reset(): void;
+  /** A WhatsApp media object: its id for a webhook's `audio.id` / `image.id`. */
+  addMedia(bytes: Buffer, mimeType: string): string;
+  /** An Instagram/Messenger attachment file: its CDN URL for a webhook's `attachments[].payload.url`. */
+  cdnFile(bytes: Buffer, mimeType: string): string;
   close(): Promise<void>;
 }
 
@@ -99,6 +107,7 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
   const conversations: { id: string; pageId: string; userId: string; messages: GraphThreadMessage[] }[] = [];
   const failures: Record<'send' | 'history', (GraphFailure | null)[]> = { send: [], history: [] };
   const sent: { path: string; body: Record<string, unknown>; token: string | null }[] = [];
+  const media = new Map<string, { bytes: Buffer; mimeType: string }>();
   let drops = 0;
 
   const fake: MetaGraphFake = {
@@ -113,6 +122,16 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
       return id;
     },
     sends: () => sent,
+    addMedia(bytes, mimeType) {
+      const id = String(100000000000000 + media.size + Math.floor(Math.random() * 1e9));
+      media.set(id, { bytes, mimeType });
+      return id;
+    },
+    cdnFile(bytes, mimeType) {
+      const id = `cdn${randomBytes(6).toString('hex')}`;
+      media.set(id, { bytes, mimeType });
+      return `${fake.url}/cdn/${id}?oh=signed&oe=expires`;
+    },
     failNext(target, failure, times = 1, options = {}) {
       // A null entry lets one request through: the scripted failures follow it.
       for (let i = 0; i < (options.after ?? 0); i += 1) failures[target].push(null);
@@ -166,6 +185,21 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
     };
     const fail = (failure: GraphFailure) => send(statusOf(failure), graphErrorBody(failure));
 
+    const file = /^\/(cdn|media-download)\/([^/]+)$/.exec(url.pathname);
+    if (method === 'GET' && file) {
+      const found = media.get(file[2]);
+      // The WhatsApp download URL needs the Bearer token (Cloud API: "Download media"); the CDN URL is signed.
+      if (file[1] === 'media-download' && (!token || !tokens.has(token))) {
+        res.writeHead(401, { 'content-type': 'text/plain' });
+        return void res.end('Unauthorized');
+      }
+      if (!found) {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        return void res.end('Not Found');
+      }
+      res.writeHead(200, { 'content-type': found.mimeType, 'content-length': found.bytes.length });
+      return void res.end(found.bytes);
+    }
     const versioned = /^\/(v\d+\.\d+)(\/.*)$/.exec(url.pathname);
     if (!versioned) return fail({ code: 2500, message: `Unknown path components: ${url.pathname}`, type: 'OAuthException', status: 400 });
     const [, version, rest] = versioned;
@@ -191,8 +225,9 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
       }
       // WhatsApp Cloud: /{phone_number_id}/messages
       if (payload.messaging_product !== 'whatsapp') return fail({ code: 100, message: '(#100) The parameter messaging_product is required.' });
-      const to = payload.to;
+      const to = payload.to ?? payload.recipient;
       if (typeof to !== 'string' || !to) return fail({ code: 100, message: '(#100) The parameter to is required.' });
+      if (payload.to !== undefined && !/^\+?\d+$/.test(to)) return fail({ code: 100, message: '(#100) Invalid parameter: to must be a phone number; use recipient for a business-scoped user id.' });
       if (payload.type === 'text') {
         const text = (payload.text as { body?: string } | undefined)?.body;
         if (typeof text !== 'string' || !text) return fail({ code: 100, message: '(#100) The parameter text[body] is required.' });
@@ -204,7 +239,8 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
         return fail({ code: 100, message: `(#100) Unsupported message type ${String(payload.type)}` });
       }
       sent.push({ path: url.pathname, body: payload, token });
-      return send(200, { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to.replace(/^\+/, '') }], messages: [{ id: `wamid.${randomBytes(18).toString('base64url')}` }] });
+      const contact = payload.to !== undefined ? { input: to, wa_id: to.replace(/^\+/, '') } : { input: to, user_id: to };
+      return send(200, { messaging_product: 'whatsapp', contacts: [contact], messages: [{ id: `wamid.${randomBytes(18).toString('base64url')}` }] });
     }
 
     if (method === 'GET') {
@@ -249,6 +285,17 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
         });
       }
       const node = /^\/([^/]+)$/.exec(rest);
+      const mediaObject = node ? media.get(node[1]) : undefined;
+      if (node && mediaObject) {
+        return send(200, {
+          messaging_product: 'whatsapp',
+          url: `http://${req.headers.host}/media-download/${node[1]}`,
+          mime_type: mediaObject.mimeType,
+          sha256: createHash('sha256').update(mediaObject.bytes).digest('hex'),
+          file_size: mediaObject.bytes.length,
+          id: node[1],
+        });
+      }
       if (node) {
         const known = names.get(node[1]);
         if (!known) return fail({ code: 100, message: `(#100) Unsupported get request. Object with ID '${node[1]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.` });

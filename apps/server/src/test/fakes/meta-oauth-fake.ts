@@ -109,7 +109,7 @@ export class MetaOAuthFake {
     if (record) record.valid = false;
   }
 
-  /** The next request to `path` (e.g. '/oauth/access_token', '/v21.0/me/accounts') fails with this answer. */
+  /** The next request to `path` (e.g. '/oauth/access_token', '/v27.0/me/accounts') fails with this answer. */
   failNext(path: string, status: number, body: unknown = graphError('An unknown error has occurred.', 1)): void {
     const list = this.failures.get(path) ?? [];
     list.push({ status, body });

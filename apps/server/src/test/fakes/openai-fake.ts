@@ -42,6 +42,11 @@ export class OpenAiFake {
   latencyMs = 0;
   /** Per-call think time instead of latencyMs (e.g. a slow tail for benchmarks); null = latencyMs. */
   delay: ((request: FakeChatRequest) => number) | null = null;
+  /**
+   * Models that refuse a temperature other than 1 as OpenAI's reasoning models do (400, param "temperature",
+   * code "unsupported_value"; developers.openai.com, reasoning models / latest-model guide).
+   */
+  rejectsTemperature: RegExp | null = null;
   private readonly handlers = new Map<string, FakeHandler>();
   private readonly queued = new Map<string, FakeHandler[]>();
   private readonly hanging = new Set<ServerResponse>();
@@ -84,6 +89,7 @@ export class OpenAiFake {
     this.requests.length = 0;
     this.latencyMs = 0;
     this.delay = null;
+    this.rejectsTemperature = null;
   }
 
   count(schemaName: string): number {
@@ -123,6 +129,16 @@ export class OpenAiFake {
       authorization: req.headers.authorization,
     };
     this.requests.push(request);
+    if (this.rejectsTemperature?.test(body.model) && body.temperature !== undefined && body.temperature !== 1) {
+      return this.send(res, 400, {
+        error: {
+          message: `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`,
+          type: 'invalid_request_error',
+          param: 'temperature',
+          code: 'unsupported_value',
+        },
+      });
+    }
     const name = request.schemaName ?? 'plain';
     const handler = this.queued.get(name)?.shift() ?? this.handlers.get(name) ?? this.handlers.get('*');
     const reply: FakeReply = handler ? await handler(request) : { json: DEFAULT_ANSWERS[name] ?? {} };

@@ -3,9 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /**
- * A loopback stand-in for the SMS Gateway for Android 3rd-party API (what the `android-sms-gateway` client
- * calls; third-party-facts.md): `POST {url}/3rdparty/v1/message` with Basic login:password and
- * `{message | textMessage:{text}, phoneNumbers}` → 202 `{id, state, recipients}`; `GET …/message/{id}`.
+ * A loopback stand-in for the SMS Gateway for Android 3rd-party API (source: the gateway server's
+ * `/3rdparty/v1` handlers and docs, android-sms-gateway/server; third-party-facts.md): `POST
+ * {url}/3rdparty/v1/messages` (current) and the deprecated `POST …/message`, Basic login:password, body
+ * `{textMessage:{text} | message, phoneNumbers}` → 202 `{id, state, recipients}`; `GET …/messages/{id}`.
  * Wrong credentials → 401; bad body → 400 `{message}`. Failures are scripted with `failNext`, a cut
  * connection with `dropNext`. The account config's baseUrl is `baseUrl`.
  */
@@ -66,7 +67,7 @@ export async function startSmsGatewayFake(options: { login: string; password: st
     };
     if (!authorized) return send(401, { message: 'Unauthorized' });
 
-    if (req.method === 'POST' && path === '/3rdparty/v1/message') {
+    if (req.method === 'POST' && (path === '/3rdparty/v1/messages' || path === '/3rdparty/v1/message')) {
       const failure = failures.shift();
       if (failure) return send(failure.status, { message: failure.message });
       const request = (body && typeof body === 'object' ? body : {}) as { message?: unknown; textMessage?: { text?: unknown }; phoneNumbers?: unknown };
@@ -78,7 +79,7 @@ export async function startSmsGatewayFake(options: { login: string; password: st
       messages.push(message);
       return send(202, { id: message.id, state: 'Pending', isHashed: false, isEncrypted: false, recipients: phoneNumbers.map((phoneNumber) => ({ phoneNumber, state: 'Pending' })) });
     }
-    const state = /^\/3rdparty\/v1\/message\/([^/]+)$/.exec(path);
+    const state = /^\/3rdparty\/v1\/messages?\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && state) {
       const message = messages.find((m) => m.id === state[1]);
       if (!message) return send(404, { message: 'message not found' });

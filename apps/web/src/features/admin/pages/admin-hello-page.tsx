@@ -1,4 +1,5 @@
-import { Anchor, Box, Card, Group, SimpleGrid, Text, ThemeIcon } from '@mantine/core';
+import { Alert, Anchor, Box, Card, Group, SimpleGrid, Text, ThemeIcon } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
 import {
   IconAlertTriangle,
   IconCalculator,
@@ -14,6 +15,7 @@ import {
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
+import { api } from '../../../lib/api-client.ts';
 
 /** Spec §2.3: the admin actions, in the spec's order, each with a line saying what it is for. */
 const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Icon }> = [
@@ -29,9 +31,18 @@ const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Ic
 ];
 
 export default function AdminHelloPage() {
+  // Issue 19: without an LLM the agent answers only web chats and simulated prospects; say so up front.
+  const health = useQuery({ queryKey: ['health'], queryFn: () => api.get<{ llm?: string }>('/api/health'), staleTime: 60_000 });
   return (
     <>
       <PageTitle>Admin</PageTitle>
+      {health.data?.llm === 'offline-demo' && (
+        // Title in the body's text colour: orange text on the light orange ground would miss AA contrast.
+        <Alert color="orange" mb="md" title="The agent has no LLM" data-testid="no-llm" styles={{ title: { color: 'var(--mantine-color-text)' } }}>
+          OPENAI_API_KEY is not set, so the offline demo agent answers web chats and simulated prospects only. Real prospects on
+          live channels go to &quot;needs a person&quot; (listed under Unanswered conversations) until an LLM is configured.
+        </Alert>
+      )}
       <SimpleGrid component="ul" aria-label="Admin actions" cols={{ base: 1, sm: 2, lg: 3 }} spacing="md" p={0} m={0} style={{ listStyle: 'none' }}>
         {ACTIONS.map(({ to, label, text, icon: ActionIcon }) => (
           <Box component="li" key={to}>

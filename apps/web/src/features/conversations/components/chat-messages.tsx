@@ -15,6 +15,8 @@ export interface ChatMessagesProps {
   selected: Set<number>;
   onToggle(id: number): void;
   onEdit(messageId: number, text: string): Promise<boolean>;
+  /** Where a message's stored voice note or picture is served (GET /api/conversation/{uuid}/messages/{id}/media). */
+  mediaUrl?(messageId: number): string;
 }
 
 /** Chat bubbles: the viewer's own side on the right. */
@@ -80,7 +82,7 @@ export function ChatMessages(props: ChatMessagesProps) {
               </Text>
             </Stack>
           ) : (
-            <Text style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.message}</Text>
+            <MessageBody message={m} mediaUrl={props.mediaUrl?.(m.id) ?? null} />
           )}
         </Bubble>
       ))}
@@ -131,5 +133,42 @@ function Bubble(props: {
         {props.children}
       </Paper>
     </Box>
+  );
+}
+
+/**
+ * A message's text with what the channel told us about it (issue 19): a voice note playable and a picture
+ * shown from our own storage, "edited" with the earlier text, "deleted by the prospect"; a SYSTEM note is
+ * the product's own remark (e.g. something the channel cannot show).
+ */
+function MessageBody({ message: m, mediaUrl }: { message: MessageView; mediaUrl: string | null }) {
+  const deleted = Boolean(m.deletedAt);
+  return (
+    <Stack gap={4}>
+      {m.hasMedia && mediaUrl && m.mediaType?.startsWith('audio/') && (
+        <audio controls preload="none" src={mediaUrl} aria-label="Voice note" data-testid="message-audio" style={{ maxWidth: '100%' }} />
+      )}
+      {m.hasMedia && mediaUrl && m.mediaType?.startsWith('image/') && (
+        <a href={mediaUrl} target="_blank" rel="noreferrer">
+          <img src={mediaUrl} alt="Picture the prospect sent" loading="lazy" data-testid="message-image" style={{ maxWidth: '100%', maxHeight: 320, borderRadius: 8 }} />
+        </a>
+      )}
+      <Text
+        style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', textDecoration: deleted ? 'line-through' : undefined }}
+        c={deleted ? 'dimmed' : undefined}
+      >
+        {m.message}
+      </Text>
+      {m.editedAt && (
+        <Text size="xs" c="dimmed" data-testid="message-edited" title={m.previousMessage ? `Before: ${m.previousMessage}` : undefined}>
+          Edited by the prospect{m.previousMessage ? ` (before: “${m.previousMessage}”)` : ''}
+        </Text>
+      )}
+      {deleted && (
+        <Text size="xs" c="red" data-testid="message-deleted">
+          Deleted by the prospect
+        </Text>
+      )}
+    </Stack>
   );
 }

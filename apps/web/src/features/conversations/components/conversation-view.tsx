@@ -272,6 +272,7 @@ export function ConversationView(props: ConversationViewProps) {
         ))}
       <ChatMessages
         messages={c.messages}
+        mediaUrl={(id) => `/api/conversation/${c.uuid}/messages/${id}/media`}
         initialMessage={c.ConversationType?.initialMessage ?? null}
         hasProspect={c.Prospect !== null}
         canAdminister={admin}
