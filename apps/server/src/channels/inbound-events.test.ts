@@ -96,6 +96,53 @@ describe('parseMetaPayload', () => {
     ]);
   });
 
+  it('keeps a quick reply payload with its text, reads a standby item, and a voice note as media (Messenger webhooks reference)', () => {
+    const events = parseMetaPayload({
+      object: 'page',
+      entry: [
+        {
+          id: 'P1',
+          messaging: [{ sender: { id: 'u1' }, recipient: { id: 'P1' }, timestamp: 1, message: { mid: 'q1', text: 'Red', quick_reply: { payload: 'COLOR_RED' } } }],
+          standby: [
+            { sender: { id: 'u1' }, recipient: { id: 'P1' }, timestamp: 2, message: { mid: 'a1', attachments: [{ type: 'audio', payload: { url: 'https://cdn.fbsbx.com/v.mp4' } }] } },
+          ],
+        },
+      ],
+    });
+    expect(events).toEqual([
+      expect.objectContaining({ kind: 'message', externalId: 'q1', text: 'Red [payload: COLOR_RED]' }),
+      expect.objectContaining({ kind: 'message', externalId: 'a1', text: '[voice note]', standby: true, media: [{ kind: 'audio', source: { url: 'https://cdn.fbsbx.com/v.mp4' }, mimeType: null }] }),
+    ]);
+  });
+
+  it('reads a WhatsApp username user (business-scoped id, no phone) and an unsupported message as a note', () => {
+    const events = parseMetaPayload({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: 'WABA',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                metadata: { phone_number_id: 'PN1' },
+                contacts: [{ profile: { username: 'ana.b' }, user_id: 'US.13491208655302741918' }],
+                messages: [
+                  { from_user_id: 'US.13491208655302741918', id: 'w1', timestamp: '1700000000', type: 'text', text: { body: 'Hola' } },
+                  { from_user_id: 'US.13491208655302741918', id: 'w2', timestamp: '1700000001', type: 'unsupported', errors: [{ code: 131051, title: 'Message type unknown' }] },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    expect(events).toEqual([
+      expect.objectContaining({ kind: 'message', senderId: 'US.13491208655302741918', senderUserId: 'US.13491208655302741918', senderName: '@ana.b', text: 'Hola' }),
+      expect.objectContaining({ kind: 'unsupported', externalId: 'w2', reason: 'unsupported: Message type unknown' }),
+    ]);
+  });
+
   it('gives nothing for unknown objects and malformed items instead of throwing', () => {
     expect(parseMetaPayload({ object: 'user', entry: [] })).toEqual([]);
     expect(parseMetaPayload({ object: 'page', entry: [null, 3, { messaging: [null, { message: 'x' }] }] })).toEqual([]);

@@ -97,6 +97,8 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('webhooks under kill -9 and with t
         LOG_LEVEL: 'warn',
         DATA_DIR: `/tmp/sales-agent-faults-${process.pid}-${port}`,
         WEB_DIST_DIR: '/nonexistent',
+        // No LLM here: the demo agent's replies are what the test counts (docs/agent.md, no demo text to real people).
+        DEMO_AGENT_ON_LIVE_CHANNELS: 'true',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
