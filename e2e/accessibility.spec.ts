@@ -40,6 +40,7 @@ const openRoutes = (f: Fixtures) => [
   '/login',
   '/register',
   '/set-password?email=someone%40example.com',
+  '/forgot-password',
   '/user/connect-meta-page',
   '/user/meta-login-register-redirect',
   '/user/meta-invite',

@@ -64,6 +64,34 @@ test('log in with Facebook, set a password through the link, log in with it, con
   await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
 });
 
+test('Facebook login into an existing password account asks for that password once, then links it', async ({ page, request }) => {
+  test.slow();
+  // The account exists with a password (registered, not created by Facebook login).
+  const owner = await registerUser(request, FACEBOOK_EMAIL);
+  await page.goto('/login');
+  await page.getByRole('button', { name: 'Continue with Facebook' }).click();
+  await expect(page.getByTestId('meta-login-result')).toContainText('Enter its password once to link your Facebook login');
+  // Not signed in yet.
+  await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
+  await page.getByLabel('Password', { exact: true }).fill('not-the-password');
+  await page.getByRole('button', { name: 'Link Facebook and log in' }).click();
+  await expect(page.getByText('Invalid email or password.')).toBeVisible();
+  await page.getByLabel('Password', { exact: true }).fill(owner.password);
+  await page.getByRole('button', { name: 'Link Facebook and log in' }).click();
+  await expect(page.getByText('Login successful!')).toBeVisible();
+  await expect(page).toHaveURL(`/user/${FACEBOOK_EMAIL}`);
+
+  // Linked: the next Facebook login signs in at once.
+  await page.context().clearCookies();
+  await page.goto('/login');
+  await page.getByRole('button', { name: 'Continue with Facebook' }).click();
+  await expect(page.getByText('Login successful!')).toBeVisible();
+  await expect(page).toHaveURL(`/user/${FACEBOOK_EMAIL}`);
+  await page.getByRole('main').getByRole('button', { name: 'Delete User' }).click();
+  await confirmModal(page, `Delete the user ${FACEBOOK_EMAIL}?`);
+  await expect(page.getByText('User deleted')).toBeVisible();
+});
+
 test('the consent page and the Instagram link target lead into the connect flow', async ({ page, request }) => {
   const user = await registerUser(request);
   await page.goto('/user/meta-invite');

@@ -16,8 +16,11 @@ import { sha256Hex } from '../../lib/crypto.ts';
  */
 export const FREE_ATTEMPTS = 5;
 export const MAX_LOCK_MS = 15 * 60_000;
-/** A count with no attempt for this long starts again from zero. */
-const FORGET_AFTER_MS = 60 * 60_000;
+/**
+ * A count with no attempt for this long starts again from zero. A day, so that pausing cannot buy new free
+ * attempts: at most about 100 guesses a day (one per 15-minute lock) get checked against one account.
+ */
+const FORGET_AFTER_MS = 24 * 60 * 60_000;
 
 export const lockMs = (failures: number) => (failures < FREE_ATTEMPTS ? 0 : Math.min(2 ** (failures - FREE_ATTEMPTS) * 60_000, MAX_LOCK_MS));
 
