@@ -105,6 +105,7 @@ async function scenario(kind: string, web: number, channel: number, fake: OpenAi
     INSTAGRAM_GRAPH_URL: graph.url,
     CHAT_RATE_LIMIT: '1000000',
     CHAT_CONVERSATION_LIMIT: '1000000',
+    ...(process.env.JOB_CONCURRENCY ? { JOB_CONCURRENCY: process.env.JOB_CONCURRENCY } : {}),
     ...fake.env(),
   });
   const { app, ctx } = await buildApp({ config, database });
@@ -248,7 +249,7 @@ async function scenario(kind: string, web: number, channel: number, fake: OpenAi
 async function main() {
   const fake = new OpenAiFake();
   await fake.start();
-  console.log(`calls ${CALL_MS} ms, every ${TAIL_EVERY}th ${TAIL_MS} ms; deadline ${DEADLINE_MS / 1000} s; pool ${POOL}`);
+  console.log(`calls ${CALL_MS} ms, every ${TAIL_EVERY}th ${TAIL_MS} ms; deadline ${DEADLINE_MS / 1000} s; pool ${POOL}; JOB_CONCURRENCY ${process.env.JOB_CONCURRENCY ?? 'default'}`);
   const lines: string[] = [];
   for (const kind of DBS) {
     for (const web of WEB) {
