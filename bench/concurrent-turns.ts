@@ -215,11 +215,6 @@ async function scenario(kind: string, web: number, channel: number, fake: OpenAi
       await sleep(200);
     }
     clearInterval(sampler);
-    if (process.env.BENCH_DEBUG) {
-      console.log('sends', graph.sends().length, JSON.stringify(graph.sends().slice(-2)));
-      console.log((await ctx.db.execute(sql`select status, error_code, last_error, count(*) from outbox group by 1,2,3`) as unknown as { rows: unknown[] }).rows);
-      console.log((await ctx.db.execute(sql`select name, status, last_error, count(*) from jobs group by 1,2,3`) as unknown as { rows: unknown[] }).rows);
-    }
     const times = rows.filter((r) => r.answered).map((r) => new Date(r.answered!).getTime() - started);
     const answered = times.length;
     // Unanswered by the deadline count as the deadline (a lower bound).
