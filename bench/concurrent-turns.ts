@@ -105,6 +105,7 @@ async function scenario(kind: string, web: number, channel: number, fake: OpenAi
     INSTAGRAM_GRAPH_URL: graph.url,
     CHAT_RATE_LIMIT: '1000000',
     CHAT_CONVERSATION_LIMIT: '1000000',
+    ...(process.env.JOB_CONCURRENCY ? { JOB_CONCURRENCY: process.env.JOB_CONCURRENCY } : {}),
     ...fake.env(),
   });
   const { app, ctx } = await buildApp({ config, database });
@@ -214,11 +215,6 @@ async function scenario(kind: string, web: number, channel: number, fake: OpenAi
       await sleep(200);
     }
     clearInterval(sampler);
-    if (process.env.BENCH_DEBUG) {
-      console.log('sends', graph.sends().length, JSON.stringify(graph.sends().slice(-2)));
-      console.log((await ctx.db.execute(sql`select status, error_code, last_error, count(*) from outbox group by 1,2,3`) as unknown as { rows: unknown[] }).rows);
-      console.log((await ctx.db.execute(sql`select name, status, last_error, count(*) from jobs group by 1,2,3`) as unknown as { rows: unknown[] }).rows);
-    }
     const times = rows.filter((r) => r.answered).map((r) => new Date(r.answered!).getTime() - started);
     const answered = times.length;
     // Unanswered by the deadline count as the deadline (a lower bound).
@@ -248,7 +244,7 @@ async function scenario(kind: string, web: number, channel: number, fake: OpenAi
 async function main() {
   const fake = new OpenAiFake();
   await fake.start();
-  console.log(`calls ${CALL_MS} ms, every ${TAIL_EVERY}th ${TAIL_MS} ms; deadline ${DEADLINE_MS / 1000} s; pool ${POOL}`);
+  console.log(`calls ${CALL_MS} ms, every ${TAIL_EVERY}th ${TAIL_MS} ms; deadline ${DEADLINE_MS / 1000} s; pool ${POOL}; JOB_CONCURRENCY ${process.env.JOB_CONCURRENCY ?? 'default'}`);
   const lines: string[] = [];
   for (const kind of DBS) {
     for (const web of WEB) {

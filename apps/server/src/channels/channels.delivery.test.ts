@@ -356,6 +356,8 @@ describe('channel delivery', () => {
       const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100003', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
       twilio.failNext('Messages', { status: 400, code: 21211, message: `The 'To' number is not valid (token ${TWILIO_TOKEN}).` });
       await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770003', To: account.pageId, Body: 'Hi' });
+      // Jobs of different conversations run side by side: the first send meets its scripted failure first.
+      await settle(t.ctx);
       twilio.failNext('Messages', { status: 400, code: 21610 });
       await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770004', To: account.pageId, Body: 'Hi' });
       await settle(t.ctx);

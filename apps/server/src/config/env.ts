@@ -34,8 +34,11 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Retries of one LLM call on 408/409/429/5xx and connection errors (the openai SDK's backoff). */
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
-  /** Jobs one server process runs at the same time (docs/architecture.md "Job runner"); agent turns take at most three quarters. */
-  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * Jobs one server process runs at the same time (docs/architecture.md "Jobs"); slow ones (agent turns) take at
+   * most three quarters. Mostly waiting on an LLM, so sized for many conversations at once (docs/performance.md).
+   */
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(256),
   /** Days a processed webhook_inbox row (the provider's raw payload) is kept for inspection. */
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(7),
   TRANSCRIBE_MODEL: z.string().default('whisper-1'),

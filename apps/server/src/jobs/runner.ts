@@ -31,7 +31,7 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
 /** A claim's lease when the definition names none: a crashed worker's jobs run again after about a minute. */
 export const DEFAULT_LEASE_MS = 60_000;
 /** Jobs one process runs at once when the caller names no number (config JOB_CONCURRENCY). */
-export const DEFAULT_CONCURRENCY = 16;
+export const DEFAULT_CONCURRENCY = 256;
 /** Rows one claim takes at most: small claims leave the rest of a backlog to other (idle) instances. */
 const MAX_CLAIM = 8;
 
