@@ -92,29 +92,39 @@ export async function endSilence(ctx: AppContext, conversationId: number, execut
   return changed > 0;
 }
 
-/** Appends an error to the conversation's entry (created ACTIVE when missing) so it shows in the list. */
+/**
+ * Appends an error to the conversation's entry (created ACTIVE when missing) so it shows in the list. The
+ * entry is made to exist first, then locked (`FOR UPDATE`) while its errors are read and written: two errors
+ * recorded at the same moment (a failed send and a failed turn) both stay, where a read-then-write without
+ * the lock kept only the last one.
+ */
 export async function recordAgentError(
   ctx: AppContext,
   conversationId: number,
   error: AgentErrorRecord,
   executor?: Executor,
 ): Promise<void> {
-  const db = executor ?? ctx.db;
-  const entry = await findUnanswered(ctx, conversationId, db);
   // A provider's message or answer may quote a token or key: stored without it (lib/redact.ts).
   const record = redactDeep({ ...error, at: error.at ?? new Date().toISOString() });
-  if (!entry) {
+  const append = async (db: Executor) => {
     await db
       .insert(unansweredConversations)
-      .values({ conversationId, status: 'ACTIVE', earliestReplyDateTime: new Date(), errors: JSON.stringify([record]) })
+      .values({ conversationId, status: 'ACTIVE', earliestReplyDateTime: new Date(), errors: '[]' })
       .onConflictDoNothing();
-  } else {
+    const [entry] = await db
+      .select()
+      .from(unansweredConversations)
+      .where(eq(unansweredConversations.conversationId, conversationId))
+      .for('update');
+    if (!entry) return;
     const errors = [...readErrors(entry.errors), record].slice(-MAX_ERRORS);
     await db
       .update(unansweredConversations)
       .set({ errors: JSON.stringify(errors), status: 'ACTIVE', updatedAt: new Date() })
       .where(eq(unansweredConversations.id, entry.id));
-  }
+  };
+  if (executor) await append(executor);
+  else await ctx.db.transaction((tx) => append(tx));
   if (!executor) ctx.events.emit('unanswered.changed', { conversationId });
 }
 

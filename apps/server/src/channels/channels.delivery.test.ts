@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversations, messagingAccounts, outbox, prospects } from '../db/schema/index.ts';
+import { conversations, messagingAccounts, outbox, prospects, webhookInbox } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import {
@@ -598,6 +598,22 @@ describe('channel delivery', () => {
     const rows = (await conversationOfProspect(t.ctx, account.id, 'igsid-bigid'))!.outbox;
     expect(rows.map((o) => [o.status, Number(o.messageId) > 2 ** 31])).toEqual([['SENT', false], ['SENT', true]]);
     expect(textsTo(graph, 'igsid-bigid')).toContain('A message with a big id.');
+  });
+
+  it('one poison event does not fail the other events of its webhook payload: they are answered, the failing one is recorded', async () => {
+    const account = await instagram();
+    const poison = metaMessagePayload('instagram', account.pageId, 'igsid-poison', unique('mid'), 'Broken', 1e20);
+    const good = metaMessagePayload('instagram', account.pageId, 'igsid-healthy', unique('mid'), 'Hello');
+    const payload = { object: 'instagram', entry: [...poison.entry, ...good.entry] };
+    expect((await postMeta(t, payload)).statusCode).toBe(200);
+    await settle(t.ctx);
+    const healthy = await conversationOfProspect(t.ctx, account.id, 'igsid-healthy');
+    expect(healthy!.messages.map((m) => m.role)).toEqual(['PROSPECT', 'AGENT']);
+    expect(healthy!.outbox.map((o) => o.status)).toEqual(['SENT']);
+    expect(await conversationOfProspect(t.ctx, account.id, 'igsid-poison')).toBeNull();
+    const [row] = await t.ctx.db.select().from(webhookInbox).where(sql`${webhookInbox.payload}::text like '%igsid-poison%'`);
+    expect(row.processedAt).toBeNull();
+    expect(row.error).toMatch(/^event 1 of 2 \(message /);
   });
 
   describe('the outbox never sticks (issue 18 item 3)', () => {

@@ -49,8 +49,11 @@ interface OutboxRow {
   orphaned_before: (number | string)[] | null;
 }
 
-/** How long a row waits behind a predecessor that is being sent right now, unless its end wakes it sooner. */
-const WAIT_BEHIND_RUNNING_MS = 30_000;
+/**
+ * How long a row waits behind a predecessor that is being sent right now, unless its end wakes it sooner (the
+ * wake can miss a row that was deciding to wait at that very moment: this bounds the delay then).
+ */
+const WAIT_BEHIND_RUNNING_MS = 5_000;
 
 /**
  * Sends one outbox row through its channel (DESIGN.md §7, docs/channels.md): split to the channel's limit,

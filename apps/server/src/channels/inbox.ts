@@ -95,16 +95,20 @@ async function storeBatch(ctx: AppContext, requests: InboundRequest[]): Promise<
  */
 export async function markInboxProcessed(ctx: AppContext, inboxId: number, externalIds: string[]): Promise<void> {
   const ids = externalIds.length > 0 ? sql.join(externalIds.map((id) => sql`${id}`), sql`, `) : null;
+  // Scalar subqueries, not `update … from link`: an event that stored no channel message (a status, a read
+  // receipt) finds no link row, and the inbox row must still be marked processed (and keep its links).
+  const link = ids
+    ? sql`(
+        select cm.messaging_account_id, cm.conversation_id, c.prospect_id
+        from channel_messages cm left join conversations c on c.id = cm.conversation_id
+        where cm.external_id in (${ids})
+        order by cm.conversation_id nulls last
+        limit 1)`
+    : null;
   await ctx.db.execute(sql`
-    update webhook_inbox w set processed_at = now()${ids ? sql`,
-      messaging_account_id = coalesce(link.messaging_account_id, w.messaging_account_id),
-      conversation_id = link.conversation_id, prospect_id = link.prospect_id
-    from (
-      select cm.messaging_account_id, cm.conversation_id, c.prospect_id
-      from channel_messages cm left join conversations c on c.id = cm.conversation_id
-      where cm.external_id in (${ids})
-      order by cm.conversation_id nulls last
-      limit 1
-    ) link` : sql``}
+    update webhook_inbox w set processed_at = now(), error = null${link ? sql`,
+      messaging_account_id = coalesce((select l.messaging_account_id from ${link} l), w.messaging_account_id),
+      conversation_id = coalesce((select l.conversation_id from ${link} l), w.conversation_id),
+      prospect_id = coalesce((select l.prospect_id from ${link} l), w.prospect_id)` : sql``}
     where w.id = ${inboxId}`);
 }

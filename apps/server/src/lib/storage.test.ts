@@ -77,6 +77,32 @@ describe('createStorage', () => {
   });
 });
 
+describe('S3Storage timeouts', () => {
+  it('fails a request to an object store that accepts the connection but never answers, instead of hanging', async () => {
+    const { createServer } = await import('node:net');
+    const sockets: import('node:net').Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const { S3Storage } = await import('./storage.ts');
+    const storage = new S3Storage({
+      bucket: 'b',
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${port}`,
+      accessKeyId: 'k',
+      secretAccessKey: 's',
+      incomingDir: mkdtempSync(path.join(tmpdir(), 's3-timeout-')),
+      timeoutMs: 200,
+    });
+    try {
+      await expect(storage.size(newStorageKey('wav'))).rejects.toThrow(/did not answer HEAD/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
+
 describe('S3-compatible storage (S3_BUCKET set)', () => {
   let s3: S3Fake;
   let t: TestApp;

@@ -133,7 +133,16 @@ export interface S3Options {
   accessKeyId: string;
   secretAccessKey: string;
   incomingDir: string;
+  /**
+   * How long a request may wait for the connection and then for each answer (socket inactivity) before it
+   * fails: a hung object store must not hang a recording job or a playback request forever. Default
+   * S3_REQUEST_TIMEOUT_MS. A GET that has started streaming its body is left to its reader.
+   */
+  timeoutMs?: number;
 }
+
+/** Default S3 request timeout (connect + time to answer). */
+export const S3_REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * S3-compatible storage over plain HTTP with AWS Signature Version 4 (path-style URLs, unsigned payload),
@@ -201,8 +210,14 @@ export class S3Storage implements Storage {
       date: new Date(),
     });
     const transport = url.protocol === 'https:' ? https : http;
+    const timeoutMs = this.options.timeoutMs ?? S3_REQUEST_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
-      const req = transport.request(url, { method, headers: signed }, resolve);
+      const req = transport.request(url, { method, headers: signed, timeout: timeoutMs }, (res) => {
+        // The answer came: a body being streamed to a (maybe slow) reader is not an idle connection.
+        if (method === 'GET') res.socket.setTimeout(0);
+        resolve(res);
+      });
+      req.on('timeout', () => req.destroy(new Error(`Object storage did not answer ${method} within ${timeoutMs / 1000} s (${base.host}).`)));
       req.on('error', reject);
       if (body) {
         body.on('error', (err) => req.destroy(err));
