@@ -23,7 +23,10 @@ beforeAll(async () => {
   writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>Sales Agent</title>');
   if (process.env.TEST_DB === 'pg') database = await openTestDatabase();
 });
+/** Every spawned command, killed at the end if a failed test left it running. */
+const spawned: ChildProcess[] = [];
 afterAll(async () => {
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM'); // npm passes it on
   await database?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -72,6 +75,7 @@ async function start(command: string, args: string[], name: string, env: Record<
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  spawned.push(child);
   let out = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
   child.stderr!.on('data', (chunk) => (out += chunk));
