@@ -31,9 +31,10 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down');
+    // The deadline first: nothing below (not even a log write to a closed stdout) may keep the process alive.
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     try {
+      app.log.info({ signal }, 'shutting down');
       await app.close();
       await database.close();
       app.log.info({ signal }, 'shut down: requests, jobs and streams finished');

@@ -23,7 +23,10 @@ beforeAll(async () => {
   writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>Sales Agent</title>');
   if (process.env.TEST_DB === 'pg') database = await openTestDatabase();
 });
+/** Every spawned command, killed at the end if a failed test left it running. */
+const spawned: ChildProcess[] = [];
 afterAll(async () => {
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM'); // npm passes it on
   await database?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -72,6 +75,7 @@ async function start(command: string, args: string[], name: string, env: Record<
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  spawned.push(child);
   let out = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
   child.stderr!.on('data', (chunk) => (out += chunk));
@@ -126,6 +130,8 @@ describe('start commands and signals', { timeout: 180_000 }, () => {
     const lines = logLines(s.output());
     expect(lines.find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM' });
     expect(lines.some((l) => l.msg === 'shut down: requests, jobs and streams finished')).toBe(true);
+    // Loopback only (HOST=127.0.0.1 from the env file): no open-registration warning.
+    expect(lines.some((l) => /Registration is open/.test(l.msg))).toBe(false);
     // TRUST_PROXY=1 behind one proxy: the request log shows the address the proxy appended.
     const logged = lines.find((l) => l.msg === 'incoming request' && l.req?.url === '/api/conversation/new');
     expect(logged?.req.remoteAddress).toBe('198.51.100.23');
@@ -133,10 +139,16 @@ describe('start commands and signals', { timeout: 180_000 }, () => {
   });
 
   it('node scripts/start.mjs --prod (systemd, Docker): SIGTERM ends it with exit code 0', async () => {
-    const s = await start(process.execPath, [path.join(root, 'scripts/start.mjs'), '--prod'], 'prod-node');
+    // HOST from the environment wins over the .env file's 127.0.0.1: every interface, with open registration
+    // and no ADMIN yet, which the server warns about once it listens.
+    const s = await start(process.execPath, [path.join(root, 'scripts/start.mjs'), '--prod'], 'prod-node', { HOST: '0.0.0.0' });
     s.child.kill('SIGTERM');
     expect(await s.exited).toEqual({ code: 0, signal: null });
-    expect(logLines(s.output()).find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM' });
+    const lines = logLines(s.output());
+    expect(lines.find((l) => l.level === 40 && /Registration is open/.test(l.msg))?.msg).toMatch(
+      /listens on 0\.0\.0\.0 .*whoever registers first becomes ADMIN/,
+    );
+    expect(lines.find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM' });
     expect(await portClosed(s.port)).toBe(true);
   });
 
