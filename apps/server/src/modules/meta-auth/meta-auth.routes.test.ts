@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
-import { messagingAccounts, passwordTokens, userMessagingAccounts } from '../../db/schema/index.ts';
+import { messagingAccounts, passwordTokens, userMessagingAccounts, users } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail, type TestUser } from '../../test/factories.ts';
 import { graphError, MetaOAuthFake } from '../../test/fakes/meta-oauth-fake.ts';
@@ -51,11 +51,11 @@ async function startFlow(type: string, user?: TestUser) {
 }
 
 /** A whole Facebook login round trip with the fake's current user, optionally from a signed-in browser. */
-async function facebookLogin(user?: TestUser) {
-  const res = await t.request({ method: 'GET', url: '/api/meta-api/connect-url?type=LOGIN', as: user?.cookie });
+async function facebookLogin(user?: TestUser, app: TestApp = t) {
+  const res = await app.request({ method: 'GET', url: '/api/meta-api/connect-url?type=LOGIN', as: user?.cookie });
   const state = new URL(res.json().url).searchParams.get('state')!;
   const cookie = [user?.cookie, nonceCookie(res)].filter(Boolean).join('; ');
-  return t.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', headers: { cookie }, payload: { code: fake.issueUserToken(), state } });
+  return app.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', headers: { cookie }, payload: { code: fake.issueUserToken(), state } });
 }
 
 async function connect(type: string, user: TestUser) {
@@ -139,6 +139,28 @@ describe('POST /api/meta-api/meta-login-register-redirect', () => {
     // The next Facebook login finds the account by its Facebook id and needs no link any more.
     const again = await facebookLogin();
     expect(again.json()).toEqual({ email: fake.user.email, role: 'NORMAL' });
+  });
+
+  it('creates no account when registration is invite-only or closed (REGISTRATION), and still signs in a linked one', async () => {
+    for (const mode of ['invite', 'closed']) {
+      const gated = await buildTestApp({ ...fake.env(), REGISTRATION: mode });
+      try {
+        fake.user = { ...fake.user, id: `1009${mode.length}`, email: `newcomer-${mode}@example.com` };
+        const res = await facebookLogin(undefined, gated);
+        expect(res.statusCode).toBe(403);
+        expect(res.json()).toMatchObject({ code: 'REGISTRATION_CLOSED', error: expect.stringMatching(/^Registration .* (invitation|administrator)/) });
+        expect(String(res.headers['set-cookie'] ?? '')).not.toContain('sa_session=');
+        expect(await gated.ctx.db.select().from(users).where(eq(users.email, fake.user.email))).toHaveLength(0);
+        // An account that exists already (made by an ADMIN's invitation, say) is not a registration.
+        const existing = await buildUser(gated.ctx);
+        await gated.ctx.db.update(users).set({ passwordHash: null, facebookId: fake.user.id }).where(eq(users.id, existing.id));
+        const linked = await facebookLogin(undefined, gated);
+        expect(linked.statusCode).toBe(200);
+        expect(linked.json().email).toBe(existing.email);
+      } finally {
+        await gated.close();
+      }
+    }
   });
 
   it('never signs in to or links an ADMIN account through Facebook', async () => {

@@ -3,6 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { messagingAccounts, userMessagingAccounts, users } from '../../db/schema/index.ts';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized, unavailable } from '../../lib/errors.ts';
+import { registrationInfo } from '../users/registration.ts';
 import { authenticate } from '../users/users.service.ts';
 import { canAccessAccount, flagTokenRejected, readAccessToken } from '../messaging-accounts/access.ts';
 import { GraphOAuthError, graphOAuthClient, TOKEN_REJECTED } from './graph-oauth.client.ts';
@@ -119,6 +120,10 @@ export async function loginWithFacebookToken(ctx: AppContext, token: string, sig
   if (!email) throw badRequest('Your Facebook account did not share an email address, which is needed to log in.', 'META_NO_EMAIL');
   const [existing] = await ctx.db.select().from(users).where(eq(users.email, email)).limit(1);
   if (!existing) {
+    // A new account is a registration: REGISTRATION=invite|closed refuses it here as on the register page
+    // (an invited person registers through the link first, then links Facebook from a signed-in session).
+    const registration = registrationInfo(ctx.config);
+    if (registration.message) throw new AppError(403, 'REGISTRATION_CLOSED', registration.message);
     const [created] = await ctx.db
       .insert(users)
       .values({ email, role: 'NORMAL', passwordHash: null, facebookId })
