@@ -30,7 +30,7 @@ export interface LoadedConversation {
   conversation: ConversationRow;
   type: typeof conversationTypes.$inferSelect | null;
   phases: PhaseRow[];
-  prospect: { id: number; externalId: string; messagingAccountId: number; accountType: string } | null;
+  prospect: { id: number; externalId: string; messagingAccountId: number; accountType: string; simulated: boolean } | null;
 }
 
 /** What a turn needs of a phase; `phases` are sorted by index (then id). */
@@ -63,6 +63,7 @@ function selectLoaded(db: Executor, conversationId: number, messagesWanted: { hi
         externalId: prospects.externalId,
         messagingAccountId: prospects.messagingAccountId,
         accountType: messagingAccounts.type,
+        simulated: prospects.simulated,
       },
       phases: phasesJson,
       lastProspectId: ifWanted<string | number>(sql`(select coalesce(max(m.id), 0) from ${messages} m
@@ -88,7 +89,7 @@ function selectLoaded(db: Executor, conversationId: number, messagesWanted: { hi
 function toLoaded(row: {
   conversation: ConversationRow;
   type: LoadedConversation['type'];
-  prospect: { id: number | null; externalId: string | null; messagingAccountId: number | null; accountType: string | null } | null;
+  prospect: { id: number | null; externalId: string | null; messagingAccountId: number | null; accountType: string | null; simulated: boolean | null } | null;
   phases: PhaseRow[] | string;
 }): LoadedConversation {
   const prospect = row.prospect?.id != null && row.prospect.accountType ? (row.prospect as LoadedConversation['prospect']) : null;

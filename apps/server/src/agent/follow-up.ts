@@ -21,6 +21,7 @@ import { isWorkingPhase } from './phases.ts';
 import { followUpRequest } from './prompts.ts';
 import { announceAgentMessage, leaveWorkingPhase, sendAgentMessage, writeGuardedReply } from './send-reply.ts';
 import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError, type UnansweredEntry } from './unanswered.ts';
+import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
 export const FOLLOW_UP_JOB = 'agent.follow-up';
 
@@ -136,6 +137,12 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         return refuse(conflict(closed.message, 'OUTSIDE_MESSAGING_WINDOW'));
       }
 
+      if (demoAgentMustNotAnswer(ctx, loaded.prospect)) {
+        // No demo text to a real prospect (a conversation that was working before the LLM was removed).
+        await handOver(ctx, loaded, phase, NO_LLM_REASON);
+        if (manual) throw new AppError(409, 'NO_LLM', NO_LLM_REASON);
+        return 'failed';
+      }
       const playbook = playbookOf(loaded, settings);
       let written;
       try {

@@ -31,6 +31,7 @@ import {
   writeGuardedReply,
 } from './send-reply.ts';
 import { endSilence, recordAgentError, startSilence } from './unanswered.ts';
+import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
 /** How a turn ended; returned for logs and tests. */
 export type TurnOutcome =
@@ -82,6 +83,11 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
   if (!isWorkingPhase(phase, phaseCount)) return 'not-working';
   const { lastIds, history } = loaded;
   if (lastIds.prospect <= lastIds.agent) return 'nothing-to-answer';
+  // A real prospect handed back to a working phase with no LLM configured: a person, not demo text.
+  if (demoAgentMustNotAnswer(ctx, loaded.prospect)) {
+    await needsHuman(ctx, loaded, phase, 'NO_LLM', NO_LLM_REASON, undefined, origin);
+    return 'needs-human';
+  }
 
   const settings = agentSettingsOf(ctx, loaded.type.config);
   const playbook = playbookOf(loaded, settings);

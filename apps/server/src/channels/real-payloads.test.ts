@@ -6,6 +6,7 @@ import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import {
   buildChannelAccount,
   conversationOfProspect,
+  makeJobsDue,
   META_APP_ID,
   META_APP_SECRET,
   metaMessagePayload,
@@ -21,7 +22,9 @@ import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph
 import { type OpenAiTranscriptionFake, startOpenAiTranscriptionFake } from '../test/fakes/openai-transcription-fake.ts';
 import { type SmsGatewayFake, startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
 import { loadReplyContext } from '../agent/conversation-store.ts';
-import { NO_LLM_REASON } from './receive.ts';
+import { NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
+import { runConversationTurn } from '../agent/turn.ts';
+import { TURN_JOB } from '../agent/turn.job.ts';
 
 /**
  * Issue 19: what providers really send, as their documentation shows it, is stored and answered or visibly
@@ -212,11 +215,16 @@ describe('real-world payloads (issue 19)', () => {
 
   describe('edits and deletes (Instagram / Messenger)', () => {
     it('an edit before the agent answered: the message takes the new text (earlier kept) and the reply reads it; a delete marks it', async () => {
-      const ig = await account('INSTAGRAM', IG_TOKEN);
+      // A debounce window the edit lands in; the test then makes the waiting turn due itself.
+      const debounced = await buildPlaybook(t.ctx, { initialMessage: null, config: { replyDebounceSeconds: 60 } });
+      const ig = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token: IG_TOKEN, conversationTypeId: debounced.id });
       const mid = unique('mid');
       expect((await postMeta(t, metaMessagePayload('instagram', ig.pageId, 'igsid-edit', mid, 'Price for 3 seats?'))).statusCode).toBe(200);
-      // The edit arrives before the turn ran (the webhook jobs run in order; the turn is debounced after them).
+      await settle(t.ctx);
+      // The edit arrives before the turn ran.
       expect((await postMeta(t, messaging('instagram', ig.pageId, { sender: { id: 'igsid-edit' }, message_edit: { mid, text: 'Price for 5 seats?', num_edit: 1 } }))).statusCode).toBe(200);
+      await settle(t.ctx);
+      await makeJobsDue(t.ctx, TURN_JOB);
       await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, ig.id, 'igsid-edit');
       const stored = await messagesOfConversation(found!.conversation.id);
@@ -362,7 +370,25 @@ describe('speech to text and the demo agent (issue 19)', () => {
       expect(graph.sends()).toHaveLength(0);
       expect((await unansweredErrors(t.ctx, found!.conversation.id))[0]).toMatchObject({ message: NO_LLM_REASON, code: 'no-llm' });
 
+      // A person hands it back to a working phase (still no LLM): the turn and a follow-up send no demo text.
       const admin = await buildAdmin(t.ctx);
+      const handBack = await t.request({ method: 'PATCH', url: `/api/conversation/${found!.conversation.id}`, as: admin.cookie, payload: { phase: 0 } });
+      expect(handBack.statusCode).toBe(200);
+      await settle(t.ctx);
+      await runConversationTurn(t.ctx, found!.conversation.id);
+      expect((await conversationOfProspect(t.ctx, ig.id, 'igsid-real'))!.conversation.phase).toBe(-2);
+      // The Follow-up button on a conversation put back to work behind the API's back (no turn queued).
+      await t.ctx.db.update(conversations).set({ phase: 0 }).where(eq(conversations.id, found!.conversation.id));
+      const followUp = await t.request({ method: 'POST', url: `/api/conversation/${found!.conversation.uuid}/follow-up`, as: admin.cookie });
+      expect(followUp.statusCode).toBe(409);
+      expect(followUp.json()).toMatchObject({ code: 'NO_LLM', error: NO_LLM_REASON });
+      const after = await conversationOfProspect(t.ctx, ig.id, 'igsid-real');
+      expect(after!.conversation.phase).toBe(-2);
+      expect(after!.messages.map((m) => m.role)).not.toContain('AGENT');
+      expect(after!.outbox).toHaveLength(0);
+      expect(graph.sends()).toHaveLength(0);
+      expect((await unansweredErrors(t.ctx, found!.conversation.id)).at(-1)).toMatchObject({ message: NO_LLM_REASON });
+
       const simulated = await t.request({
         method: 'POST',
         url: '/api/meta-api/webhook',

@@ -8,7 +8,7 @@ import {
   insertMessage,
   storeProspectMessage,
 } from '../agent/conversation-store.ts';
-import { getLlmProvider } from '../agent/llm/select-provider.ts';
+import { demoAgentMustNotAnswer, NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
 import { scheduleTurn } from '../agent/turn.job.ts';
 import { endSilence, followUpJobKey, recordAgentError } from '../agent/unanswered.ts';
 import { endpointsOf, findAccountByKey, type LiveAccount } from './accounts.ts';
@@ -29,10 +29,6 @@ export type ReceiveOutcome =
   | 'edited'
   | 'deleted'
   | 'unknown-message';
-
-/** Why a real prospect's message went to a person instead of the offline demo agent (spec §3 phase -2). */
-export const NO_LLM_REASON =
-  'No LLM is configured (OPENAI_API_KEY): the offline demo agent answers only web chats and simulated prospects, so a person needs to answer this prospect.';
 
 type MessageEvent = Extract<InboundEvent, { kind: 'message' }>;
 
@@ -75,7 +71,7 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
   }
   const text = media?.transcript ? withTranscript(event.text, media.transcript) : event.text;
   // No demo text to real people (docs/agent.md): without an LLM a real prospect on a live channel goes to a person.
-  const demoOnly = !simulated && !ctx.config.DEMO_AGENT_ON_LIVE_CHANNELS && getLlmProvider(ctx).kind === 'offline-demo';
+  const demoOnly = demoAgentMustNotAnswer(ctx, { simulated });
   const result = await ctx.db.transaction(async (tx) => {
     if (!(await claimExternalId(tx, account.id, event.externalId, 'IN'))) return null;
     const prospect = await upsertProspect(tx, account, event, simulated);
@@ -252,7 +248,13 @@ async function storedMessageOf(tx: Executor, accountId: number, externalId: stri
  * (previousMessage, shown as edited). A turn not yet run reads the new text; one already answered is not
  * re-run. An edit of a message we never stored is stored as a new message, so it is not lost.
  */
-async function receiveEdit(ctx: AppContext, account: LiveAccount, event: Extract<InboundEvent, { kind: 'edit' }>, simulated: boolean): Promise<ReceiveOutcome> {
+async function receiveEdit(
+  ctx: AppContext,
+  account: LiveAccount,
+  event: Extract<InboundEvent, { kind: 'edit' }>,
+  simulated: boolean,
+  retried = false,
+): Promise<ReceiveOutcome> {
   const conversation = await ctx.db.transaction(async (tx) => {
     const target = await storedMessageOf(tx, account.id, event.externalId);
     if (!target) return null;
@@ -263,7 +265,10 @@ async function receiveEdit(ctx: AppContext, account: LiveAccount, event: Extract
     return row ?? null;
   });
   if (!conversation) {
-    return receiveMessage(ctx, account, { kind: 'message', channel: event.channel, accountKey: event.accountKey, senderId: event.senderId, senderName: null, externalId: event.externalId, text: event.text, sentAt: event.sentAt }, simulated);
+    const outcome = await receiveMessage(ctx, account, { kind: 'message', channel: event.channel, accountKey: event.accountKey, senderId: event.senderId, senderName: null, externalId: event.externalId, text: event.text, sentAt: event.sentAt }, simulated);
+    // The original was stored meanwhile (another instance processed it at the same moment): edit it now.
+    if (outcome === 'duplicate' && !retried) return receiveEdit(ctx, account, event, simulated, true);
+    return outcome;
   }
   emitConversationChanged(ctx, conversation);
   return 'edited';

@@ -25,7 +25,8 @@ const registry = {
   [CRM_WRITE_BACK_JOB]: { ...crmWriteBackJob, slow: true },
   [RECORDING_JOB]: { ...recordingJob, slow: true },
   [TOKEN_REFRESH_JOB]: { ...tokenRefreshJob, slow: true },
-  [INBOUND_JOB]: inboundJob,
+  // One at a time per process: a prospect's messages are stored in the order they came (runner.ts `serial`).
+  [INBOUND_JOB]: { ...inboundJob, serial: true },
   [DELIVER_JOB]: deliverJob,
   [MAINTENANCE_JOB]: maintenanceJob,
 };

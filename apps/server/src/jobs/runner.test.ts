@@ -206,6 +206,35 @@ describe('concurrency', () => {
     expect(await a.runner.drain()).toBe(count);
   });
 
+  it('runs a serial job (inbound webhooks) one at a time, oldest first, beside other jobs', async () => {
+    let running = 0;
+    let most = 0;
+    const order: number[] = [];
+    const otherRan = deferred();
+    const a = worker([
+      {
+        name: 'test.serial',
+        serial: true,
+        payload: z.object({ n: z.number() }),
+        async handler(_ctx, { n }) {
+          running += 1;
+          most = Math.max(most, running);
+          order.push(n);
+          // The first one waits for a job of another name: a serial job keeps only its own kind waiting.
+          if (n === 0) await otherRan.promise;
+          await new Promise((resolve) => setImmediate(resolve));
+          running -= 1;
+        },
+      },
+      { name: 'test.other', payload: z.object({}), async handler() { otherRan.resolve(); } },
+    ]);
+    for (let n = 0; n < 5; n++) await a.runner.enqueue('test.serial', { n });
+    await a.runner.enqueue('test.other', {});
+    expect(await a.runner.drain()).toBe(6);
+    expect(most).toBe(1);
+    expect(order).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('claims only as many jobs as it has free slots', async () => {
     const release = deferred();
     const started: number[] = [];

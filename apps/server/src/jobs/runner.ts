@@ -26,6 +26,12 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
    * always find a free slot while every turn waits on its model.
    */
   slow?: boolean;
+  /**
+   * At most one of these runs at a time in this process, oldest first: inbound webhook processing, so a
+   * backlog of one prospect's messages (redelivered after an outage, say) is stored in the order it came,
+   * not in whatever order parallel jobs happen to commit.
+   */
+  serial?: boolean;
 }
 
 /** A claim's lease when the definition names none: a crashed worker's jobs run again after about a minute. */
@@ -301,16 +307,20 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
     let claimed = 0;
     let full = false;
     const all = [...this.definitions.values()];
-    const quick = all.filter((d) => !d.slow).map((d) => d.name);
-    const slow = all.filter((d) => d.slow).map((d) => d.name);
-    for (const [names, isSlow] of [
-      [quick, false],
-      [slow, true],
-    ] as const) {
+    const running = new Set([...this.inFlight.values()].map((r) => r.name));
+    const quick = all.filter((d) => !d.slow && !d.serial).map((d) => d.name);
+    const slow = all.filter((d) => d.slow && !d.serial).map((d) => d.name);
+    const groups: (readonly [string[], boolean, number])[] = [
+      [quick, false, MAX_CLAIM],
+      [slow, true, MAX_CLAIM],
+      // One claim of one row per serial name that has nothing running here.
+      ...all.filter((d) => d.serial && !running.has(d.name)).map((d) => [[d.name], d.slow === true, 1] as [string[], boolean, number]),
+    ];
+    for (const [names, isSlow, most] of groups) {
       if (names.length === 0) continue;
       let free = this.freeSlots();
       if (isSlow) free = Math.min(free, this.slowCapacity - [...this.inFlight.values()].filter((r) => r.slow).length);
-      const limit = Math.min(free, MAX_CLAIM);
+      const limit = Math.min(free, most);
       if (limit <= 0) continue;
       const rows = await this.claim(ctx, names, limit);
       for (const row of rows) this.launch(ctx, row);
