@@ -333,7 +333,7 @@ describe('config', () => {
     const { id } = await createAccount({ type });
     const res = await t.request({ method: 'POST', url: `/api/admin/messaging-accounts/${id}/config`, as: admin.cookie, payload: text, headers: { 'content-type': 'application/json' } });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'INVALID_ACCOUNT_CONFIG', error: expect.stringContaining(message) });
+    expect(res.json()).toMatchObject({ code: 'INVALID_CONFIG', error: expect.stringContaining(message) });
     expect((await storedRow(id)).config).toBe('{}');
     const good = { TWILIO: '{"accountSid":"AC0123456789abcdef0123456789ABCDEF"}', WHATSAPP: '{"wabaId":"102290129340398","templates":{"outsideWindow":{"name":"follow_up","language":"en_US"}}}', SMS_GATEWAY: '{"baseUrl":"https://api.sms-gate.app/3rdparty/v1","signingKey":"k"}', INSTAGRAM: '{"login":"instagram"}' }[type]!;
     const ok = await t.request({ method: 'POST', url: `/api/admin/messaging-accounts/${id}/config`, as: admin.cookie, payload: good, headers: { 'content-type': 'application/json' } });

@@ -150,7 +150,7 @@ export async function saveMessagingAccountConfig(ctx: AppContext, id: number, te
     .limit(1);
   if (!previous) throw accountNotFound();
   const problems = configProblems(previous.type, value as Record<string, unknown>);
-  if (problems.length > 0) throw badRequest(problems.join(' '), 'INVALID_ACCOUNT_CONFIG');
+  if (problems.length > 0) throw badRequest(problems.join(' '), 'INVALID_CONFIG');
   let stored = text;
   if (previous.type === 'SMS_GATEWAY') {
     // The gateway's base URL is called by the server: the private-address rule of outbound calls (issue 29).

@@ -20,7 +20,7 @@ beforeEach(() => {
 });
 
 const register = (email: string, invitation?: string) =>
-  t.request({ method: 'POST', url: '/api/user/register', payload: { email, password: 'password123', ...(invitation ? { invitation } : {}) } });
+  t.request({ method: 'POST', url: '/api/user/register', payload: { email, password: 'invited-reg-pass-7', ...(invitation ? { invitation } : {}) } });
 
 async function invite(email: string): Promise<string> {
   const res = await t.request({ method: 'POST', url: '/api/admin/invitations/create', as: admin.cookie, payload: { email } });
