@@ -36,7 +36,7 @@ import { buildConversation } from '../apps/server/src/test/conversation-factorie
 import { buildAdmin } from '../apps/server/src/test/factories.ts';
 import { startMetaGraphFake } from '../apps/server/src/test/fakes/meta-graph-fake.ts';
 import { OpenAiFake } from '../apps/server/src/test/fakes/openai-fake.ts';
-import { withDatabase } from '../apps/server/src/test/test-database.ts';
+import { adminQuery as adminQueryOn, withDatabase } from '../apps/server/src/test/test-database.ts';
 
 const DBS = (process.env.BENCH_DBS ?? 'pglite,pg').split(',');
 const WEB = (process.env.BENCH_WEB ?? '50,200').split(',').map(Number);
@@ -77,15 +77,7 @@ async function openBenchDatabase(kind: string): Promise<Database> {
   };
 }
 
-async function adminQuery(text: string) {
-  const client = new pg.Client({ connectionString: pgUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const adminQuery = (text: string) => adminQueryOn(pgUrl, text);
 
 function metaPayload(senderId: string, mid: string, text: string) {
   const timestamp = Date.now();

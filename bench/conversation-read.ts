@@ -24,7 +24,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import type { AppContext } from '../apps/server/src/context.ts';
 import { openDatabase } from '../apps/server/src/db/client.ts';
 import { createSecretBox } from '../apps/server/src/lib/crypto.ts';
@@ -35,7 +34,7 @@ import {
   buildProspect,
 } from '../apps/server/src/test/conversation-factories.ts';
 import { buildAdmin } from '../apps/server/src/test/factories.ts';
-import { withDatabase } from '../apps/server/src/test/test-database.ts';
+import { adminQuery as adminQueryOn, withDatabase } from '../apps/server/src/test/test-database.ts';
 import { cpuSeconds, waitForHealth } from './support/server-process.ts';
 
 type Db = 'pg' | 'pglite';
@@ -53,15 +52,7 @@ const MESSAGES = 20;
 
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
-async function adminQuery(text: string) {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const adminQuery = (text: string) => adminQueryOn(baseUrl, text);
 
 /** Messages of a plausible length (80–320 characters), prospect and agent in turn, a minute apart. */
 function conversationMessages() {

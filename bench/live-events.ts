@@ -18,8 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { withDatabase } from '../apps/server/src/test/test-database.ts';
+import { adminQuery as adminQueryOn, withDatabase } from '../apps/server/src/test/test-database.ts';
 import { cpuSeconds, waitForHealth } from './support/server-process.ts';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
@@ -33,15 +32,7 @@ const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1
 const ADMIN = { email: 'bench-admin@example.com', password: 'bench-password' };
 const DB_NAME = `sa_bench_live_${process.pid}`;
 
-async function adminQuery(text: string) {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const adminQuery = (text: string) => adminQueryOn(baseUrl, text);
 
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];

@@ -16,6 +16,7 @@ import {
   settle,
   smsGatewayEvent,
   unansweredErrors,
+  whatsAppWebhook,
 } from '../test/channel-factories.ts';
 import { buildAdmin, type TestUser } from '../test/factories.ts';
 import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
@@ -40,26 +41,6 @@ const GATEWAY_PASSWORD = 'gw-password-payloads';
 let seq = 0;
 const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(seq += 1)}`;
 
-/**
- * A WhatsApp Cloud `messages` change with any message objects (WhatsApp Cloud API, Webhooks reference,
- * "messages" field; the username fields from Meta's "business-scoped user IDs" guide, 2026).
- */
-function whatsApp(phoneNumberId: string, contacts: unknown[], items: unknown[]) {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA-1',
-        changes: [
-          {
-            field: 'messages',
-            value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId }, contacts, messages: items },
-          },
-        ],
-      },
-    ],
-  };
-}
 const seconds = () => String(Math.floor(Date.now() / 1000));
 
 /** A Messenger/Instagram `messaging[]` item (Messenger Platform webhooks reference: messages, message_edits). */
@@ -125,7 +106,7 @@ describe('real-world payloads (issue 19)', () => {
     it('keys a phone-less user by the business-scoped id, answers with recipient, shows the username, and continues with the phone later', async () => {
       const wa = await account('WHATSAPP', WA_TOKEN);
       const userId = `US.${Date.now()}${seq}`;
-      const first = whatsApp(wa.pageId, [{ profile: { name: 'Ana', username: 'ana.b' }, user_id: userId }], [
+      const first = whatsAppWebhook(wa.pageId, [{ profile: { name: 'Ana', username: 'ana.b' }, user_id: userId }], [
         { from_user_id: userId, id: unique('wamid.'), timestamp: seconds(), type: 'text', text: { body: 'Hi, I found you by username' } },
       ]);
       expect((await postMeta(t, first)).statusCode).toBe(200);
@@ -139,7 +120,7 @@ describe('real-world payloads (issue 19)', () => {
       expect(sent[0].body.to).toBeUndefined();
 
       // Later the same user with both ids: the same prospect and conversation.
-      const second = whatsApp(wa.pageId, [{ profile: { name: 'Ana', username: 'ana.b' }, wa_id: '34600777111', user_id: userId }], [
+      const second = whatsAppWebhook(wa.pageId, [{ profile: { name: 'Ana', username: 'ana.b' }, wa_id: '34600777111', user_id: userId }], [
         { from: '34600777111', from_user_id: userId, id: unique('wamid.'), timestamp: seconds(), type: 'text', text: { body: 'Me again' } },
       ]);
       expect((await postMeta(t, second)).statusCode).toBe(200);
@@ -156,7 +137,7 @@ describe('real-world payloads (issue 19)', () => {
     it('turns a contacts card and a location into readable lines and keeps button payloads with the text', async () => {
       const wa = await account('WHATSAPP', WA_TOKEN);
       const from = '34600888' + String(seq).padStart(3, '0');
-      const payload = whatsApp(wa.pageId, [{ profile: { name: 'Luis' }, wa_id: from }], [
+      const payload = whatsAppWebhook(wa.pageId, [{ profile: { name: 'Luis' }, wa_id: from }], [
         {
           from,
           id: unique('wamid.'),
@@ -182,7 +163,7 @@ describe('real-world payloads (issue 19)', () => {
     it('notes a WhatsApp unsupported message and an Instagram is_unsupported one on the conversation, in the monitor and the log', async () => {
       const wa = await account('WHATSAPP', WA_TOKEN);
       const from = '34600999' + String(seq).padStart(3, '0');
-      const payload = whatsApp(wa.pageId, [{ profile: { name: 'Eva' }, wa_id: from }], [
+      const payload = whatsAppWebhook(wa.pageId, [{ profile: { name: 'Eva' }, wa_id: from }], [
         { from, id: unique('wamid.'), timestamp: seconds(), type: 'unsupported', errors: [{ code: 131051, title: 'Message type unknown', error_data: { details: 'Message type is currently not supported.' } }] },
       ]);
       const warnings: unknown[] = [];
@@ -254,7 +235,7 @@ describe('real-world payloads (issue 19)', () => {
       const from = '34600555' + String(seq).padStart(3, '0');
       const audio = Buffer.from('OggS fake voice note bytes');
       const mediaId = graph.addMedia(audio, 'audio/ogg; codecs=opus');
-      const payload = whatsApp(wa.pageId, [{ profile: { name: 'Pau' }, wa_id: from }], [
+      const payload = whatsAppWebhook(wa.pageId, [{ profile: { name: 'Pau' }, wa_id: from }], [
         { from, id: unique('wamid.'), timestamp: seconds(), type: 'audio', audio: { id: mediaId, mime_type: 'audio/ogg; codecs=opus', voice: true } },
       ]);
       expect((await postMeta(t, payload)).statusCode).toBe(200);
@@ -339,7 +320,7 @@ describe('speech to text and the demo agent (issue 19)', () => {
       const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('2'), token: WA_TOKEN, conversationTypeId: typeId });
       const audio = Buffer.from('OggS voice note for the transcriber');
       const mediaId = graph.addMedia(audio, 'audio/ogg');
-      const payload = whatsApp(wa.pageId, [{ profile: { name: 'Joan' }, wa_id: '34600444000' }], [
+      const payload = whatsAppWebhook(wa.pageId, [{ profile: { name: 'Joan' }, wa_id: '34600444000' }], [
         { from: '34600444000', id: unique('wamid.'), timestamp: seconds(), type: 'audio', audio: { id: mediaId, mime_type: 'audio/ogg; codecs=opus', voice: true } },
       ]);
       expect((await postMeta(t, payload)).statusCode).toBe(200);

@@ -69,8 +69,11 @@ export function metaEchoPayload(object: 'instagram' | 'page', pageId: string, re
   };
 }
 
-/** A WhatsApp Cloud `messages` webhook (Cloud API webhooks reference, "messages" field). */
-export function whatsAppPayload(phoneNumberId: string, from: string, wamid: string, text: string, name = 'Ana', sentAt = Date.now()) {
+/**
+ * A WhatsApp Cloud `messages` change with any contacts and message objects (WhatsApp Cloud API, Webhooks
+ * reference, "messages" field; the username fields from Meta's "business-scoped user IDs" guide, 2026).
+ */
+export function whatsAppWebhook(phoneNumberId: string, contacts: unknown[], items: unknown[]) {
   return {
     object: 'whatsapp_business_account',
     entry: [
@@ -79,17 +82,21 @@ export function whatsAppPayload(phoneNumberId: string, from: string, wamid: stri
         changes: [
           {
             field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
-              contacts: [{ profile: { name }, wa_id: from }],
-              messages: [{ from, id: wamid, timestamp: String(Math.floor(sentAt / 1000)), type: 'text', text: { body: text } }],
-            },
+            value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId }, contacts, messages: items },
           },
         ],
       },
     ],
   };
+}
+
+/** A WhatsApp Cloud text message from `from`. */
+export function whatsAppPayload(phoneNumberId: string, from: string, wamid: string, text: string, name = 'Ana', sentAt = Date.now()) {
+  return whatsAppWebhook(
+    phoneNumberId,
+    [{ profile: { name }, wa_id: from }],
+    [{ from, id: wamid, timestamp: String(Math.floor(sentAt / 1000)), type: 'text', text: { body: text } }],
+  );
 }
 
 /** Posts a Meta webhook signed as Meta does (over the exact bytes sent). */

@@ -35,7 +35,8 @@ export function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-async function adminQuery(url: string, text: string): Promise<void> {
+/** Runs one statement on its own connection (create / drop database: not inside a pool's transaction). */
+export async function adminQuery(url: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
