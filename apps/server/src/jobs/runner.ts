@@ -283,10 +283,11 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
   async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      const { claimed } = await this.fill();
+      const { claimed, heldBack } = await this.fill();
       total += claimed;
       if (this.inFlight.size === 0) {
-        if (claimed === 0) return total;
+        // A serial job held back for one that has finished since: its turn now.
+        if (claimed === 0 && !heldBack) return total;
         continue;
       }
       if (claimed > 0 && this.freeSlots() > 0) continue;
@@ -300,9 +301,10 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
 
   /**
    * Claims due jobs for the free slots (quick ones first, then slow ones within their share) and starts them.
-   * `full`: a claim got every row it asked for, so more may be waiting.
+   * `full`: a claim got every row it asked for, so more may be waiting. `heldBack`: a serial definition was
+   * not claimed for because one of its jobs was running.
    */
-  private async fill(): Promise<{ claimed: number; full: boolean }> {
+  private async fill(): Promise<{ claimed: number; full: boolean; heldBack: boolean }> {
     const ctx = this.context();
     let claimed = 0;
     let full = false;
@@ -316,6 +318,7 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
       // One claim of one row per serial name that has nothing running here.
       ...all.filter((d) => d.serial && !running.has(d.name)).map((d) => [[d.name], d.slow === true, 1] as [string[], boolean, number]),
     ];
+    const heldBack = all.some((d) => d.serial && running.has(d.name));
     for (const [names, isSlow, most] of groups) {
       if (names.length === 0) continue;
       let free = this.freeSlots();
@@ -327,7 +330,7 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
       claimed += rows.length;
       if (rows.length === limit) full = true;
     }
-    return { claimed, full };
+    return { claimed, full, heldBack };
   }
 
   private async claim(ctx: AppContext, names: string[], limit: number): Promise<JobRow[]> {
