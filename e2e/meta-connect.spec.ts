@@ -28,7 +28,7 @@ test('log in with Facebook, set a password through the link, log in with it, con
   // A new account has no password: the next page is set-password, opened with the account's one-time link
   // (whose token also leaves the address bar).
   await expect(page).toHaveURL(/\/set-password\?email=/);
-  expect(page.url()).not.toContain('token=');
+  await expect(page).not.toHaveURL(/token=/);
   await expect(page.getByLabel('Email')).toHaveValue(FACEBOOK_EMAIL);
   await page.getByLabel('Password', { exact: true }).fill('fiona-bakes-bread-7');
   await page.getByLabel('Confirm password').fill('fiona-bakes-bread-7');

@@ -83,8 +83,9 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
   if (!isWorkingPhase(phase, phaseCount)) return 'not-working';
   const { lastIds, history } = loaded;
   if (lastIds.prospect <= lastIds.agent) return 'nothing-to-answer';
-  // A real prospect handed back to a working phase with no LLM configured: a person, not demo text.
-  if (demoAgentMustNotAnswer(ctx, loaded.prospect)) {
+  // A real prospect handed back to a working phase with no LLM configured: a person, not demo text. A call's
+  // spoken turn is exempt: the team placed that call (Make a Call) and hears the demo agent as such.
+  if (origin === 'channel' && demoAgentMustNotAnswer(ctx, loaded.prospect)) {
     await needsHuman(ctx, loaded, phase, 'NO_LLM', NO_LLM_REASON, undefined, origin);
     return 'needs-human';
   }
