@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -142,6 +143,7 @@ export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx:
  */
 async function receiveFiles(request: FastifyRequest, dir: string, maxBytes: number, budget: UploadBudget): Promise<IncomingFile[]> {
   const files: IncomingFile[] = [];
+  const writers: WriteStream[] = [];
   const meter = new UploadMeter(budget, maxBytes, () => fileTooLarge(maxBytes));
   try {
     for await (const part of request.parts()) {
@@ -152,11 +154,16 @@ async function receiveFiles(request: FastifyRequest, dir: string, maxBytes: numb
       }
       const file: IncomingFile = { tempPath: path.join(dir, `${randomUUID()}.part`), clientName: part.filename ?? '', size: 0 };
       files.push(file);
-      await pipeline(part.file, meter.file(), createWriteStream(file.tempPath));
+      const writer = createWriteStream(file.tempPath);
+      writers.push(writer);
+      await pipeline(part.file, meter.file(), writer);
       file.size = (await stat(file.tempPath)).size;
     }
     return files;
   } catch (err) {
+    // pipeline() rejects as soon as the meter refuses, while the destroyed write stream may still be
+    // opening its file: remove only once every writer has closed, or a late open leaves a .part behind.
+    await Promise.all(writers.map((w) => (w.closed ? undefined : once(w, 'close').catch(() => undefined))));
     await Promise.all(files.map((f) => rm(f.tempPath, { force: true })));
     throw uploadError(err, maxBytes);
   }
