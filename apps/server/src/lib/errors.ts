@@ -1,11 +1,13 @@
+import type { ErrorCode } from '@sales-agent/shared/error-codes';
+
 /**
  * The one error type services throw. The error handler (plugins/error-handler.ts) turns it into
- * `{ error, code }` with `status` (DESIGN.md §5).
+ * `{ error, code }` with `status` (DESIGN.md §5). `code` is one of the shared list (docs/api-errors.md).
  */
 export class AppError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
   ) {
     super(message);
@@ -13,10 +15,10 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (message: string, code = 'BAD_REQUEST') => new AppError(400, code, message);
+export const badRequest = (message: string, code: ErrorCode = 'BAD_REQUEST') => new AppError(400, code, message);
 export const unauthorized = (message = 'You need to log in first.') => new AppError(401, 'UNAUTHORIZED', message);
 export const forbidden = (message = 'You do not have permission to do this.') =>
   new AppError(403, 'FORBIDDEN', message);
-export const notFound = (message: string, code = 'NOT_FOUND') => new AppError(404, code, message);
-export const conflict = (message: string, code = 'CONFLICT') => new AppError(409, code, message);
-export const unavailable = (message: string, code = 'SERVICE_UNAVAILABLE') => new AppError(503, code, message);
+export const notFound = (message: string, code: ErrorCode = 'NOT_FOUND') => new AppError(404, code, message);
+export const conflict = (message: string, code: ErrorCode = 'CONFLICT') => new AppError(409, code, message);
+export const unavailable = (message: string, code: ErrorCode = 'SERVICE_UNAVAILABLE') => new AppError(503, code, message);

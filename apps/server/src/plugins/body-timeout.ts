@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ErrorCode } from '@sales-agent/shared/error-codes';
 import type { AppConfig } from '../config/env.ts';
 
 /**
@@ -38,7 +39,7 @@ export function registerBodyTimeout(
           error: upload
             ? 'The upload stalled: too little data arrived for too long. Please try again on a steadier connection.'
             : 'The request body took too long to arrive. Please try again.',
-          code: 'REQUEST_TIMEOUT',
+          code: 'REQUEST_TIMEOUT' satisfies ErrorCode,
         });
         socket.end(
           `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { type ErrorCode, isErrorCode } from '@sales-agent/shared/error-codes';
 import { AppError } from '../lib/errors.ts';
 
 /**
@@ -19,14 +20,14 @@ export function registerErrorHandler(app: FastifyInstance): void {
       const where = err.validationContext === 'body' ? '' : ` (${err.validationContext})`;
       return reply
         .status(400)
-        .send({ error: `Invalid request${where}: ${problems.join('; ')}`, code: 'VALIDATION_ERROR' });
+        .send({ error: `Invalid request${where}: ${problems.join('; ')}`, code: 'VALIDATION_ERROR' satisfies ErrorCode });
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return reply.status(status).send({ error: clientMessage(err), code: clientCode(err, status) });
     }
     request.log.error({ err }, 'unhandled error');
-    return reply.status(500).send({ error: 'Something went wrong on our side. Please try again.', code: 'INTERNAL' });
+    return reply.status(500).send({ error: 'Something went wrong on our side. Please try again.', code: 'INTERNAL' satisfies ErrorCode });
   });
 }
 
@@ -39,7 +40,7 @@ export function registerNotFound(app: FastifyInstance, serveIndexHtml: boolean):
     if (serveIndexHtml && request.method === 'GET' && !request.url.startsWith('/api/')) {
       return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html');
     }
-    return reply.status(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'ROUTE_NOT_FOUND' });
+    return reply.status(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'ROUTE_NOT_FOUND' satisfies ErrorCode });
   });
 }
 
@@ -59,10 +60,11 @@ function clientMessage(err: FastifyError): string {
   }
 }
 
-function clientCode(err: FastifyError, status: number): string {
+/** A framework error's code in the shared list; a code outside it (a plugin's own) leaves as BAD_REQUEST. */
+function clientCode(err: FastifyError, status: number): ErrorCode {
   if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) return 'INVALID_JSON';
   if (status === 413) return 'PAYLOAD_TOO_LARGE';
   if (status === 415) return 'UNSUPPORTED_MEDIA_TYPE';
   if (status === 429) return 'RATE_LIMITED';
-  return err.code?.startsWith('FST_') ? 'BAD_REQUEST' : (err.code ?? 'BAD_REQUEST');
+  return isErrorCode(err.code) ? err.code : 'BAD_REQUEST';
 }

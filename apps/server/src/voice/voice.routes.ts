@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorCode } from '@sales-agent/shared/error-codes';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
@@ -152,7 +153,7 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       if (size === null) throw new AppError(404, 'NOT_FOUND', 'No such audio.');
       const range = parseRange(request.headers.range, size);
       if (range === 'unsatisfiable') {
-        return reply.status(416).header('content-range', `bytes */${size}`).send({ error: 'The requested range is outside the audio.', code: 'RANGE_NOT_SATISFIABLE' });
+        return reply.status(416).header('content-range', `bytes */${size}`).send({ error: 'The requested range is outside the audio.', code: 'RANGE_NOT_SATISFIABLE' satisfies ErrorCode });
       }
       reply.type('audio/mpeg').header('accept-ranges', 'bytes').header('cache-control', 'private, max-age=3600');
       if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { ErrorCode } from '@sales-agent/shared/error-codes';
 import type { Readable } from 'node:stream';
 
 /** A byte range of a file, both ends inclusive (as in Content-Range). */
@@ -48,7 +49,7 @@ export async function sendByteRange(
       .status(416)
       .header('accept-ranges', 'bytes')
       .header('content-range', `bytes */${size}`)
-      .send({ error: `The requested range is outside the ${file.what} (${size} bytes).`, code: 'RANGE_NOT_SATISFIABLE' });
+      .send({ error: `The requested range is outside the ${file.what} (${size} bytes).`, code: 'RANGE_NOT_SATISFIABLE' satisfies ErrorCode });
   }
   reply
     .header('content-type', file.contentType)

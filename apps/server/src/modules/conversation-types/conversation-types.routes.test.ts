@@ -187,18 +187,20 @@ describe('conversation type config', () => {
 
   it('answers 400 for text that is not JSON, is empty, or has a wrong known field (named)', async () => {
     const id = await createType();
-    const cases: Array<[string, string]> = [
-      ['{not json', 'not valid JSON'],
-      ['', 'empty'],
-      ['{"followUp":{"max":"three"}}', 'followUp.max'],
-      ['{"temperature":5}', 'temperature'],
-      ['[1,2]', 'JSON object'],
-      ['"HubSpot"', 'JSON object'],
+    // The same codes as a messaging account's config: INVALID_JSON when it does not parse, INVALID_CONFIG when it is wrong.
+    const cases: Array<[string, string, string]> = [
+      ['{not json', 'not valid JSON', 'INVALID_JSON'],
+      ['', 'empty', 'INVALID_JSON'],
+      ['{"followUp":{"max":"three"}}', 'followUp.max', 'INVALID_CONFIG'],
+      ['{"temperature":5}', 'temperature', 'INVALID_CONFIG'],
+      ['[1,2]', 'JSON object', 'INVALID_CONFIG'],
+      ['"HubSpot"', 'JSON object', 'INVALID_CONFIG'],
     ];
-    for (const [payload, text] of cases) {
+    for (const [payload, text, code] of cases) {
       const res = await t.request({ method: 'POST', url: `/api/admin/conversation-type/${id}/config`, as: admin.cookie, payload, headers: { 'content-type': 'text/plain' } });
       expect(res.statusCode, payload).toBe(400);
       expect(res.json().error, payload).toContain(text);
+      expect(res.json().code, payload).toBe(code);
     }
     const [row] = await t.ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, id));
     expect(row.config).toBe('{}');

@@ -85,7 +85,7 @@ export async function conversationTypesRoutes(app: FastifyInstance, { ctx }: { c
       async (request) => {
         const text = request.body;
         if (typeof text !== 'string' || !text.trim()) {
-          throw badRequest('The configuration is empty; send the JSON text as the request body.', 'INVALID_CONFIG_JSON');
+          throw badRequest('The configuration is empty; send the JSON text as the request body.', 'INVALID_JSON');
         }
         if (text.length > CONFIG_TEXT_MAX) throw badRequest('The configuration is too long.', 'INVALID_CONFIG');
         await saveConversationTypeConfig(ctx, request.params.id, text);

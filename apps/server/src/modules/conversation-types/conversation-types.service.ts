@@ -94,7 +94,7 @@ export function validateConversationTypeConfig(text: string): void {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw badRequest(`The configuration is not valid JSON: ${(err as Error).message}`, 'INVALID_CONFIG_JSON');
+    throw badRequest(`The configuration is not valid JSON: ${(err as Error).message}`, 'INVALID_JSON');
   }
   if (conversationTypeConfig.safeParse(value).success) return;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {

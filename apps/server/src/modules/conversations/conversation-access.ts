@@ -51,14 +51,14 @@ async function mayAdminister(ctx: AppContext, actor: Actor | null, messagingAcco
 /** A conversation by uuid for reading (detail, live events, the visitor's messages); 404 when hidden. */
 export async function loadConversationToView(ctx: AppContext, actor: Actor | null, uuid: string): Promise<AccessibleConversation> {
   const row = await loadBy(ctx, eq(conversations.uuid, uuid));
-  if (!row) throw notFound(NOT_FOUND);
+  if (!row) throw notFound(NOT_FOUND, 'CONVERSATION_NOT_FOUND');
   const canAdminister = await mayAdminister(ctx, actor, row.messagingAccountId);
   return { ...row, canAdminister: assertViewable(row, canAdminister) };
 }
 
 /** 404 for a prospect conversation the viewer may not administer (it does not exist for them); else canAdminister. */
 function assertViewable(row: { prospectId: number | null }, canAdminister: boolean): boolean {
-  if (row.prospectId !== null && !canAdminister) throw notFound(NOT_FOUND);
+  if (row.prospectId !== null && !canAdminister) throw notFound(NOT_FOUND, 'CONVERSATION_NOT_FOUND');
   return canAdminister;
 }
 
@@ -96,10 +96,10 @@ export async function loadConversationToChange(
 ): Promise<AccessibleConversation> {
   if (!actor) throw unauthorized();
   const row = await loadBy(ctx, 'id' in key ? eq(conversations.id, key.id) : eq(conversations.uuid, key.uuid));
-  if (!row) throw notFound(NOT_FOUND);
+  if (!row) throw notFound(NOT_FOUND, 'CONVERSATION_NOT_FOUND');
   const canAdminister = await mayAdminister(ctx, actor, row.messagingAccountId);
   if (!canAdminister) {
-    if (row.prospectId !== null) throw notFound(NOT_FOUND);
+    if (row.prospectId !== null) throw notFound(NOT_FOUND, 'CONVERSATION_NOT_FOUND');
     throw forbidden('Only an administrator can change a web chat.');
   }
   return { ...row, canAdminister };

@@ -130,7 +130,7 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
     for (const as of [undefined, stranger.cookie]) {
       const res = await read(conversation.uuid, as);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toMatchObject({ code: 'NOT_FOUND', error: 'Conversation not found' });
+      expect(res.json()).toMatchObject({ code: 'CONVERSATION_NOT_FOUND', error: 'Conversation not found' });
     }
   });
 });

@@ -242,7 +242,7 @@ describe('GET /api/conversation/:uuid', () => {
     for (const as of [undefined, stranger.cookie]) {
       const hidden = await t.request({ method: 'GET', url: `/api/conversation/${ownA1.uuid}`, as });
       expect(hidden.statusCode).toBe(404);
-      expect(hidden.json().code).toBe('NOT_FOUND');
+      expect(hidden.json().code).toBe('CONVERSATION_NOT_FOUND');
     }
     expect((await t.request({ method: 'GET', url: `/api/conversation/${otherB.uuid}`, as: normal.cookie })).statusCode).toBe(404);
   });

@@ -302,7 +302,7 @@ export async function createWebConversation(
 export async function readConversationDetail(ctx: AppContext, actor: Actor | null, uuid: string) {
   const [row] = await detailRead(ctx.database).execute({ uuid, userId: actor?.id ?? null });
   const detail = parseJson<StoredDetail>(row?.detail);
-  if (!detail) throw notFound('Conversation not found');
+  if (!detail) throw notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
   const canAdminister = viewAccess(actor, detail, detail.granted);
   const phases = detail.phases ?? [];
   return {

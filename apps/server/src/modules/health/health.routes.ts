@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ErrorCode } from '@sales-agent/shared/error-codes';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { probeStorageWrite, storageRoom } from './storage-room.ts';
@@ -15,7 +16,7 @@ export async function healthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
       await ctx.db.execute(sql`select 1`);
       return { status: 'ok', database: ctx.database.driver, llm: ctx.config.OPENAI_API_KEY ? 'openai' : 'offline-demo' };
     } catch {
-      return reply.status(503).send({ error: 'The database is not reachable.', code: 'DB_UNAVAILABLE' });
+      return reply.status(503).send({ error: 'The database is not reachable.', code: 'DB_UNAVAILABLE' satisfies ErrorCode });
     }
   });
 
@@ -51,7 +52,7 @@ export async function healthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
         problems.push('the storage cannot be inspected');
       }
       if (problems.length > 0) {
-        return reply.status(503).send({ error: `Not ready: ${problems.join('; ')}.`, code: 'NOT_READY', checks });
+        return reply.status(503).send({ error: `Not ready: ${problems.join('; ')}.`, code: 'NOT_READY' satisfies ErrorCode, checks });
       }
       return { status: 'ready', checks };
     },

@@ -161,7 +161,8 @@ describe('create and edit', () => {
     expect(view.json().accessTokenHint).toBe('••••9876');
   });
 
-  it.each([
+  // The code is VALIDATION_ERROR unless the row names another.
+  it.each<[Record<string, unknown>, string, string?]>([
     [{ accessToken: '' }, 'Access token is required'],
     [{ accessToken: undefined }, 'Access token is required'],
     [{ pageId: '  ' }, 'Page id is required'],
@@ -173,8 +174,8 @@ describe('create and edit', () => {
     [{ pageName: 'Page\u0000' }, 'pageName: must not contain the NUL character'],
     [{ conversationTypeId: 99999999999 }, 'conversationTypeId'],
     [{ conversationTypeId: 'abc' }, 'conversationTypeId'],
-    [{ conversationTypeId: 999_999 }, 'no conversation type has id 999999'],
-  ])('answers 400 for %j', async (overrides, text) => {
+    [{ conversationTypeId: 999_999 }, 'no conversation type has id 999999', 'CONVERSATION_TYPE_NOT_FOUND'],
+  ])('answers 400 for %j', async (overrides, text, code = 'VALIDATION_ERROR') => {
     const res = await t.request({
       method: 'POST',
       url: '/api/admin/messaging-accounts/create-edit',
@@ -182,7 +183,7 @@ describe('create and edit', () => {
       payload: { type: 'INSTAGRAM', accessToken: 'tok-12345', pageId: 'p', pageName: 'n', ...overrides },
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toContain(text);
+    expect(res.json()).toMatchObject({ code, error: expect.stringContaining(text) });
   });
 
   it('answers 400 for malformed JSON and 404 when editing an unknown id', async () => {
@@ -302,12 +303,12 @@ describe('config', () => {
   });
 
   it.each([
-    ['{"a":', 'not valid JSON'],
-    ['[1,2]', 'must be a JSON object'],
-    ['"GHL"', 'must be a JSON object'],
-    ['null', 'must be a JSON object'],
-    ['', 'empty'],
-  ])('answers 400 for %j and keeps the stored config', async (text, message) => {
+    ['{"a":', 'not valid JSON', 'INVALID_JSON'],
+    ['[1,2]', 'must be a JSON object', 'INVALID_CONFIG'],
+    ['"GHL"', 'must be a JSON object', 'INVALID_CONFIG'],
+    ['null', 'must be a JSON object', 'INVALID_CONFIG'],
+    ['', 'empty', 'INVALID_JSON'],
+  ])('answers 400 for %j and keeps the stored config', async (text, message, code) => {
     const { id } = await createAccount();
     const res = await t.request({
       method: 'POST',
@@ -317,7 +318,7 @@ describe('config', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toContain(message);
+    expect(res.json()).toMatchObject({ code, error: expect.stringContaining(message) });
     expect((await storedRow(id)).config).toBe('{}');
   });
 

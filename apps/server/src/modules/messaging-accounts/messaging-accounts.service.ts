@@ -68,7 +68,7 @@ export async function saveMessagingAccount(ctx: AppContext, actor: Actor, input:
       .from(conversationTypes)
       .where(eq(conversationTypes.id, input.conversationTypeId))
       .limit(1);
-    if (!type) throw badRequest(`conversationTypeId: no conversation type has id ${input.conversationTypeId}`, 'VALIDATION_ERROR');
+    if (!type) throw badRequest(`conversationTypeId: no conversation type has id ${input.conversationTypeId}`, 'CONVERSATION_TYPE_NOT_FOUND');
   }
   const fields = {
     type: input.type,
@@ -133,7 +133,7 @@ async function pageIdTaken(ctx: AppContext, input: SaveMessagingAccountInput): P
 /** Stores the account's config: the raw text, which must parse as a JSON object (spec §5 config editors). */
 export async function saveMessagingAccountConfig(ctx: AppContext, id: number, text: unknown): Promise<void> {
   if (typeof text !== 'string' || text.trim() === '') throw badRequest('The configuration is empty; a JSON object was expected.', 'INVALID_JSON');
-  if (text.length > ACCOUNT_CONFIG_MAX) throw badRequest('The configuration is too long.', 'VALIDATION_ERROR');
+  if (text.length > ACCOUNT_CONFIG_MAX) throw badRequest('The configuration is too long.', 'INVALID_CONFIG');
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -141,7 +141,7 @@ export async function saveMessagingAccountConfig(ctx: AppContext, id: number, te
     throw badRequest(`The configuration is not valid JSON: ${(err as Error).message}`, 'INVALID_JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw badRequest('The configuration must be a JSON object, e.g. {}', 'VALIDATION_ERROR');
+    throw badRequest('The configuration must be a JSON object, e.g. {}', 'INVALID_CONFIG');
   }
   const [previous] = await ctx.db
     .select({ type: messagingAccounts.type, config: messagingAccounts.config })

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ErrorCode } from '@sales-agent/shared/error-codes';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBody } from '@sales-agent/shared/schemas/common';
 import { session } from '@sales-agent/shared/schemas/user';
@@ -87,7 +88,7 @@ export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       if (result.status === 'password-required') {
         return reply.status(409).send({
           error: 'An account with this email already exists. Enter its password once to link your Facebook login to it.',
-          code: 'META_LINK_PASSWORD_REQUIRED',
+          code: 'META_LINK_PASSWORD_REQUIRED' satisfies ErrorCode,
           email: result.email,
           linkToken: result.linkToken,
         });

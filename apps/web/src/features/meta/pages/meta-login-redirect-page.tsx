@@ -1,4 +1,5 @@
 import { Alert, Button, Loader, PasswordInput, Stack, Text } from '@mantine/core';
+import type { ErrorCode } from '@sales-agent/shared/error-codes';
 import { LIMITS } from '@sales-agent/shared/limits';
 import type { Session } from '@sales-agent/shared/schemas/user';
 import { useEffect, useRef, useState } from 'react';
@@ -53,7 +54,7 @@ export default function MetaLoginRedirectPage() {
         setOutcome({ kind: 'done', session, next: nextPath({ ...session, setPasswordToken }) });
       },
       (err) => {
-        const body = err instanceof ApiError ? (err.body as { code?: string; email?: string; linkToken?: string } | null) : null;
+        const body = err instanceof ApiError ? (err.body as { code?: ErrorCode; email?: string; linkToken?: string } | null) : null;
         if (body?.code === 'META_LINK_PASSWORD_REQUIRED' && body.linkToken && body.email) {
           setOutcome({ kind: 'link', email: body.email, linkToken: body.linkToken, text: errorMessage(err) });
         } else {
