@@ -26,7 +26,10 @@ export const PHASE = {
   IGNORED: 9999,
 } as const;
 
-/** Human-readable label of a phase code; `phaseCount` is N, the number of phases of the type. */
+/**
+ * Human-readable label of a phase code, in the spec's words (§4); `phaseCount` is N, the number of phases of
+ * the type. The one set of phase words of server and web: `phaseWords` builds on it.
+ */
 export function phaseLabel(phase: number, phaseCount: number): string {
   switch (phase) {
     case PHASE.WAITING:
@@ -40,6 +43,17 @@ export function phaseLabel(phase: number, phaseCount: number): string {
     default:
       return phase === phaseCount ? 'End conversation' : `Phase ${phase}`;
   }
+}
+
+/**
+ * Where a conversation stands, for people rather than admins reading codes (the inbox, issue 12): a working
+ * phase as 'Step 2 of 3', every other code as `phaseLabel` says it. A type without phases has not ended at
+ * phase 0 (the server's rule), so that stays 'Phase 0'.
+ */
+export function phaseWords(phase: number, phaseCount: number): string {
+  if (phase >= 0 && phase < phaseCount) return `Step ${phase + 1} of ${phaseCount}`;
+  if (phase >= 0 && phaseCount === 0) return `Phase ${phase}`;
+  return phaseLabel(phase, phaseCount);
 }
 
 /** Conversation list orderings (spec §9). */

@@ -5,15 +5,19 @@ import { clearUnread } from './unread.ts';
 import { relativeTime } from './relative-time.ts';
 
 describe('phaseWords', () => {
-  it('names every phase code in words', () => {
+  it('says a type without phases has not ended at phase 0', () => {
+    expect(phaseWords(0, 0)).toBe('Phase 0');
+  });
+
+  it('names every phase code in the spec\'s words', () => {
     expect([-3, -2, -1, 0, 2, 3, 9999].map((p) => phaseWords(p, 3))).toEqual([
-      'Reading new messages',
-      'Needs a person',
-      'Error: needs a person',
+      'Waiting for more messages',
+      'Needs human intervention',
+      'Errored',
       'Step 1 of 3',
       'Step 3 of 3',
-      'Ended',
-      'Ignored',
+      'End conversation',
+      'Ignored conversation',
     ]);
   });
 });

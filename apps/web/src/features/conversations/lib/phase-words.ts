@@ -1,21 +1,7 @@
 import { PHASE } from '@sales-agent/shared/enums';
 
-/** Where a conversation stands, in words (issue 12: a label, not a code). */
-export function phaseWords(phase: number, phaseCount: number): string {
-  switch (phase) {
-    case PHASE.WAITING:
-      return 'Reading new messages';
-    case PHASE.NEEDS_HUMAN:
-      return 'Needs a person';
-    case PHASE.ERRORED:
-      return 'Error: needs a person';
-    case PHASE.IGNORED:
-      return 'Ignored';
-    default:
-      if (phaseCount > 0 && phase === phaseCount) return 'Ended';
-      return phaseCount > 0 ? `Step ${phase + 1} of ${phaseCount}` : `Phase ${phase}`;
-  }
-}
+/** The phase in words: one definition with the server's, in packages/shared (spec §4's words). */
+export { phaseWords } from '@sales-agent/shared/enums';
 
 export type AiState = 'working' | 'paused' | 'needs-human' | 'ended';
 
