@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { isUuid } from '@sales-agent/shared/uuid';
 import { is, Placeholder, type SQLWrapper } from 'drizzle-orm';
 import type { Database, Db } from './client.ts';
 
@@ -56,13 +57,11 @@ export function preparedRead<Values extends Record<string, unknown>, Row>(
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** An EXECUTE argument as SQL text: only values whose text form cannot contain anything but themselves. */
 export function literal(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'string' && UUID.test(value)) return `'${value}'`;
+  if (isUuid(value)) return `'${value}'`;
   throw new Error(`preparedRead: a ${typeof value} (${String(value).slice(0, 40)}) cannot be an EXECUTE argument (integers, booleans, null and uuids only)`);
 }

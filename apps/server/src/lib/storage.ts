@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { UUID_SOURCE } from '@sales-agent/shared/uuid';
 import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { copyFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import http, { type IncomingMessage } from 'node:http';
@@ -31,7 +32,7 @@ export interface Storage {
   remove(key: string): Promise<void>;
 }
 
-const KEY_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[a-z0-9]{1,8}$/;
+const KEY_PATTERN = new RegExp(`^${UUID_SOURCE}\\.[a-z0-9]{1,8}$`);
 
 /** A fresh storage key: a random uuid and the extension of the detected media type. */
 export function newStorageKey(extension: string): string {

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { UUID_SOURCE } from '@sales-agent/shared/uuid';
 import type { AppConfig } from '../config/env.ts';
 
 /**
@@ -29,7 +30,7 @@ export function mediaStreamUrl(config: Pick<AppConfig, 'PUBLIC_URL'>, binding: s
 
 /** How long a stream binding may wait for its stream: Twilio opens it right after reading the TwiML. */
 export const STREAM_BINDING_TTL_SECONDS = 600;
-const BINDING = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(CA[0-9a-fA-F]{32})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+const BINDING = new RegExp(`^(${UUID_SOURCE})\\.(CA[0-9a-fA-F]{32})\\.(\\d{1,12})\\.([A-Za-z0-9_-]{43})$`);
 
 const bindingSignature = (config: Pick<AppConfig, 'APP_SECRET'>, body: string) =>
   createHmac('sha256', config.APP_SECRET).update(`voice-stream:${body}`).digest('base64url');

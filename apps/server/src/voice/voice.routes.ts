@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUuid, UUID_SOURCE } from '@sales-agent/shared/uuid';
 import type { ErrorCode } from '@sales-agent/shared/error-codes';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -22,8 +23,7 @@ import { isSpeechAudioSignature, mediaStreamUrl, streamBinding } from './urls.ts
 
 const tags = ['voice'];
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const STORAGE_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.mp3$/;
+const STORAGE_KEY = new RegExp(`^${UUID_SOURCE}\\.mp3$`);
 
 const uuidParams = z.object({ uuid: z.string().max(100) });
 const formOf = (request: FastifyRequest): Record<string, string> => {
@@ -50,7 +50,7 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
 
   /** The call of a per-call callback, once its signature is checked. */
   const verifiedCall = async (request: FastifyRequest, uuid: string): Promise<CallContext> => {
-    const call = UUID.test(uuid) ? await loadCallByUuid(ctx, uuid) : null;
+    const call = isUuid(uuid) ? await loadCallByUuid(ctx, uuid) : null;
     // Without the call there is no Auth Token to check with: refused like a bad signature (no probing).
     if (!call) return refuse(request, 'unknown call');
     if (!signed(request, call.account.accessToken)) return refuse(request, 'bad X-Twilio-Signature');

@@ -1,4 +1,5 @@
 import { Alert, Anchor, Box, Button, Center, Group, Loader, Stack, Text } from '@mantine/core';
+import { isUuid } from '@sales-agent/shared/uuid';
 import { IconRefresh } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
 import { Outlet, useNavigate, useParams, useSearchParams } from 'react-router';
@@ -16,7 +17,6 @@ export const embedPaths = {
 };
 
 const storageKey = (typeId: string) => `sales-agent-widget:${typeId}`;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Tells the widget script on the host page which conversation is open (null: forget it). Browsers that block
@@ -89,7 +89,7 @@ export function EmbedStartPage() {
     // StrictMode runs effects twice in development; one visitor must get one conversation.
     if (started.current) return;
     started.current = true;
-    if (resume && UUID.test(resume)) {
+    if (isUuid(resume)) {
       store(typeId, resume);
       navigate(embedPaths.conversation(typeId, resume), { replace: true });
       return;

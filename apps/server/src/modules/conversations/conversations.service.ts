@@ -1,4 +1,5 @@
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { isUuid } from '@sales-agent/shared/uuid';
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
 import type { ConversationListQuery } from '@sales-agent/shared/schemas/conversation';
 import {
@@ -39,14 +40,12 @@ import { isUnreadFor } from './conversation-reads.ts';
 export const COUNT_CAP_PAGES_AHEAD = 10;
 export const COUNT_CAP_MIN_ROWS = 1_000;
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * A whole uuid matches exactly; the start of one matches as the uuid range it spans ("abc1" → abc10000-… to
  * abc1ffff-…), so both use the unique uuid index instead of scanning every row's text.
  */
 function uuidMatch(column: typeof conversations.uuid | typeof prospects.uuid, value: string): SQL {
-  if (UUID_RE.test(value)) return eq(column, value);
+  if (isUuid(value)) return eq(column, value);
   const hex = value.replaceAll('-', '').slice(0, 32);
   const asUuid = (h: string) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
   return and(gte(column, asUuid(hex.padEnd(32, '0'))), lte(column, asUuid(hex.padEnd(32, 'f')))) as SQL;

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { isUuid } from '@sales-agent/shared/uuid';
 import twilio from 'twilio';
 import { emitConversationChanged, insertMessage, loadConversation, type LoadedConversation } from '../../agent/conversation-store.ts';
 import { moveWorkingPhase } from '../../agent/send-reply.ts';
@@ -16,14 +17,13 @@ export interface CallContext {
   callSid: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Finds the stream's conversation from the uuid of the `start` message and its prospect's TWILIO account.
  * Null when any part is missing: the stream is then closed like a badly signed one.
  */
 export async function findCall(ctx: AppContext, uuid: unknown): Promise<CallContext | null> {
-  if (typeof uuid !== 'string' || !UUID.test(uuid)) return null;
+  if (!isUuid(uuid)) return null;
   const [row] = await ctx.db
     .select({
       id: conversations.id,
