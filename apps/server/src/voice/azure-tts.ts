@@ -1,4 +1,5 @@
 import type { AppConfig } from '../config/env.ts';
+import { escapeXml } from '../lib/xml.ts';
 
 /**
  * Azure AI Speech text to speech over its REST API (third-party-facts.md "Azure Text to Speech"):
@@ -26,9 +27,6 @@ export function azureTtsEndpoint(config: Pick<AppConfig, 'AZURE_TTS_KEY' | 'AZUR
   if (config.AZURE_TTS_REGION) return `https://${config.AZURE_TTS_REGION}.tts.speech.microsoft.com/cognitiveservices/v1`;
   return null;
 }
-
-const escapeXml = (text: string) =>
-  text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 
 export function ssmlFor(text: string, voice: TtsVoice): string {
   return (

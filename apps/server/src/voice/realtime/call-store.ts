@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { isUuid } from '@sales-agent/shared/uuid';
+import { escapeXml } from '../../lib/xml.ts';
 import twilio from 'twilio';
 import { emitConversationChanged, insertMessage, loadConversation, type LoadedConversation } from '../../agent/conversation-store.ts';
 import { moveWorkingPhase } from '../../agent/send-reply.ts';
@@ -146,9 +147,6 @@ export async function updateCall(ctx: AppContext, account: LiveAccount, callSid:
   await twilioClient(ctx.config.TWILIO_API_URL!, accountSid, account.accessToken).calls(callSid).update(update);
 }
 
-const xmlEscape = (text: string) =>
-  text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
-
-export const dialTwiml = (number: string) => `<Response><Dial>${xmlEscape(number)}</Dial></Response>`;
+export const dialTwiml = (number: string) => `<Response><Dial>${escapeXml(number)}</Dial></Response>`;
 export const goodbyeTwiml = (text: string | undefined) =>
-  text?.trim() ? `<Response><Say>${xmlEscape(text.trim())}</Say><Hangup/></Response>` : '<Response><Hangup/></Response>';
+  text?.trim() ? `<Response><Say>${escapeXml(text.trim())}</Say><Hangup/></Response>` : '<Response><Hangup/></Response>';
