@@ -14,7 +14,7 @@ import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { messages, prospects } from '../db/schema/index.ts';
 import { AppError, badRequest, conflict, notFound } from '../lib/errors.ts';
-import { loadConversationToView } from '../modules/conversations/conversation-access.ts';
+import { loadConversationToView } from '../modules/conversations/conversation-policy.ts';
 import { readStoredMedia } from './inbound-media.ts';
 import { registerRawBodyParsers } from '../plugins/raw-body.ts';
 import { findAccountByKey } from './accounts.ts';

@@ -27,7 +27,7 @@ import { endSilence } from '../../agent/unanswered.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
-import { type AccessibleConversation, grantedAccountSql, viewAccess } from './conversation-access.ts';
+import { type AccessibleConversation, grantedAccountSql, listedSql, viewAccess } from './conversation-policy.ts';
 import { removeCallRecording } from '../calls/calls.service.ts';
 import { isUnreadFor } from './conversation-reads.ts';
 
@@ -75,7 +75,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
     query.maxRecordingDuration !== undefined ? lte(c.recordingDuration, Math.floor(query.maxRecordingDuration)) : undefined,
     query.hasRecording === 'true' ? isNotNull(c.recordingUrl) : query.hasRecording === 'false' ? isNull(c.recordingUrl) : undefined,
     // The scope is the conversation's own copy of its prospect's account: an index range, not a join.
-    granted === 'all' ? undefined : inArray(c.messagingAccountId, granted),
+    listedSql(granted),
   ];
   const where = and(...filters.filter((f): f is SQL => f !== undefined));
   // Both orders spell exactly the indexes of db/schema/conversations.ts (drizzle writes them DESC NULLS
