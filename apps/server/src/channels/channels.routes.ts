@@ -10,16 +10,15 @@ import {
   simulatedTwilioSms,
   webhookReceived,
 } from '@sales-agent/shared/schemas/channels';
-import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { messages, prospects } from '../db/schema/index.ts';
-import { AppError, badRequest, conflict, notFound } from '../lib/errors.ts';
-import { loadConversationToView } from '../modules/conversations/conversation-access.ts';
-import { readStoredMedia } from './inbound-media.ts';
+import { AppError, badRequest } from '../lib/errors.ts';
+import { loadConversationToView } from '../modules/conversations/conversation-policy.ts';
+import { findStoredMedia, readStoredMedia } from './inbound-media.ts';
+import { checkSimulation } from './simulator.ts';
 import { registerRawBodyParsers } from '../plugins/raw-body.ts';
 import { findAccountByKey } from './accounts.ts';
 import { InboxWriter } from './inbox.ts';
-import { type InboundEvent, parseMetaPayload, parseSmsGatewayEvent, parseTwilioSms } from './inbound-events.ts';
+import { parseMetaPayload, parseSmsGatewayEvent, parseTwilioSms } from './inbound-events.ts';
 import { rebuildHistory } from './rebuild.ts';
 import { verifyMetaSignature, verifySmsGatewaySignature, verifyTwilioSignature } from './signatures.ts';
 
@@ -167,12 +166,7 @@ export async function channelsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     },
     async (request, reply) => {
       const conversation = await loadConversationToView(ctx, request.actor, request.params.uuid);
-      const [row] = await ctx.db
-        .select({ key: messages.mediaKey, type: messages.mediaType })
-        .from(messages)
-        .where(and(eq(messages.id, request.params.messageId), eq(messages.conversationId, conversation.id)))
-        .limit(1);
-      if (!row?.key) throw notFound('This message has no stored media.', 'MEDIA_NOT_FOUND');
+      const row = await findStoredMedia(ctx, conversation.id, request.params.messageId);
       const { size, stream } = await readStoredMedia(ctx, row.key);
       reply.type(row.type ?? 'application/octet-stream').header('content-length', size).header('cache-control', 'private, max-age=3600');
       return reply.send(stream);
@@ -197,23 +191,4 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
  */
 function isSimulator(request: FastifyRequest): boolean {
   return request.actor?.role === 'ADMIN' && typeof request.headers.origin === 'string';
-}
-
-/**
- * A simulated message must reach an account that exists, and must not come from a real prospect's id:
- * the agent's answer would then be sent to that real person.
- */
-async function checkSimulation(ctx: AppContext, events: InboundEvent[]): Promise<void> {
-  const messages = events.filter((e) => e.kind === 'message');
-  if (messages.length === 0) throw badRequest('The payload holds no message to simulate.', 'NOTHING_TO_SIMULATE');
-  for (const event of messages) {
-    const account = await findAccountByKey(ctx, event.channel, event.accountKey);
-    if (!account) throw badRequest(`No ${event.channel} messaging account has the id ${event.accountKey}.`, 'NO_SUCH_ACCOUNT');
-    const [real] = await ctx.db
-      .select({ id: prospects.id })
-      .from(prospects)
-      .where(and(eq(prospects.messagingAccountId, account.id), eq(prospects.externalId, event.senderId), eq(prospects.simulated, false)))
-      .limit(1);
-    if (real) throw conflict(`${event.senderId} is a real prospect of this account; simulate with another sender.`, 'REAL_PROSPECT');
-  }
 }

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { AppError } from '../lib/errors.ts';
+import { messages } from '../db/schema/index.ts';
+import { AppError, notFound } from '../lib/errors.ts';
 import { newStorageKey } from '../lib/storage.ts';
 import { recordingStorage } from '../modules/call-recordings/call-recordings.service.ts';
 import { transcribeAudio } from '../modules/call-recordings/transcription.ts';
@@ -144,6 +146,17 @@ async function fetchBytes(url: string, token: string | null): Promise<{ bytes: B
   const bytes = Buffer.from(await res.arrayBuffer());
   if (bytes.length > MAX_MEDIA_BYTES) throw new Error(`the file is larger than ${MAX_MEDIA_BYTES / 1024 / 1024} MB`);
   return { bytes, mimeType: res.headers.get('content-type') };
+}
+
+/** The stored media of message `messageId` of the conversation (key and type), or a 404 AppError. */
+export async function findStoredMedia(ctx: AppContext, conversationId: number, messageId: number) {
+  const [row] = await ctx.db
+    .select({ key: messages.mediaKey, type: messages.mediaType })
+    .from(messages)
+    .where(and(eq(messages.id, messageId), eq(messages.conversationId, conversationId)))
+    .limit(1);
+  if (!row?.key) throw notFound('This message has no stored media.', 'MEDIA_NOT_FOUND');
+  return { key: row.key, type: row.type };
 }
 
 /** Serving a stored media file of a message: its bytes and type, or a 404 AppError. */

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { findAccountById, type LiveAccount } from '../channels/accounts.ts';
@@ -29,6 +29,14 @@ async function loadBy(ctx: AppContext, where: ReturnType<typeof eq>): Promise<Ca
 
 export const loadCallByUuid = (ctx: AppContext, uuid: string) => loadBy(ctx, eq(conversations.uuid, uuid));
 export const loadCallBySid = (ctx: AppContext, callSid: string) => loadBy(ctx, eq(conversations.callSid, callSid));
+
+/** Stores the CallSid Twilio reports for a call that has none yet (the first one stays). */
+export async function rememberCallSid(ctx: AppContext, conversationId: number, callSid: string): Promise<void> {
+  await ctx.db
+    .update(conversations)
+    .set({ callSid })
+    .where(and(eq(conversations.id, conversationId), isNull(conversations.callSid)));
+}
 
 /** The account's AccountSid (config.accountSid of the channels mapping), or null when not set. */
 export function accountSidOf(account: LiveAccount): string | null {

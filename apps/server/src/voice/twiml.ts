@@ -58,3 +58,18 @@ export function hangupTwiml(lines: Utterance[]): string {
   response.hangup();
   return response.toString();
 }
+
+/** Transfers the live call to a person: `<Dial>number</Dial>` (the realtime agent's transfer tool). */
+export function dialTwiml(number: string): string {
+  const response = new twilio.twiml.VoiceResponse();
+  response.dial(number);
+  return response.toString();
+}
+
+/** Says `text` (when there is any) in Twilio's default voice, then hangs up: a realtime call that failed. */
+export function goodbyeTwiml(text: string | undefined): string {
+  const response = new twilio.twiml.VoiceResponse();
+  if (text?.trim()) response.say(text.trim());
+  response.hangup();
+  return response.toString();
+}

@@ -4,15 +4,13 @@ import type { ErrorCode } from '@sales-agent/shared/error-codes';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import { conversations } from '../db/schema/index.ts';
 import { AppError } from '../lib/errors.ts';
 import { registerRawBodyParsers } from '../plugins/raw-body.ts';
 import { findAccountByKey } from '../channels/accounts.ts';
 import { verifyTwilioSignature } from '../channels/signatures.ts';
 import { recordingStorage } from '../modules/call-recordings/call-recordings.service.ts';
 import { parseRange } from '../modules/call-recordings/http-range.ts';
-import { and, eq, isNull } from 'drizzle-orm';
-import { type CallContext, loadCallBySid, loadCallByUuid } from './call-context.ts';
+import { type CallContext, loadCallBySid, loadCallByUuid, rememberCallSid } from './call-context.ts';
 import { advanceCallStatus, applyAnsweringMachine, applyStatusCallback } from './call-status.ts';
 import { answerClassicCall, classicTurn } from './classic.ts';
 import { callbackIdentity, claimCallback } from './callback-identity.ts';
@@ -77,10 +75,7 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     const call = await verifiedCall(request, request.params.uuid);
     const form = formOf(request);
     if (form.CallSid && !call.conversation.callSid) {
-      await ctx.db
-        .update(conversations)
-        .set({ callSid: form.CallSid })
-        .where(and(eq(conversations.id, call.conversation.id), isNull(conversations.callSid)));
+      await rememberCallSid(ctx, call.conversation.id, form.CallSid);
     }
     if (form.CallStatus) await advanceCallStatus(ctx, call, form.CallStatus);
     const callSid = form.CallSid ?? call.conversation.callSid;

@@ -9,7 +9,7 @@ import { findAccountById } from '../../channels/accounts.ts';
 import { twilioClient } from '../../channels/senders/twilio-client.ts';
 import { accountSidOf } from '../../voice/call-context.ts';
 import { callbackUrls, recordingStorageKey } from '../../voice/urls.ts';
-import { loadConversationToView } from '../conversations/conversation-access.ts';
+import { loadConversationToView } from '../conversations/conversation-policy.ts';
 import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
 
 /** Twilio errors a caller can act on, said plainly (the code stays in the sentence for support). */

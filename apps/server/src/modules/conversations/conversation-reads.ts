@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { conversationReads, conversations } from '../../db/schema/index.ts';
-import type { AccessibleConversation } from './conversation-access.ts';
+import type { AccessibleConversation } from './conversation-policy.ts';
 
 /**
  * Per-user read state of the inbox (issue 12, docs/conversations.md "Inbox"): each team member has their own

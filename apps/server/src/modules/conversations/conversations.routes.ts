@@ -25,7 +25,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { requireUser } from '../../plugins/auth.ts';
-import { loadConversationToChange, loadConversationToView } from './conversation-access.ts';
+import { loadConversationToChange, loadConversationToView } from './conversation-policy.ts';
 import { acquireStreamSlot, closeStreamsOnShutdown, streamConversationEvents, streamListEvents } from './conversation-events.ts';
 import { ConversationAccounts, inboxViewer } from './inbox-access.ts';
 import { chatRateLimit, countConversationMessage } from '../../plugins/abuse-limits.ts';

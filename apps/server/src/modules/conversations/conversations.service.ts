@@ -28,9 +28,9 @@ import { endSilence } from '../../agent/unanswered.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
-import { type AccessibleConversation, grantedAccountSql, viewAccess } from './conversation-access.ts';
+import { type AccessibleConversation, grantedAccountSql, listedSql, viewAccess } from './conversation-policy.ts';
 import { removeCallRecording } from '../calls/calls.service.ts';
-import { isUnreadFor } from './conversation-reads.ts';
+import { isEnded, parseJson, presentDetail, presentListRow, type StoredDetail } from './conversations.presenter.ts';
 
 /**
  * The count behind totalPages stops a little beyond the requested page (at least 1,000 rows or 10 pages
@@ -74,7 +74,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
     query.maxRecordingDuration !== undefined ? lte(c.recordingDuration, Math.floor(query.maxRecordingDuration)) : undefined,
     query.hasRecording === 'true' ? isNotNull(c.recordingUrl) : query.hasRecording === 'false' ? isNull(c.recordingUrl) : undefined,
     // The scope is the conversation's own copy of its prospect's account: an index range, not a join.
-    granted === 'all' ? undefined : inArray(c.messagingAccountId, granted),
+    listedSql(granted),
   ];
   const where = and(...filters.filter((f): f is SQL => f !== undefined));
   // Both orders spell exactly the indexes of db/schema/conversations.ts (drizzle writes them DESC NULLS
@@ -193,75 +193,6 @@ async function countWithinBudget(ctx: AppContext, where: SQL | undefined, limit:
   }
 }
 
-type ListRow = {
-  id: number;
-  uuid: string;
-  phase: number;
-  conversationTypeId: number | null;
-  typeTitle: string | null;
-  rating: number | null;
-  recordingDuration: number | null;
-  recordingUrl: string | null;
-  messagesCount: number;
-  lastMessageDate: Date | null;
-  prospectId: number | null;
-  prospectUuid: string | null;
-  prospectName: string | null;
-  accountId: number | null;
-  pageName: string | null;
-  accountType: AccountType | null;
-  aiPaused: boolean;
-  costUsd: number;
-  lastMessage: unknown;
-  phaseCount: number;
-  followUpStatus: 'ACTIVE' | 'INACTIVE' | null;
-  followUpCount: number | null;
-  followUpHasErrors: boolean | null;
-  lastReadAt: Date | null;
-};
-
-/** The json_build_object of the latest message (a string or already parsed, depending on the driver). */
-function presentLastMessage(value: unknown) {
-  if (value === null || value === undefined) return null;
-  const m = (typeof value === 'string' ? JSON.parse(value) : value) as { role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; preview: string; dateSent: string };
-  return { role: m.role, preview: m.preview, dateSent: new Date(m.dateSent).toISOString() };
-}
-
-function presentListRow(r: ListRow) {
-  const lastMessage = presentLastMessage(r.lastMessage);
-  return {
-    id: r.id,
-    uuid: r.uuid,
-    phase: r.phase,
-    conversationTypeId: r.conversationTypeId,
-    ConversationType: r.conversationTypeId === null ? null : { id: r.conversationTypeId, title: r.typeTitle },
-    rating: r.rating,
-    recordingDuration: r.recordingDuration,
-    recordingUrl: r.recordingUrl,
-    messagesCount: r.messagesCount,
-    lastMessageDate: r.lastMessageDate?.toISOString() ?? null,
-    prospectId: r.prospectId,
-    Prospect:
-      r.prospectUuid === null || r.accountId === null || r.accountType === null
-        ? null
-        : {
-            uuid: r.prospectUuid,
-            name: r.prospectName,
-            messagingAccount: { id: r.accountId, pageName: r.pageName ?? '', type: r.accountType },
-          },
-    phaseCount: r.phaseCount,
-    lastMessage,
-    aiPaused: r.aiPaused,
-    needsHuman: r.phase === PHASE.NEEDS_HUMAN || r.phase === PHASE.ERRORED || r.followUpHasErrors === true,
-    followUp:
-      r.followUpStatus === null
-        ? null
-        : { status: r.followUpStatus, followUpCount: r.followUpCount ?? 0, hasErrors: r.followUpHasErrors === true },
-    costUsd: r.costUsd,
-    unread: isUnreadFor(lastMessage, r.lastReadAt),
-  };
-}
-
 /**
  * The latest conversation of the prospect `externalId` on a messaging account (ADMIN; the webhook simulator
  * links to it). 404 until the inbound job has stored the prospect's first message.
@@ -302,64 +233,7 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
   const [row] = await detailRead(ctx.database).execute({ uuid, userId: actor?.id ?? null });
   const detail = parseJson<StoredDetail>(row?.detail);
   if (!detail) throw notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
-  const canAdminister = viewAccess(actor, detail, detail.granted);
-  const phases = detail.phases ?? [];
-  return {
-    id: detail.id,
-    uuid: detail.uuid,
-    phase: detail.phase,
-    rating: detail.rating,
-    recordingDuration: detail.recordingDuration,
-    recordingUrl: detail.recordingUrl,
-    conversationTypeId: detail.conversationTypeId,
-    ConversationType: detail.type
-      ? {
-          id: detail.type.id,
-          title: detail.type.title,
-          initialMessage: detail.type.initialMessage,
-          conversation_phases: canAdminister ? phases : [],
-        }
-      : null,
-    phaseCount: phases.length,
-    prospectId: detail.prospectId,
-    Prospect: detail.prospect && detail.account ? { ...detail.prospect, messagingAccount: detail.account } : null,
-    // dateSent is already ISO 8601 in UTC to the millisecond (to_char truncates microseconds, as Date did).
-    messages: (detail.messages ?? []).map(withChannelMarks),
-    canAdminister,
-    aiPaused: detail.aiPaused,
-    isDemoAgent: !ctx.config.OPENAI_API_KEY,
-    ended: isEnded(detail.phase, phases.length),
-  };
-}
-
-/** The JSON value the detail statement answers (keys as written in prepareDetail). */
-interface StoredDetail {
-  id: number;
-  uuid: string;
-  phase: number;
-  rating: number | null;
-  recordingDuration: number | null;
-  recordingUrl: string | null;
-  conversationTypeId: number | null;
-  prospectId: number | null;
-  messagingAccountId: number | null;
-  aiPaused: boolean;
-  type: { id: number; title: string | null; initialMessage: string | null } | null;
-  prospect: { uuid: string; name: string | null } | null;
-  account: { id: number; pageName: string; type: AccountType } | null;
-  phases: { index: number; prompt: string }[] | null;
-  messages: {
-    id: number;
-    role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
-    message: string;
-    dateSent: string;
-    previousMessage?: string | null;
-    editedAt?: string | null;
-    deletedAt?: string | null;
-    hasMedia?: boolean;
-    mediaType?: string | null;
-  }[] | null;
-  granted: boolean;
+  return presentDetail(detail, viewAccess(actor, detail, detail.granted), !ctx.config.OPENAI_API_KEY);
 }
 
 const detailReads = new WeakMap<Database, PreparedRead<{ uuid: string; userId: number | null }, { detail: unknown }>>();
@@ -406,23 +280,6 @@ function prepareDetail(db: Db) {
     .leftJoin(a, eq(a.id, p.messagingAccountId))
     .where(eq(c.uuid, sql.placeholder('uuid')))
     .limit(1);
-}
-
-/** A message with only the channel marks it has (edited, deleted, stored media): plain messages stay as before. */
-function withChannelMarks(m: NonNullable<StoredDetail['messages']>[number]) {
-  const { previousMessage, editedAt, deletedAt, hasMedia, mediaType, ...plain } = m;
-  return {
-    ...plain,
-    ...(editedAt ? { editedAt, previousMessage: previousMessage ?? null } : {}),
-    ...(deletedAt ? { deletedAt } : {}),
-    ...(hasMedia ? { hasMedia: true, mediaType: mediaType ?? null } : {}),
-  };
-}
-
-/** A json column: node-postgres and PGlite parse it, a driver that does not hands over the text. */
-function parseJson<T>(value: unknown): T | null {
-  if (value === null || value === undefined) return null;
-  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
 
 function changed(ctx: AppContext, conv: { id: number; uuid: string }): void {
@@ -527,11 +384,6 @@ export async function editMessage(ctx: AppContext, conv: AccessibleConversation,
     .returning({ id: messages.id });
   if (updated.length === 0) throw notFound('Message not found', 'MESSAGE_NOT_FOUND');
   changed(ctx, conv);
-}
-
-/** The playbook ended (phase N of a type with phases) or the conversation is ignored (9999). */
-function isEnded(phase: number, phaseCount: number): boolean {
-  return phase === PHASE.IGNORED || (phaseCount > 0 && phase === phaseCount);
 }
 
 /** What a visitor is told when writing into an ended web chat (409, also shown as the closing notice). */

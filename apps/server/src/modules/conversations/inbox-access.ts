@@ -2,6 +2,7 @@ import { inArray } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { conversations } from '../../db/schema/index.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
+import { mayAdminister } from './conversation-policy.ts';
 
 /**
  * Who may see a live event of the inbox stream (issue 18), without a query per event. A burst of
@@ -137,8 +138,9 @@ export interface InboxViewer {
 }
 
 /**
- * The access rule of the inbox stream for one viewer: an ADMIN sees every conversation; a NORMAL user a
- * prospect conversation of an account granted to them, never a web chat (the list's rule).
+ * The inbox stream's access check for one viewer: the list's rule, mayAdminister of conversation-policy.ts
+ * (an ADMIN every conversation; a NORMAL user one on an account granted to them, never a web chat), answered
+ * from the stream's caches instead of a query per event.
  */
 export function inboxViewer(ctx: AppContext, actor: Actor, accounts: ConversationAccounts): InboxViewer {
   if (actor.role === 'ADMIN') return { userId: actor.id, maySee: async () => true, close: () => {} };
@@ -153,8 +155,8 @@ export function inboxViewer(ctx: AppContext, actor: Actor, accounts: Conversatio
   return {
     userId: actor.id,
     maySee: async (conversationId) => {
-      const accountId = await accounts.accountOf(conversationId);
-      return accountId !== null && (await grants.get()).has(accountId);
+      const messagingAccountId = await accounts.accountOf(conversationId);
+      return mayAdminister(actor, { messagingAccountId }, messagingAccountId !== null && (await grants.get()).has(messagingAccountId));
     },
     close: () => {
       offGrants();

@@ -2,17 +2,10 @@ import type { RealtimeClientEvent, RealtimeResponseUsage } from 'openai/resource
 import WebSocket, { type RawData } from 'ws';
 import { isWorkingPhase } from '../../agent/phases.ts';
 import type { AppContext } from '../../context.ts';
-import {
-  advancePhase,
-  bookRealtimeUsage,
-  type CallContext,
-  dialTwiml,
-  findCall,
-  goodbyeTwiml,
-  storeTranscript,
-  updateCall,
-  verifyStreamSignature,
-} from './call-store.ts';
+import { advancePhase, bookRealtimeUsage, type CallContext, findCall, storeTranscript } from './call-store.ts';
+import { updateCall } from './twilio-call-update.ts';
+import { verifyStreamSignature } from './stream-signature.ts';
+import { dialTwiml, goodbyeTwiml } from '../twiml.ts';
 import { verifyStreamBinding } from '../urls.ts';
 import { PlaybackTracker, splitPayload } from './playback.ts';
 import { DEFAULT_REALTIME_VOICE, openingResponse, sessionUpdate, voiceSettingsOf } from './session.ts';

@@ -1,15 +1,18 @@
+/*
+ * The realtime call's database side: finding the stream's conversation, storing transcript lines, booking
+ * token usage and moving the phase. Prices are in prices.ts, the stream's signature check in
+ * stream-signature.ts, Twilio REST updates of the live call in twilio-call-update.ts, TwiML in ../twiml.ts.
+ */
 import { eq, sql } from 'drizzle-orm';
 import { isUuid } from '@sales-agent/shared/uuid';
-import { escapeXml } from '../../lib/xml.ts';
-import twilio from 'twilio';
 import { emitConversationChanged, insertMessage, loadConversation, type LoadedConversation } from '../../agent/conversation-store.ts';
 import { moveWorkingPhase } from '../../agent/send-reply.ts';
 import { findAccountById, type LiveAccount } from '../../channels/accounts.ts';
-import { twilioClient } from '../../channels/senders/twilio-client.ts';
 import type { AppContext } from '../../context.ts';
 import { conversations, llmUsage } from '../../db/schema/index.ts';
 import type { RealtimeResponseUsage } from 'openai/resources/realtime/realtime';
 import { endRealtimeCall } from './ended-call.job.ts';
+import { realtimeCostOf } from './prices.ts';
 
 /** The conversation a media stream belongs to, with its TWILIO account (token opened). */
 export interface CallContext {
@@ -42,18 +45,6 @@ export async function findCall(ctx: AppContext, uuid: unknown): Promise<CallCont
   return { loaded, account, callSid: row.callSid };
 }
 
-/**
- * Twilio signs the WebSocket upgrade like a webhook: X-Twilio-Signature over the stream URL (TwiML's
- * `wss://host/api/voice/media-stream`, no parameters) with the account's Auth Token. That URL is built from
- * PUBLIC_URL's host (voice/urls.ts mediaStreamUrl): wss on https, ws on http, then the path as requested.
- */
-export function verifyStreamSignature(ctx: AppContext, authToken: string, signature: string | undefined, requestUrl: string): boolean {
-  if (!signature) return false;
-  const base = new URL(ctx.config.PUBLIC_URL);
-  const url = `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}${requestUrl}`;
-  return twilio.validateRequest(authToken, signature, url, {});
-}
-
 /** Stores one transcript line as a message and tells the detail page (at most once per realtime item). */
 export async function storeTranscript(
   ctx: AppContext,
@@ -67,35 +58,6 @@ export async function storeTranscript(
   if (!message) return;
   const stored = await insertMessage(ctx.db, { conversationId: conversation.id, role, message, dateSent, externalId: `realtime:${itemId}` });
   if (stored) emitConversationChanged(ctx, conversation);
-}
-
-/**
- * USD per 1 million realtime tokens (https://openai.com/api/pricing/, late 2026): audio and text are priced
- * apart, cached input at its own rate. A model not listed costs 0, like unknown chat models.
- */
-export const REALTIME_PRICES_PER_MILLION: Record<string, { audioIn: number; audioOut: number; textIn: number; textOut: number; cachedIn: number }> = {
-  'gpt-realtime': { audioIn: 32, audioOut: 64, textIn: 4, textOut: 16, cachedIn: 0.4 },
-  'gpt-realtime-mini': { audioIn: 10, audioOut: 20, textIn: 0.6, textOut: 2.4, cachedIn: 0.3 },
-  'gpt-4o-realtime-preview': { audioIn: 40, audioOut: 80, textIn: 5, textOut: 20, cachedIn: 2.5 },
-  'gpt-4o-mini-realtime-preview': { audioIn: 10, audioOut: 20, textIn: 0.6, textOut: 2.4, cachedIn: 0.3 },
-};
-const byLongestFirst = Object.keys(REALTIME_PRICES_PER_MILLION).sort((a, b) => b.length - a.length);
-
-export function realtimeCostOf(model: string, usage: RealtimeResponseUsage): number {
-  const name = model.toLowerCase();
-  const key = byLongestFirst.find((k) => name === k || name.startsWith(`${k}-`));
-  if (!key) return 0;
-  const p = REALTIME_PRICES_PER_MILLION[key];
-  const input = usage.input_token_details ?? {};
-  const output = usage.output_token_details ?? {};
-  const cached = input.cached_tokens ?? 0;
-  const audioIn = input.audio_tokens ?? 0;
-  const textIn = input.text_tokens ?? Math.max(0, (usage.input_tokens ?? 0) - audioIn);
-  // Cached tokens are part of the input counts; they are billed at the cached rate instead.
-  const uncachedIn = Math.max(0, audioIn * p.audioIn + textIn * p.textIn - cached * Math.max(p.audioIn, p.textIn));
-  const audioOut = output.audio_tokens ?? 0;
-  const textOut = output.text_tokens ?? Math.max(0, (usage.output_tokens ?? 0) - audioOut);
-  return (uncachedIn + cached * p.cachedIn + audioOut * p.audioOut + textOut * p.textOut) / 1_000_000;
 }
 
 /**
@@ -139,14 +101,3 @@ export async function advancePhase(ctx: AppContext, loaded: LoadedConversation, 
   const [row] = await ctx.db.select({ phase: conversations.phase }).from(conversations).where(eq(conversations.id, id));
   return row?.phase ?? from;
 }
-
-/** Ends or redirects the live call through Twilio's REST API (Calls/{sid}.json update). */
-export async function updateCall(ctx: AppContext, account: LiveAccount, callSid: string, update: { status: 'completed' } | { twiml: string }) {
-  const accountSid = typeof account.config.accountSid === 'string' ? account.config.accountSid : '';
-  if (!accountSid) throw new Error(`TWILIO account ${account.id} has no config.accountSid`);
-  await twilioClient(ctx.config.TWILIO_API_URL!, accountSid, account.accessToken).calls(callSid).update(update);
-}
-
-export const dialTwiml = (number: string) => `<Response><Dial>${escapeXml(number)}</Dial></Response>`;
-export const goodbyeTwiml = (text: string | undefined) =>
-  text?.trim() ? `<Response><Say>${escapeXml(text.trim())}</Say><Hangup/></Response>` : '<Response><Hangup/></Response>';

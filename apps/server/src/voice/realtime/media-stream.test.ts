@@ -441,13 +441,13 @@ describe('media stream bridge', () => {
     await client.roundTrip();
     expect(twilioCall().updates).toEqual([]);
     client.mark(client.of('mark')[0].mark!.name);
-    await vi.waitFor(() => expect(twilioCall().updates).toEqual([{ Twiml: `<Response><Dial>${TRANSFER_TO}</Dial></Response>` }]));
+    await vi.waitFor(() => expect(twilioCall().updates).toEqual([{ Twiml: `<?xml version="1.0" encoding="UTF-8"?><Response><Dial>${TRANSFER_TO}</Dial></Response>` }]));
   });
 
   it('ends the call politely when the realtime session drops, and stops cleanly on stop', async () => {
     const { session, client, twilioCall, callSid } = await liveCall();
     session.close(1011);
-    await vi.waitFor(() => expect(twilioCall().updates).toEqual([{ Twiml: '<Response><Say>Sorry, something went wrong.</Say><Hangup/></Response>' }]));
+    await vi.waitFor(() => expect(twilioCall().updates).toEqual([{ Twiml: '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Sorry, something went wrong.</Say><Hangup/></Response>' }]));
     expect(await client.whenClosed()).toBe(1000);
 
     const second = await liveCall();
@@ -463,7 +463,7 @@ describe('media stream bridge', () => {
     const client = await connect(streamPath(call));
     client.connected();
     client.start({ accountSid: ACCOUNT_SID, callSid: call.callSid, customParameters: { conversationUuid: call.conversation.uuid } });
-    await vi.waitFor(() => expect(call.twilioCall().updates).toEqual([{ Twiml: '<Response><Say>Sorry, something went wrong.</Say><Hangup/></Response>' }]));
+    await vi.waitFor(() => expect(call.twilioCall().updates).toEqual([{ Twiml: '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Sorry, something went wrong.</Say><Hangup/></Response>' }]));
     expect(realtime.refused).toBe(refusedBefore + 1);
     expect(await client.whenClosed()).toBe(1000);
   });

@@ -1,11 +1,19 @@
-import { eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { eq, inArray, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { conversations, userMessagingAccounts } from '../../db/schema/index.ts';
 import { forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { canAccessAccount } from '../messaging-accounts/access.ts';
 
 /**
- * Who may see and change a conversation (DESIGN.md §5, docs/conversations.md):
+ * The conversation policy: who may see, change and administer a conversation (DESIGN.md §5,
+ * docs/conversations.md). The rule is written here once per form it is needed in, side by side, and
+ * conversation-policy.test.ts proves the forms agree on the same fixtures:
+ * - TypeScript on values already read (`mayAdminister`, `maySee`): the routes (`loadConversationTo*`), the
+ *   detail read (`viewAccess`) and the inbox stream (`inbox-access.ts`, against its cached grant set);
+ * - SQL inside a bigger statement: the grant in the detail read (`grantedAccountSql`) and the list's filter
+ *   (`listedSql`).
+ *
+ * The rule:
  * - a web chat (no prospect) is readable and writable (as the visitor) by anyone holding its uuid; only an
  *   ADMIN may change or delete it, or ask for a follow-up;
  * - a prospect conversation is visible to an ADMIN and to NORMAL users granted its messaging account; to
@@ -41,24 +49,44 @@ async function loadBy(ctx: AppContext, where: ReturnType<typeof eq>) {
   return row;
 }
 
-async function mayAdminister(ctx: AppContext, actor: Actor | null, messagingAccountId: number | null): Promise<boolean> {
+/**
+ * May administer (change the phase/type, edit and delete messages, ask for a follow-up, and see it in the
+ * inbox list and stream): an ADMIN always; a NORMAL user when the conversation is on a messaging account
+ * granted to them (`granted`: whether they hold a grant on `messagingAccountId`); an anonymous visitor never.
+ * A web chat has no account, so only an ADMIN administers it.
+ */
+export function mayAdminister(actor: Actor | null, conv: { messagingAccountId: number | null }, granted: boolean): boolean {
   if (!actor) return false;
   if (actor.role === 'ADMIN') return true;
-  if (messagingAccountId === null) return false;
-  return canAccessAccount(ctx, actor, messagingAccountId);
+  return conv.messagingAccountId !== null && granted;
+}
+
+/**
+ * May see (read it, write to it as the visitor), given mayAdminister's answer: a web chat (no prospect)
+ * anyone holding its uuid; a prospect conversation whoever may administer it.
+ */
+export function maySee(conv: { prospectId: number | null }, canAdminister: boolean): boolean {
+  return conv.prospectId === null || canAdminister;
+}
+
+/** mayAdminister for a row just read: asks for the grant only when the answer depends on it. */
+async function mayAdministerRow(ctx: AppContext, actor: Actor | null, messagingAccountId: number | null): Promise<boolean> {
+  const needsGrant = actor !== null && actor.role !== 'ADMIN' && messagingAccountId !== null;
+  const granted = needsGrant ? await canAccessAccount(ctx, actor, messagingAccountId) : false;
+  return mayAdminister(actor, { messagingAccountId }, granted);
 }
 
 /** A conversation by uuid for reading (detail, live events, the visitor's messages); 404 when hidden. */
 export async function loadConversationToView(ctx: AppContext, actor: Actor | null, uuid: string): Promise<AccessibleConversation> {
   const row = await loadBy(ctx, eq(conversations.uuid, uuid));
   if (!row) throw notFound(NOT_FOUND, 'CONVERSATION_NOT_FOUND');
-  const canAdminister = await mayAdminister(ctx, actor, row.messagingAccountId);
+  const canAdminister = await mayAdministerRow(ctx, actor, row.messagingAccountId);
   return { ...row, canAdminister: assertViewable(row, canAdminister) };
 }
 
 /** 404 for a prospect conversation the viewer may not administer (it does not exist for them); else canAdminister. */
 function assertViewable(row: { prospectId: number | null }, canAdminister: boolean): boolean {
-  if (row.prospectId !== null && !canAdminister) throw notFound(NOT_FOUND, 'CONVERSATION_NOT_FOUND');
+  if (!maySee(row, canAdminister)) throw notFound(NOT_FOUND, 'CONVERSATION_NOT_FOUND');
   return canAdminister;
 }
 
@@ -72,8 +100,7 @@ export function viewAccess(
   row: { prospectId: number | null; messagingAccountId: number | null },
   granted: boolean,
 ): boolean {
-  const canAdminister = !actor ? false : actor.role === 'ADMIN' ? true : row.messagingAccountId !== null && granted;
-  return assertViewable(row, canAdminister);
+  return assertViewable(row, mayAdminister(actor, row, granted));
 }
 
 /**
@@ -83,6 +110,15 @@ export function viewAccess(
 export function grantedAccountSql(userId: Placeholder | number | null, accountId: SQL | typeof conversations.messagingAccountId): SQL<boolean> {
   const uma = userMessagingAccounts;
   return sql<boolean>`exists (select 1 from ${uma} where ${uma.userId} = ${userId} and ${uma.messagingAccountId} = ${accountId})`;
+}
+
+/**
+ * mayAdminister as the inbox list's filter, given the viewer's granted account ids read beforehand
+ * (`grantedAccountIds`): an id list the planner can use with the list's indexes (docs/performance.md).
+ * undefined (no filter) for an ADMIN; callers answer an empty page at once for an empty list.
+ */
+export function listedSql(granted: number[] | 'all'): SQL | undefined {
+  return granted === 'all' ? undefined : inArray(conversations.messagingAccountId, granted);
 }
 
 /**
@@ -97,7 +133,7 @@ export async function loadConversationToChange(
   if (!actor) throw unauthorized();
   const row = await loadBy(ctx, 'id' in key ? eq(conversations.id, key.id) : eq(conversations.uuid, key.uuid));
   if (!row) throw notFound(NOT_FOUND, 'CONVERSATION_NOT_FOUND');
-  const canAdminister = await mayAdminister(ctx, actor, row.messagingAccountId);
+  const canAdminister = await mayAdministerRow(ctx, actor, row.messagingAccountId);
   if (!canAdminister) {
     if (row.prospectId !== null) throw notFound(NOT_FOUND, 'CONVERSATION_NOT_FOUND');
     throw forbidden('Only an administrator can change a web chat.');

@@ -1,0 +1,159 @@
+import { type AccountType, PHASE } from '@sales-agent/shared/enums';
+import { isUnreadFor } from './conversation-reads.ts';
+
+/**
+ * How conversations are answered to the web (spec §7.6): the list's rows and the detail, from what the
+ * service's statements read. No queries here; conversations.service.ts reads, this file shapes.
+ */
+
+export type ListRow = {
+  id: number;
+  uuid: string;
+  phase: number;
+  conversationTypeId: number | null;
+  typeTitle: string | null;
+  rating: number | null;
+  recordingDuration: number | null;
+  recordingUrl: string | null;
+  messagesCount: number;
+  lastMessageDate: Date | null;
+  prospectId: number | null;
+  prospectUuid: string | null;
+  prospectName: string | null;
+  accountId: number | null;
+  pageName: string | null;
+  accountType: AccountType | null;
+  aiPaused: boolean;
+  costUsd: number;
+  lastMessage: unknown;
+  phaseCount: number;
+  followUpStatus: 'ACTIVE' | 'INACTIVE' | null;
+  followUpCount: number | null;
+  followUpHasErrors: boolean | null;
+  lastReadAt: Date | null;
+};
+
+/** The json_build_object of the latest message (a string or already parsed, depending on the driver). */
+function presentLastMessage(value: unknown) {
+  if (value === null || value === undefined) return null;
+  const m = (typeof value === 'string' ? JSON.parse(value) : value) as { role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; preview: string; dateSent: string };
+  return { role: m.role, preview: m.preview, dateSent: new Date(m.dateSent).toISOString() };
+}
+
+export function presentListRow(r: ListRow) {
+  const lastMessage = presentLastMessage(r.lastMessage);
+  return {
+    id: r.id,
+    uuid: r.uuid,
+    phase: r.phase,
+    conversationTypeId: r.conversationTypeId,
+    ConversationType: r.conversationTypeId === null ? null : { id: r.conversationTypeId, title: r.typeTitle },
+    rating: r.rating,
+    recordingDuration: r.recordingDuration,
+    recordingUrl: r.recordingUrl,
+    messagesCount: r.messagesCount,
+    lastMessageDate: r.lastMessageDate?.toISOString() ?? null,
+    prospectId: r.prospectId,
+    Prospect:
+      r.prospectUuid === null || r.accountId === null || r.accountType === null
+        ? null
+        : {
+            uuid: r.prospectUuid,
+            name: r.prospectName,
+            messagingAccount: { id: r.accountId, pageName: r.pageName ?? '', type: r.accountType },
+          },
+    phaseCount: r.phaseCount,
+    lastMessage,
+    aiPaused: r.aiPaused,
+    needsHuman: r.phase === PHASE.NEEDS_HUMAN || r.phase === PHASE.ERRORED || r.followUpHasErrors === true,
+    followUp:
+      r.followUpStatus === null
+        ? null
+        : { status: r.followUpStatus, followUpCount: r.followUpCount ?? 0, hasErrors: r.followUpHasErrors === true },
+    costUsd: r.costUsd,
+    unread: isUnreadFor(lastMessage, r.lastReadAt),
+  };
+}
+
+/** The JSON value the detail statement answers (keys as written in the service's prepareDetail). */
+export interface StoredDetail {
+  id: number;
+  uuid: string;
+  phase: number;
+  rating: number | null;
+  recordingDuration: number | null;
+  recordingUrl: string | null;
+  conversationTypeId: number | null;
+  prospectId: number | null;
+  messagingAccountId: number | null;
+  aiPaused: boolean;
+  type: { id: number; title: string | null; initialMessage: string | null } | null;
+  prospect: { uuid: string; name: string | null } | null;
+  account: { id: number; pageName: string; type: AccountType } | null;
+  phases: { index: number; prompt: string }[] | null;
+  messages: {
+    id: number;
+    role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
+    message: string;
+    dateSent: string;
+    previousMessage?: string | null;
+    editedAt?: string | null;
+    deletedAt?: string | null;
+    hasMedia?: boolean;
+    mediaType?: string | null;
+  }[] | null;
+  granted: boolean;
+}
+
+/** The detail (GET /api/conversation/{uuid}) for a viewer whose `canAdminister` the policy decided. */
+export function presentDetail(detail: StoredDetail, canAdminister: boolean, isDemoAgent: boolean) {
+  const phases = detail.phases ?? [];
+  return {
+    id: detail.id,
+    uuid: detail.uuid,
+    phase: detail.phase,
+    rating: detail.rating,
+    recordingDuration: detail.recordingDuration,
+    recordingUrl: detail.recordingUrl,
+    conversationTypeId: detail.conversationTypeId,
+    ConversationType: detail.type
+      ? {
+          id: detail.type.id,
+          title: detail.type.title,
+          initialMessage: detail.type.initialMessage,
+          conversation_phases: canAdminister ? phases : [],
+        }
+      : null,
+    phaseCount: phases.length,
+    prospectId: detail.prospectId,
+    Prospect: detail.prospect && detail.account ? { ...detail.prospect, messagingAccount: detail.account } : null,
+    // dateSent is already ISO 8601 in UTC to the millisecond (to_char truncates microseconds, as Date did).
+    messages: (detail.messages ?? []).map(withChannelMarks),
+    canAdminister,
+    aiPaused: detail.aiPaused,
+    isDemoAgent,
+    ended: isEnded(detail.phase, phases.length),
+  };
+}
+
+/** A message with only the channel marks it has (edited, deleted, stored media): plain messages stay as before. */
+function withChannelMarks(m: NonNullable<StoredDetail['messages']>[number]) {
+  const { previousMessage, editedAt, deletedAt, hasMedia, mediaType, ...plain } = m;
+  return {
+    ...plain,
+    ...(editedAt ? { editedAt, previousMessage: previousMessage ?? null } : {}),
+    ...(deletedAt ? { deletedAt } : {}),
+    ...(hasMedia ? { hasMedia: true, mediaType: mediaType ?? null } : {}),
+  };
+}
+
+/** A json column: node-postgres and PGlite parse it, a driver that does not hands over the text. */
+export function parseJson<T>(value: unknown): T | null {
+  if (value === null || value === undefined) return null;
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+/** The playbook ended (phase N of a type with phases) or the conversation is ignored (9999). */
+export function isEnded(phase: number, phaseCount: number): boolean {
+  return phase === PHASE.IGNORED || (phaseCount > 0 && phase === phaseCount);
+}
