@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../../../lib/api-client.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { conversationKeys } from './conversations.ts';
@@ -19,7 +19,7 @@ export interface ConversationRef {
 type Answer = { message: string };
 
 /** Refreshes a conversation (and what hangs under its key, the call) and every list it may appear in. */
-async function refreshConversation(client: ReturnType<typeof useQueryClient>, uuid: string) {
+async function refreshConversation(client: QueryClient, uuid: string) {
   await client.invalidateQueries({ queryKey: conversationKeys.detail(uuid) });
   await client.invalidateQueries({ queryKey: conversationKeys.lists() });
 }
