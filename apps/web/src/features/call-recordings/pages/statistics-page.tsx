@@ -12,7 +12,7 @@ import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { deleteRecording, generateTranscript, recordingDownloadUrl, recordingsQuery, transcriptionStatusQuery } from '../api/recordings.ts';
+import { deleteRecording, generateTranscript, recordingDownloadUrl, recordingsQuery, transcriptionStatusQuery, recordingKeys } from '../api/recordings.ts';
 import { RecordingPlayer } from '../components/recording-player.tsx';
 import { computeStatistics, dateRangeQuery, formatDuration } from '../components/statistics.ts';
 
@@ -31,7 +31,7 @@ export default function StatisticsPage() {
   const stats = useMemo(() => computeStatistics(recordings.data ?? []), [recordings.data]);
   const playing = recordings.data?.find((r) => r.id === playingId) ?? null;
 
-  const refresh = () => client.invalidateQueries({ queryKey: ['call-recordings'] });
+  const refresh = () => client.invalidateQueries({ queryKey: recordingKeys.all() });
 
   const onGenerate = async (recording: CallRecording) => {
     setBusyId(recording.id);

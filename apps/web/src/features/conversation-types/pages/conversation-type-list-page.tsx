@@ -14,6 +14,7 @@ import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import {
   type ConversationTypeListItem,
+  conversationTypeKeys,
   conversationTypesQuery,
   deleteConversationType,
   duplicateConversationType,
@@ -26,7 +27,7 @@ export default function ConversationTypeListPage() {
   const navigate = useNavigate();
   const [busyId, setBusyId] = useState<number | null>(null);
 
-  const refresh = () => client.invalidateQueries({ queryKey: ['conversation-types'] });
+  const refresh = () => client.invalidateQueries({ queryKey: conversationTypeKeys.all() });
 
   // Spec §5: the type must be in the list loaded on this page, else 'Conversation type not found'.
   const duplicate = async (id: number) => {

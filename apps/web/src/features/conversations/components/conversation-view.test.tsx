@@ -2,10 +2,10 @@ import { type QueryClient, QueryClientProvider, useQuery } from '@tanstack/react
 import { act, cleanup, fireEvent, renderHook, screen, waitFor, within } from '@testing-library/react';
 import type { ConversationDetail } from '@sales-agent/shared/schemas/conversation';
 import type { ReactNode } from 'react';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { stubMissingBrowserApis } from '../../../test/browser-stubs.ts';
 import { findToast, renderApp, testQueryClient } from '../../../test/render-app.tsx';
-import { conversationListQuery, conversationQuery, LIVE_REFRESH_MS, openInboxStream } from '../api/conversations.ts';
+import { conversationKeys, conversationListQuery, conversationQuery, LIVE_REFRESH_MS, openInboxStream } from '../api/conversations.ts';
 import { readDraft } from '../lib/drafts.ts';
 import { ConversationView } from './conversation-view.tsx';
 
@@ -34,7 +34,7 @@ const json = (body: unknown, status = 200) => new Response(JSON.stringify(body),
 
 /** The server at the network boundary: `online` false makes the conversation's reads fail as a dropped connection does. */
 let server: { online: boolean; conversation: ConversationDetail; sent: string[] };
-let fetchMock: ReturnType<typeof vi.fn>;
+let fetchMock: Mock<(url: string, init?: RequestInit) => Promise<Response>>;
 let client: QueryClient;
 
 beforeAll(stubMissingBrowserApis);
@@ -74,7 +74,7 @@ describe('ConversationView keeps what a person typed (issue 18)', () => {
     type('I would like 40 widgets');
 
     server.online = false;
-    await act(() => client.refetchQueries({ queryKey: ['conversation', UUID], exact: true }));
+    await act(() => client.refetchQueries({ queryKey: conversationKeys.detail(UUID), exact: true }));
     expect(await screen.findByTestId('reconnecting')).toBeTruthy();
     expect(screen.getByText('Reconnecting…')).toBeTruthy();
     // The same box, still holding the text; the thread is still there; no error replaced them.
@@ -84,7 +84,7 @@ describe('ConversationView keeps what a person typed (issue 18)', () => {
 
     server.online = true;
     server.conversation = detail(['Hello! How can I help?', 'Anything else?']);
-    await act(() => client.refetchQueries({ queryKey: ['conversation', UUID], exact: true }));
+    await act(() => client.refetchQueries({ queryKey: conversationKeys.detail(UUID), exact: true }));
     await waitFor(() => expect(screen.queryByTestId('reconnecting')).toBeNull());
     expect(screen.getByText('Anything else?')).toBeTruthy();
     expect(box().value).toBe('I would like 40 widgets');

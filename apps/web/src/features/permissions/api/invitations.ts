@@ -2,10 +2,12 @@ import { queryOptions } from '@tanstack/react-query';
 import type { InvitationCreated, InvitationView } from '@sales-agent/shared/schemas/invitation';
 import { api } from '../../../lib/api-client.ts';
 
+export const invitationKeys = { all: () => ['invitations'] as const };
+
 export type { InvitationCreated, InvitationView };
 
 export const invitationsQuery = () =>
-  queryOptions({ queryKey: ['invitations'], queryFn: () => api.get<InvitationView[]>('/api/admin/invitations/list') });
+  queryOptions({ queryKey: invitationKeys.all(), queryFn: () => api.get<InvitationView[]>('/api/admin/invitations/list') });
 
 export const createInvitation = (email: string) => api.post<InvitationCreated>('/api/admin/invitations/create', { email });
 

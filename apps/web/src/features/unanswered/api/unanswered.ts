@@ -4,10 +4,13 @@ import { LIMITS } from '@sales-agent/shared/limits';
 import type { UnansweredItem } from '@sales-agent/shared/schemas/unanswered';
 import { api } from '../../../lib/api-client.ts';
 
+/** The query keys of the unanswered list (one key: the list has no parameters). */
+export const unansweredKeys = { all: () => ['unanswered-conversations'] as const };
+
 /** Spec §2.9/§7.5: polled every 3 s. */
 export const unansweredQuery = () =>
   queryOptions({
-    queryKey: ['unanswered-conversations'],
+    queryKey: unansweredKeys.all(),
     queryFn: () => api.get<UnansweredItem[]>('/api/admin/unanswered-conversations/listt'),
     refetchInterval: LIMITS.unansweredRefreshMs,
   });
