@@ -1,5 +1,5 @@
 import { Alert, Button, Group, Loader, Text } from '@mantine/core';
-import { IconAddressBook, IconCopy, IconPencil, IconSettings, IconTrash } from '@tabler/icons-react';
+import { IconAddressBook, IconCopy } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { TRUNCATE } from '@sales-agent/shared/limits';
 import { isCrmLinked } from '@sales-agent/shared/schemas/conversation-type-config';
@@ -7,7 +7,7 @@ import { truncate } from '@sales-agent/shared/truncate';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { ACTIONS_COLUMN_WIDTH, RecordTable, RowActions } from '../../../components/record-table.tsx';
+import { ACTIONS_COLUMN_WIDTH, DeleteAction, EditConfigActions, RecordTable, RowActions } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
@@ -104,12 +104,7 @@ export default function ConversationTypeListPage() {
               width: ACTIONS_COLUMN_WIDTH,
               render: (type) => (
                 <RowActions>
-                  <Button size="xs" variant="light" leftSection={<IconPencil size={14} aria-hidden />} component={Link} to={paths.admin.conversationTypeEdit(type.id)}>
-                    Edit
-                  </Button>
-                  <Button size="xs" variant="light" leftSection={<IconSettings size={14} aria-hidden />} component={Link} to={paths.admin.conversationTypeConfig(type.id)}>
-                    Config
-                  </Button>
+                  <EditConfigActions editTo={paths.admin.conversationTypeEdit(type.id)} configTo={paths.admin.conversationTypeConfig(type.id)} />
                   {isCrmLinked(type.config) && (
                     <Button
                       size="xs"
@@ -132,16 +127,7 @@ export default function ConversationTypeListPage() {
                   >
                     Duplicate
                   </Button>
-                  <Button
-                    size="xs"
-                    variant="light"
-                    color="red"
-                    leftSection={<IconTrash size={14} aria-hidden />}
-                    disabled={busyId === type.id}
-                    onClick={() => remove(type)}
-                  >
-                    Delete
-                  </Button>
+                  <DeleteAction disabled={busyId === type.id} onClick={() => remove(type)} />
                 </RowActions>
               ),
             },

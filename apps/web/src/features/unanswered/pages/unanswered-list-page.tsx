@@ -1,11 +1,11 @@
 import { Alert, Anchor, Badge, Button, Loader, Stack, Text, Title } from '@mantine/core';
-import { IconPlayerPause, IconPlayerPlay, IconTrash } from '@tabler/icons-react';
+import { IconPlayerPause, IconPlayerPlay } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { UnansweredStatus } from '@sales-agent/shared/enums';
 import type { UnansweredItem } from '@sales-agent/shared/schemas/unanswered';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { ACTIONS_COLUMN_WIDTH, RecordTable, RowActions } from '../../../components/record-table.tsx';
+import { ACTIONS_COLUMN_WIDTH, DeleteAction, RecordTable, RowActions } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
@@ -151,9 +151,7 @@ function UnansweredTable(props: {
                     Activate
                   </Button>
                 )}
-                <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} aria-hidden />} onClick={() => props.onDelete(row)}>
-                  Delete
-                </Button>
+                <DeleteAction onClick={() => props.onDelete(row)} />
               </RowActions>
             ),
           },
