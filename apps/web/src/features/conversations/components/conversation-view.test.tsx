@@ -7,28 +7,13 @@ import { stubMissingBrowserApis } from '../../../test/browser-stubs.ts';
 import { findToast, renderApp, testQueryClient } from '../../../test/render-app.tsx';
 import { conversationKeys, conversationListQuery, conversationQuery, LIVE_REFRESH_MS, openInboxStream } from '../api/conversations.ts';
 import { readDraft } from '../lib/drafts.ts';
+import { conversationDetail, TEST_PROSPECT, TEST_UUID } from '../testing/fixtures.ts';
 import { ConversationView } from './conversation-view.tsx';
 
-const UUID = '11111111-2222-4333-8444-555555555555';
+const UUID = TEST_UUID;
 
-const detail = (messages: string[]): ConversationDetail => ({
-  id: 1,
-  uuid: UUID,
-  phase: 0,
-  rating: null,
-  recordingDuration: null,
-  recordingUrl: null,
-  conversationTypeId: 1,
-  ConversationType: { id: 1, title: 'Widgets', initialMessage: 'Hello! How can I help?', conversation_phases: [] },
-  phaseCount: 2,
-  prospectId: null,
-  Prospect: null,
-  messages: messages.map((message, i) => ({ id: i + 1, role: 'AGENT', message, dateSent: `2026-01-01T10:0${i}:00.000Z` })),
-  canAdminister: false,
-  aiPaused: false,
-  isDemoAgent: false,
-  ended: false,
-});
+const detail = (messages: string[]): ConversationDetail =>
+  conversationDetail({ messages: messages.map((message, i) => ({ id: i + 1, role: 'AGENT', message, dateSent: `2026-01-01T10:0${i}:00.000Z` })) });
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
@@ -153,8 +138,7 @@ describe('ConversationView writes (issue 20: mutation hooks)', () => {
   });
 
   it('Take over pauses the AI and offers Hand back, which resumes it at the chosen phase', async () => {
-    const prospect = { uuid: 'aaaaaaaa-2222-4333-8444-555555555555', name: 'Dana', messagingAccount: { id: 1, pageName: 'Shop', type: 'WHATSAPP' as const } };
-    server.conversation = { ...detail(['Hi']), canAdminister: true, prospectId: 7, Prospect: prospect };
+    server.conversation = { ...detail(['Hi']), canAdminister: true, prospectId: 7, Prospect: TEST_PROSPECT };
     const posted: { url: string; body: unknown }[] = [];
     const serve = fetchMock.getMockImplementation()!;
     fetchMock.mockImplementation(async (url: string, init?: RequestInit) => {

@@ -1,13 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
-import type { ConversationDetail, ConversationListItem } from '@sales-agent/shared/schemas/conversation';
+import type { ConversationListItem } from '@sales-agent/shared/schemas/conversation';
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { matchMediaAnswering } from '../../../test/browser-stubs.ts';
 import { findToast, renderApp } from '../../../test/render-app.tsx';
 import { conversationListQuery } from '../api/conversations.ts';
+import { conversationDetail, TEST_PROSPECT, TEST_UUID } from '../testing/fixtures.ts';
 import { Inbox } from './inbox.tsx';
 
-const UUID = '11111111-2222-4333-8444-555555555555';
+const UUID = TEST_UUID;
 const SENT = '2026-01-01T10:05:00.000Z';
 
 const row = (over: Partial<ConversationListItem> = {}): ConversationListItem => ({
@@ -22,7 +24,7 @@ const row = (over: Partial<ConversationListItem> = {}): ConversationListItem => 
   messagesCount: 2,
   lastMessageDate: SENT,
   prospectId: 7,
-  Prospect: { uuid: 'aaaaaaaa-2222-4333-8444-555555555555', name: 'Dana', messagingAccount: { id: 1, pageName: 'Shop', type: 'WHATSAPP' } },
+  Prospect: TEST_PROSPECT,
   phaseCount: 2,
   lastMessage: { role: 'PROSPECT', preview: 'Do you ship to Lisbon?', dateSent: SENT },
   aiPaused: false,
@@ -33,24 +35,14 @@ const row = (over: Partial<ConversationListItem> = {}): ConversationListItem => 
   ...over,
 });
 
-const detail = (): ConversationDetail => ({
-  id: 1,
-  uuid: UUID,
-  phase: 0,
-  rating: null,
-  recordingDuration: null,
-  recordingUrl: null,
-  conversationTypeId: 1,
-  ConversationType: { id: 1, title: 'Widgets', initialMessage: null, conversation_phases: [] },
-  phaseCount: 2,
-  prospectId: 7,
-  Prospect: row().Prospect,
-  messages: [{ id: 1, role: 'PROSPECT', message: 'Do you ship to Lisbon?', dateSent: SENT }],
-  canAdminister: true,
-  aiPaused: false,
-  isDemoAgent: false,
-  ended: false,
-});
+const detail = () =>
+  conversationDetail({
+    ConversationType: { id: 1, title: 'Widgets', initialMessage: null, conversation_phases: [] },
+    prospectId: 7,
+    Prospect: TEST_PROSPECT,
+    messages: [{ id: 1, role: 'PROSPECT', message: 'Do you ship to Lisbon?', dateSent: SENT }],
+    canAdminister: true,
+  });
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
@@ -60,16 +52,7 @@ let server: { unread: boolean; reads: { url: string; body: unknown }[]; tookOver
 beforeEach(() => {
   sessionStorage.clear();
   // A wide screen: the list stays on screen beside the open conversation.
-  vi.stubGlobal('matchMedia', (query: string) => ({
-    matches: true,
-    media: query,
-    onchange: null,
-    addListener: () => {},
-    removeListener: () => {},
-    addEventListener: () => {},
-    removeEventListener: () => {},
-    dispatchEvent: () => false,
-  }));
+  vi.stubGlobal('matchMedia', matchMediaAnswering(true));
   server = { unread: true, reads: [], tookOver: false };
   vi.stubGlobal(
     'fetch',
@@ -117,7 +100,10 @@ describe('Inbox (issue 12)', () => {
     await waitFor(() => expect(screen.queryByTestId('unread-mark')).toBeNull());
     expect(screen.getByTestId('inbox-row').getAttribute('data-unread')).toBeNull();
     expect(screen.getByTestId('inbox-row').getAttribute('aria-current')).toBe('true');
-    await waitFor(() => expect(server.reads).toEqual([{ url: `/api/conversation/${UUID}/read`, body: { lastMessageDate: SENT } }]));
+    // After the read mark's debounce (MARK_READ_DEBOUNCE_MS); generous, as the machine may be busy.
+    await waitFor(() => expect(server.reads).toEqual([{ url: `/api/conversation/${UUID}/read`, body: { lastMessageDate: SENT } }]), {
+      timeout: 5000,
+    });
     // The open conversation is shown with its reply box.
     expect(await screen.findByRole('textbox', { name: 'Message' })).toBeTruthy();
   });
