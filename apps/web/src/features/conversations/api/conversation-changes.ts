@@ -1,6 +1,7 @@
 import { type QueryClient, useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../../../lib/api-client.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
+import { useWrite } from '../../../lib/use-write.ts';
 import { conversationKeys } from './conversations.ts';
 
 /**
@@ -32,14 +33,10 @@ function useConversationChange<TVars extends { conversation: ConversationRef }>(
   write: (vars: TVars) => Promise<Answer>,
   notice?: string,
 ) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: write,
-    onSuccess: async (result, vars) => {
-      toastSuccess(notice ?? result.message);
-      await refreshConversation(client, vars.conversation.uuid);
-    },
-    onError: (err) => toastError(err),
+  return useWrite({
+    write,
+    notice,
+    refreshes: (vars) => [conversationKeys.detail(vars.conversation.uuid), conversationKeys.lists()],
   });
 }
 
