@@ -7,6 +7,7 @@ import type {
   ConversationTypeSaveBody,
 } from '@sales-agent/shared/schemas/conversation-type';
 import { api, apiRequest } from '../../../lib/api-client.ts';
+import { useWrite } from '../../../lib/use-write.ts';
 import { messagingAccountKeys } from '../../messaging-accounts/api/messaging-accounts.ts';
 
 /**
@@ -70,11 +71,20 @@ export const messagingAccountOptionsQuery = () =>
 export const saveConversationType = (body: ConversationTypeSaveBody) =>
   api.post<{ conversationType: { id: number } }>('/api/admin/conversation-type/create-edit', body);
 
-export const deleteConversationType = (id: number) => api.post<{ message: string }>(`/api/admin/conversation-type/${id}/delete`);
+/** Deletes a type with its phases; its conversations are kept without a type. */
+export const useDeleteConversationType = () =>
+  useWrite({
+    write: (id: number) => api.post<{ message: string }>(`/api/admin/conversation-type/${id}/delete`),
+    refreshes: () => [conversationTypeKeys.all()],
+  });
 
 /** Spec §4 duplicate, done by the server in one transaction (copy titled '[D] …' with config and phases). */
-export const duplicateConversationType = (id: number) =>
-  api.post<{ conversationType: { id: number } }>(`/api/admin/conversation-type/${id}/duplicate`);
+export const useDuplicateConversationType = () =>
+  useWrite({
+    write: (id: number) => api.post<{ conversationType: { id: number } }>(`/api/admin/conversation-type/${id}/duplicate`),
+    refreshes: () => [conversationTypeKeys.all()],
+    notice: 'Conversation type duplicated successfully',
+  });
 
 /** Spec §7.3: the config goes as the raw JSON text; answers the server's notice. */
 export const saveConversationTypeConfig = async (id: number | string, text: string) =>
