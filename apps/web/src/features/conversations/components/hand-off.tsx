@@ -27,14 +27,7 @@ export function HandOff({ conversation: c }: { conversation: ConversationDetail 
   return (
     <Group gap="xs" align="flex-end" data-testid="hand-off">
       {!c.aiPaused && (
-        <Button
-          size="xs"
-          variant="light"
-          color="yellow"
-          leftSection={<IconHandStop size={16} aria-hidden />}
-          loading={busy}
-          onClick={() => takeOver.mutate({ conversation: c })}
-        >
+        <Button {...small(busy)} color="yellow" leftSection={<IconHandStop size={16} aria-hidden />} onClick={() => takeOver.mutate({ conversation: c })}>
           Take over
         </Button>
       )}
@@ -50,11 +43,9 @@ export function HandOff({ conversation: c }: { conversation: ConversationDetail 
             w={220}
           />
           <Button
-            size="xs"
-            variant="light"
+            {...small(busy)}
             color="teal"
             leftSection={<IconRobot size={16} aria-hidden />}
-            loading={busy}
             onClick={() => handBack.mutate({ conversation: c, phase: Number(phase) })}
             data-testid="hand-back"
           >
@@ -65,3 +56,6 @@ export function HandOff({ conversation: c }: { conversation: ConversationDetail 
     </Group>
   );
 }
+
+/** Both buttons: small, light, and busy together (one change at a time). */
+const small = (busy: boolean) => ({ size: 'xs', variant: 'light', loading: busy }) as const;
