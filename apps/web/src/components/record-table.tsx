@@ -1,8 +1,10 @@
-import { Flex } from '@mantine/core';
+import { Button, Flex } from '@mantine/core';
+import { IconPencil, IconSettings, IconTrash } from '@tabler/icons-react';
 import { DataTable, type DataTableProps } from 'mantine-datatable';
 // Only page chunks import this module, so the stylesheet stays out of the start page's bundle.
 import 'mantine-datatable/styles.css';
 import type { ReactNode } from 'react';
+import { Link } from 'react-router';
 
 /**
  * The admin screens' list of records (issue 12 item 5): mantine-datatable with the project's defaults. The
@@ -38,5 +40,28 @@ export function RowActions({ children, phoneWidth = 150 }: { children: ReactNode
     <Flex columnGap="xs" rowGap={6} wrap={{ base: 'wrap', sm: 'nowrap' }} maw={{ base: phoneWidth, sm: 'none' }}>
       {children}
     </Flex>
+  );
+}
+
+/** The Edit and Config links a record's actions start with (conversation types, messaging accounts). */
+export function EditConfigActions({ editTo, configTo }: { editTo: string; configTo: string }) {
+  return (
+    <>
+      <Button size="xs" variant="light" leftSection={<IconPencil size={14} aria-hidden />} component={Link} to={editTo}>
+        Edit
+      </Button>
+      <Button size="xs" variant="light" leftSection={<IconSettings size={14} aria-hidden />} component={Link} to={configTo}>
+        Config
+      </Button>
+    </>
+  );
+}
+
+/** A record's Delete button, last in its actions; the caller confirms. */
+export function DeleteAction({ onClick, disabled }: { onClick(): void; disabled?: boolean }) {
+  return (
+    <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} aria-hidden />} disabled={disabled} onClick={onClick}>
+      Delete
+    </Button>
   );
 }

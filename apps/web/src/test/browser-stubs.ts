@@ -3,16 +3,7 @@
  * Textarea), stubbed where missing for component tests: no query matches, nothing is observed, no font loads.
  */
 export function stubMissingBrowserApis(): void {
-  window.matchMedia ??= ((query: string) => ({
-    matches: false,
-    media: query,
-    onchange: null,
-    addListener: () => {},
-    removeListener: () => {},
-    addEventListener: () => {},
-    removeEventListener: () => {},
-    dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
+  window.matchMedia ??= matchMediaAnswering(false);
   globalThis.ResizeObserver ??= class {
     observe() {}
     unobserve() {}
@@ -21,4 +12,18 @@ export function stubMissingBrowserApis(): void {
   if (!('fonts' in document)) {
     Object.defineProperty(document, 'fonts', { configurable: true, value: new EventTarget() });
   }
+}
+
+/** A matchMedia whose every query matches, or none does: `true` is a wide screen for useMediaQuery('(min-width…)'). */
+export function matchMediaAnswering(matches: boolean): typeof window.matchMedia {
+  return ((query: string) => ({
+    matches,
+    media: query,
+    onchange: null,
+    addListener: () => {},
+    removeListener: () => {},
+    addEventListener: () => {},
+    removeEventListener: () => {},
+    dispatchEvent: () => false,
+  })) as typeof window.matchMedia;
 }

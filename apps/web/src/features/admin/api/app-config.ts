@@ -3,10 +3,12 @@ import type { AppConfigKey } from '@sales-agent/shared/enums';
 import type { AppConfigEntry } from '@sales-agent/shared/schemas/app-config';
 import { api } from '../../../lib/api-client.ts';
 
+export const appConfigKeys = { entry: (key: AppConfigKey) => ['app-config', key] as const, health: () => ['health'] as const };
+
 /** One app text by key (spec §7.2: values[0].value), '' when never saved. */
 export const appConfigQuery = (key: AppConfigKey) =>
   queryOptions({
-    queryKey: ['app-config', key],
+    queryKey: appConfigKeys.entry(key),
     queryFn: async () => (await api.get<{ values: AppConfigEntry[] }>('/api/app-config', { key })).values[0]?.value ?? '',
     staleTime: 60_000,
   });

@@ -16,6 +16,7 @@ import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { api } from '../../../lib/api-client.ts';
+import { appConfigKeys } from '../api/app-config.ts';
 
 /** Spec §2.3: the admin actions, in the spec's order, each with a line saying what it is for. */
 const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Icon }> = [
@@ -32,7 +33,7 @@ const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Ic
 
 export default function AdminHelloPage() {
   // Issue 19: without an LLM the agent answers only web chats and simulated prospects; say so up front.
-  const health = useQuery({ queryKey: ['health'], queryFn: () => api.get<{ llm?: string }>('/api/health'), staleTime: 60_000 });
+  const health = useQuery({ queryKey: appConfigKeys.health(), queryFn: () => api.get<{ llm?: string }>('/api/health'), staleTime: 60_000 });
   return (
     <>
       <PageTitle>Admin</PageTitle>

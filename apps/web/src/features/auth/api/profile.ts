@@ -2,6 +2,11 @@ import { queryOptions } from '@tanstack/react-query';
 import type { UserMessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import { api } from '../../../lib/api-client.ts';
 
+export const profileKeys = {
+  profile: (email: string) => ['profile', email] as const,
+  messagingAccounts: (email: string) => ['profile', email, 'messaging-accounts'] as const,
+};
+
 export interface Profile {
   id: number;
   email: string;
@@ -14,11 +19,11 @@ export interface Profile {
 export type UserMessagingAccount = UserMessagingAccountView;
 
 export const profileQuery = (email: string) =>
-  queryOptions({ queryKey: ['profile', email], queryFn: () => api.get<Profile>(`/api/user/${encodeURIComponent(email)}`) });
+  queryOptions({ queryKey: profileKeys.profile(email), queryFn: () => api.get<Profile>(`/api/user/${encodeURIComponent(email)}`) });
 
 export const userMessagingAccountsQuery = (email: string) =>
   queryOptions({
-    queryKey: ['profile', email, 'messaging-accounts'],
+    queryKey: profileKeys.messagingAccounts(email),
     queryFn: async () =>
       (await api.get<{ messagingAccounts: UserMessagingAccount[] }>(`/api/user/${encodeURIComponent(email)}/messaging-accounts`)).messagingAccounts,
   });

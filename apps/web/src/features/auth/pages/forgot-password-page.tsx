@@ -5,7 +5,7 @@ import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { forgotPassword } from '../api/auth.ts';
-import { validateEmail } from '../components/validation.ts';
+import { useEmailForm } from '../components/use-email-form.ts';
 
 /**
  * "Forgot password?": the user types their email and is told a link is on its way if an account uses it; the
@@ -13,34 +13,22 @@ import { validateEmail } from '../components/validation.ts';
  * administrator, who can create a link.
  */
 export default function ForgotPasswordPage() {
-  const [email, setEmail] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    const problem = validateEmail(email);
-    setError(problem);
-    if (problem) return;
-    setBusy(true);
-    try {
-      setOutcome({ ok: true, text: (await forgotPassword(email.trim())).message });
-    } catch (err) {
-      setOutcome({ ok: false, text: errorMessage(err) });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const form = useEmailForm((email) =>
+    forgotPassword(email).then(
+      (answer) => setOutcome({ ok: true, text: answer.message }),
+      (err: unknown) => setOutcome({ ok: false, text: errorMessage(err) }),
+    ),
+  );
 
   return (
     <Card withBorder maw={420} mx="auto" mt="xl" p="lg">
       <PageTitle>Forgot password</PageTitle>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={form.submit} noValidate>
         <Stack>
           <Text size="sm">Type the email of your account. We will send it a link to set a new password.</Text>
-          <TextInput label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} error={error} />
-          <Button type="submit" loading={busy}>
+          <TextInput label="Email" type="email" autoComplete="email" {...form.inputProps} />
+          <Button type="submit" loading={form.busy}>
             Send link
           </Button>
           {outcome ? (

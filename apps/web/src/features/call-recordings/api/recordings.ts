@@ -2,16 +2,24 @@ import { queryOptions } from '@tanstack/react-query';
 import type { RecordingList, TranscriptWithCallInfo } from '@sales-agent/shared/schemas/call-recording';
 import { api } from '../../../lib/api-client.ts';
 
+/** The query keys of call recordings; `all` refreshes the lists, transcripts and the transcription status. */
+export const recordingKeys = {
+  all: () => ['call-recordings'] as const,
+  list: (range: { start?: string; end?: string }) => ['call-recordings', 'list', range] as const,
+  transcript: (id: number | string) => ['call-recordings', 'transcript', String(id)] as const,
+  transcriptionStatus: () => ['call-recordings', 'transcription-status'] as const,
+};
+
 /** The user's recordings (all of them for ADMIN) within an optional inclusive window of ISO instants. */
 export const recordingsQuery = (range: { start?: string; end?: string }) =>
   queryOptions({
-    queryKey: ['call-recordings', 'list', range],
+    queryKey: recordingKeys.list(range),
     queryFn: async () => (await api.get<RecordingList>('/api/call-recording/list', range)).recordings,
   });
 
 export const transcriptQuery = (id: number | string) =>
   queryOptions({
-    queryKey: ['call-recordings', 'transcript', String(id)],
+    queryKey: recordingKeys.transcript(id),
     queryFn: () => api.get<TranscriptWithCallInfo>(`/api/call-recording/${id}/transcript`),
     retry: false,
   });
@@ -22,7 +30,7 @@ export const transcriptQuery = (id: number | string) =>
  */
 export const transcriptionStatusQuery = () =>
   queryOptions({
-    queryKey: ['call-recordings', 'transcription-status'],
+    queryKey: recordingKeys.transcriptionStatus(),
     queryFn: () => api.get<{ available: boolean; reason: string | null }>('/api/call-recording/transcription'),
     staleTime: 60_000,
   });

@@ -1,18 +1,18 @@
 import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
 import { Alert, Anchor, Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
-import { IconDownload, IconFileText, IconPlayerPlay, IconPlayerStop, IconTrash } from '@tabler/icons-react';
+import { IconDownload, IconFileText, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { CallRecording } from '@sales-agent/shared/schemas/call-recording';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { ACTIONS_COLUMN_WIDTH, RecordTable, RowActions } from '../../../components/record-table.tsx';
+import { ACTIONS_COLUMN_WIDTH, DeleteAction, RecordTable, RowActions } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { deleteRecording, generateTranscript, recordingDownloadUrl, recordingsQuery, transcriptionStatusQuery } from '../api/recordings.ts';
+import { deleteRecording, generateTranscript, recordingDownloadUrl, recordingsQuery, transcriptionStatusQuery, recordingKeys } from '../api/recordings.ts';
 import { RecordingPlayer } from '../components/recording-player.tsx';
 import { computeStatistics, dateRangeQuery, formatDuration } from '../components/statistics.ts';
 
@@ -31,7 +31,7 @@ export default function StatisticsPage() {
   const stats = useMemo(() => computeStatistics(recordings.data ?? []), [recordings.data]);
   const playing = recordings.data?.find((r) => r.id === playingId) ?? null;
 
-  const refresh = () => client.invalidateQueries({ queryKey: ['call-recordings'] });
+  const refresh = () => client.invalidateQueries({ queryKey: recordingKeys.all() });
 
   const onGenerate = async (recording: CallRecording) => {
     setBusyId(recording.id);
@@ -225,16 +225,7 @@ export default function StatisticsPage() {
                             </span>
                           </Tooltip>
                         )}
-                        <Button
-                          size="xs"
-                          color="red"
-                          variant="light"
-                          leftSection={<IconTrash size={14} aria-hidden />}
-                          disabled={busyId === r.id}
-                          onClick={() => onDelete(r)}
-                        >
-                          Delete
-                        </Button>
+                        <DeleteAction disabled={busyId === r.id} onClick={() => onDelete(r)} />
                       </RowActions>
                     ),
                   },

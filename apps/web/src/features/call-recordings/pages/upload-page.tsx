@@ -10,6 +10,7 @@ import { PageTitle } from '../../../components/page-title.tsx';
 import { RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { toastSuccess } from '../../../lib/toast.ts';
+import { recordingKeys } from '../api/recordings.ts';
 import { UPLOAD_FAILED_MESSAGE, uploadRecordings } from '../api/upload.ts';
 import { formatBytes, partitionMediaFiles, REJECTED_FILES_MESSAGE } from '../components/statistics.ts';
 
@@ -48,7 +49,7 @@ export default function UploadPage() {
       setUploadedCount(result.recordings.length);
       setFiles([]);
       toastSuccess(result.message);
-      await client.invalidateQueries({ queryKey: ['call-recordings'] });
+      await client.invalidateQueries({ queryKey: recordingKeys.all() });
     } catch (err) {
       setProgress(null);
       setError(err instanceof Error && err.message ? err.message : UPLOAD_FAILED_MESSAGE);

@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { CallInfo, PlaceCallBody } from '@sales-agent/shared/schemas/call';
 import { api } from '../../../lib/api-client.ts';
+import { conversationKeys } from '../../conversations/api/conversations.ts';
 
 /** Spec §7.3 POST /api/admin/call/{phone}: places the call and answers the new conversation's uuid at once. */
 export const placeCall = (phone: string, body: PlaceCallBody) =>
@@ -12,7 +13,7 @@ export const placeCall = (phone: string, body: PlaceCallBody) =>
  */
 export const callInfoQuery = (uuid: string) =>
   queryOptions({
-    queryKey: ['conversation', uuid, 'call'],
+    queryKey: conversationKeys.call(uuid),
     queryFn: () => api.get<CallInfo>(`/api/conversation/${uuid}/call`),
     // Polled only while the line is open (events refresh it anyway); chats and ended calls are left alone.
     refetchInterval: (query) => (isLive(query.state.data) ? 10_000 : false),

@@ -7,25 +7,44 @@ import type {
   ConversationTypeSaveBody,
 } from '@sales-agent/shared/schemas/conversation-type';
 import { api, apiRequest } from '../../../lib/api-client.ts';
+import { useWrite } from '../../../lib/use-write.ts';
+import { messagingAccountKeys } from '../../messaging-accounts/api/messaging-accounts.ts';
+
+/**
+ * The query keys of conversation types. Everything about types sits under `all`, which a change to a type
+ * refreshes: the lists, the detail, the phases, the CRM lookups and the option lists other screens use.
+ */
+export const conversationTypeKeys = {
+  all: () => ['conversation-types'] as const,
+  adminList: () => ['conversation-types', 'admin-list'] as const,
+  detail: (id: number | string) => ['conversation-types', 'detail', String(id)] as const,
+  phases: (typeId: number | string) => ['conversation-types', 'phases', String(typeId)] as const,
+  crmPipelines: (typeId: string) => ['conversation-types', 'crm', typeId, 'pipelines'] as const,
+  crmContacts: <P>(typeId: string, page: P) => ['conversation-types', 'crm', typeId, 'contacts', page] as const,
+  /** The select of the messaging account form. */
+  options: () => ['conversation-types', 'options'] as const,
+  /** The pricing page's prompt lengths. */
+  pricingPrompts: () => ['conversation-types', 'pricing-prompts'] as const,
+};
 
 export type { ConversationPhase, ConversationTypeDetail, ConversationTypeListItem };
 
 /** Spec §7.3 listt: for an ADMIN every item carries its prompts, config and phases. */
 export const conversationTypesQuery = () =>
   queryOptions({
-    queryKey: ['conversation-types', 'admin-list'],
+    queryKey: conversationTypeKeys.adminList(),
     queryFn: () => api.get<ConversationTypeListItem[]>('/api/conversation-type/listt'),
   });
 
 export const conversationTypeQuery = (id: number | string) =>
   queryOptions({
-    queryKey: ['conversation-types', 'detail', String(id)],
+    queryKey: conversationTypeKeys.detail(id),
     queryFn: () => api.get<ConversationTypeDetail>(`/api/conversation-type/${id}`),
   });
 
 export const conversationPhasesQuery = (typeId: number | string) =>
   queryOptions({
-    queryKey: ['conversation-types', 'phases', String(typeId)],
+    queryKey: conversationTypeKeys.phases(typeId),
     queryFn: () => api.get<ConversationPhase[]>(`/api/admin/conversation-phase/${typeId}/list`),
   });
 
@@ -40,7 +59,8 @@ export interface MessagingAccountOption {
  */
 export const messagingAccountOptionsQuery = () =>
   queryOptions({
-    queryKey: ['messaging-accounts', 'options'],
+    // Its own key: the permission form labels the same accounts differently.
+    queryKey: messagingAccountKeys.options('conversation-type'),
     queryFn: async (): Promise<MessagingAccountOption[]> => {
       const list = await api.get<{ id: number; type: string; pageName: string }[]>('/api/admin/messaging-accounts/list');
       return list.map((a) => ({ value: String(a.id), label: `#${a.id} ${a.type} · ${a.pageName}` }));
@@ -51,11 +71,20 @@ export const messagingAccountOptionsQuery = () =>
 export const saveConversationType = (body: ConversationTypeSaveBody) =>
   api.post<{ conversationType: { id: number } }>('/api/admin/conversation-type/create-edit', body);
 
-export const deleteConversationType = (id: number) => api.post<{ message: string }>(`/api/admin/conversation-type/${id}/delete`);
+/** Deletes a type with its phases; its conversations are kept without a type. */
+export const useDeleteConversationType = () =>
+  useWrite({
+    write: (id: number) => api.post<{ message: string }>(`/api/admin/conversation-type/${id}/delete`),
+    refreshes: () => [conversationTypeKeys.all()],
+  });
 
 /** Spec §4 duplicate, done by the server in one transaction (copy titled '[D] …' with config and phases). */
-export const duplicateConversationType = (id: number) =>
-  api.post<{ conversationType: { id: number } }>(`/api/admin/conversation-type/${id}/duplicate`);
+export const useDuplicateConversationType = () =>
+  useWrite({
+    write: (id: number) => api.post<{ conversationType: { id: number } }>(`/api/admin/conversation-type/${id}/duplicate`),
+    refreshes: () => [conversationTypeKeys.all()],
+    notice: 'Conversation type duplicated successfully',
+  });
 
 /** Spec §7.3: the config goes as the raw JSON text; answers the server's notice. */
 export const saveConversationTypeConfig = async (id: number | string, text: string) =>

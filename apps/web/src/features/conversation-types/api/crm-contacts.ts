@@ -1,6 +1,7 @@
 import { keepPreviousData, queryOptions, useMutation } from '@tanstack/react-query';
 import type { CrmContactsAnswer, CrmPipelinesAnswer } from '@sales-agent/shared/schemas/crm';
 import { api } from '../../../lib/api-client.ts';
+import { conversationTypeKeys } from './conversation-types.ts';
 
 export type { CrmContactsAnswer, CrmPipelinesAnswer };
 
@@ -13,7 +14,7 @@ export interface ContactsCursor {
 /** Spec §7.3: the GoHighLevel pipelines (with stages) of a CRM-linked type. */
 export const pipelinesQuery = (typeId: string) =>
   queryOptions({
-    queryKey: ['conversation-types', 'crm', typeId, 'pipelines'],
+    queryKey: conversationTypeKeys.crmPipelines(typeId),
     queryFn: () => api.get<CrmPipelinesAnswer>(`/api/admin/conversation-type/${typeId}/pipelines`),
     // A refused token or a missing configuration will not fix itself by asking again.
     retry: false,
@@ -29,7 +30,7 @@ export interface ContactsPage {
 /** Spec §7.3: one page of the pipeline's (or stage's) contacts. */
 export const contactsQuery = (typeId: string, page: ContactsPage) =>
   queryOptions({
-    queryKey: ['conversation-types', 'crm', typeId, 'contacts', page],
+    queryKey: conversationTypeKeys.crmContacts(typeId, page),
     queryFn: () =>
       api.get<CrmContactsAnswer>(`/api/admin/conversation-type/${typeId}/pipeline/contacts`, {
         pipelineId: page.pipelineId,

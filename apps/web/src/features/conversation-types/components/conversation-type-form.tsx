@@ -29,6 +29,48 @@ export function toFormValues(type?: ConversationTypeDetail): ConversationTypeFor
   };
 }
 
+/** The type's prompts, in the order of the form: what each is for, whether it is required, its height in rows. */
+const PROMPT_FIELDS: {
+  key: 'rolePrompt' | 'triggerConversationPrompt' | 'checkingPrompt' | 'errorPrompt' | 'initialMessage';
+  label: string;
+  description: string;
+  required?: boolean;
+  rows: [min: number, max: number];
+}[] = [
+  {
+    key: 'rolePrompt',
+    label: 'Role prompt',
+    description: 'Who the agent is, what it sells and its tone. The system prompt of every reply.',
+    required: true,
+    rows: [6, 20],
+  },
+  {
+    key: 'triggerConversationPrompt',
+    label: 'Trigger conversation prompt',
+    description: 'Decides whether the agent engages a new inbound conversation at all (optional).',
+    rows: [3, 12],
+  },
+  {
+    key: 'checkingPrompt',
+    label: 'Checking prompt',
+    description: 'A rule every drafted reply must pass before it is sent, e.g. “never promise discounts” (optional).',
+    rows: [3, 12],
+  },
+  {
+    key: 'errorPrompt',
+    label: 'Error prompt',
+    description: 'How the agent answers when something fails; the conversation is then marked as errored.',
+    required: true,
+    rows: [3, 12],
+  },
+  {
+    key: 'initialMessage',
+    label: 'Initial message',
+    description: "The agent's first message of a new web chat, outbound message or call (optional).",
+    rows: [2, 8],
+  },
+];
+
 type Errors = Partial<Record<keyof ConversationTypeFormValues, string>>;
 
 function validate(values: ConversationTypeFormValues): Errors {
@@ -84,48 +126,9 @@ export function ConversationTypeForm(props: {
     <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Conversation type">
       <Stack>
         <TextInput label="Title" description="Shown in lists; the role prompt is shown when empty." {...field('title')} />
-        <Textarea
-          label="Role prompt"
-          description="Who the agent is, what it sells and its tone. The system prompt of every reply."
-          required
-          autosize
-          minRows={6}
-          maxRows={20}
-          {...field('rolePrompt')}
-        />
-        <Textarea
-          label="Trigger conversation prompt"
-          description="Decides whether the agent engages a new inbound conversation at all (optional)."
-          autosize
-          minRows={3}
-          maxRows={12}
-          {...field('triggerConversationPrompt')}
-        />
-        <Textarea
-          label="Checking prompt"
-          description="A rule every drafted reply must pass before it is sent, e.g. “never promise discounts” (optional)."
-          autosize
-          minRows={3}
-          maxRows={12}
-          {...field('checkingPrompt')}
-        />
-        <Textarea
-          label="Error prompt"
-          description="How the agent answers when something fails; the conversation is then marked as errored."
-          required
-          autosize
-          minRows={3}
-          maxRows={12}
-          {...field('errorPrompt')}
-        />
-        <Textarea
-          label="Initial message"
-          description="The agent's first message of a new web chat, outbound message or call (optional)."
-          autosize
-          minRows={2}
-          maxRows={8}
-          {...field('initialMessage')}
-        />
+        {PROMPT_FIELDS.map(({ key, rows, ...text }) => (
+          <Textarea key={key} {...text} autosize minRows={rows[0]} maxRows={rows[1]} {...field(key)} />
+        ))}
         <Select
           label="Messaging account"
           description="The account used for outbound calls and messages of this type (optional)."

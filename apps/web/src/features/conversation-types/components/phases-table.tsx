@@ -10,6 +10,7 @@ import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import {
   type ConversationPhase,
   conversationPhasesQuery,
+  conversationTypeKeys,
   deleteConversationPhase,
   saveConversationPhase,
 } from '../api/conversation-types.ts';
@@ -48,7 +49,7 @@ export function PhasesTable({ typeId }: { typeId: number }) {
   const client = useQueryClient();
   const [creating, setCreating] = useState(false);
 
-  const refresh = () => client.invalidateQueries({ queryKey: ['conversation-types'] });
+  const refresh = () => client.invalidateQueries({ queryKey: conversationTypeKeys.all() });
   const nextIndex = query.data?.length ? Math.max(...query.data.map((p) => p.index)) + 1 : 0;
   const records: PhaseRecord[] = [
     ...(query.data ?? []).map((phase) => ({ key: String(phase.id), initial: toDraft(phase) })),

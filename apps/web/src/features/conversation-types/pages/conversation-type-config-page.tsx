@@ -4,7 +4,7 @@ import { Link, useParams } from 'react-router';
 import { JsonConfigEditor } from '../../../components/json-config-editor.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
-import { conversationTypeQuery, saveConversationTypeConfig } from '../api/conversation-types.ts';
+import { conversationTypeQuery, saveConversationTypeConfig, conversationTypeKeys } from '../api/conversation-types.ts';
 
 /** Spec §2.6 config: a JSON editor with Save; the text must parse as JSON before it is sent (spec §5). */
 export default function ConversationTypeConfigPage() {
@@ -22,7 +22,7 @@ export default function ConversationTypeConfigPage() {
   }
   const save = async (text: string) => {
     const message = await saveConversationTypeConfig(id, text);
-    await client.invalidateQueries({ queryKey: ['conversation-types'] });
+    await client.invalidateQueries({ queryKey: conversationTypeKeys.all() });
     return message;
   };
   return (

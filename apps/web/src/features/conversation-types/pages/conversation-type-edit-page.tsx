@@ -5,7 +5,7 @@ import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { conversationTypeQuery, saveConversationType } from '../api/conversation-types.ts';
+import { conversationTypeQuery, saveConversationType, conversationTypeKeys } from '../api/conversation-types.ts';
 import { ConversationTypeForm, type ConversationTypeFormValues, toFormValues } from '../components/conversation-type-form.tsx';
 import { PhasesTable } from '../components/phases-table.tsx';
 
@@ -30,7 +30,7 @@ export default function ConversationTypeEditPage() {
         messagingAccountId: values.messagingAccountId ? Number(values.messagingAccountId) : null,
         isPublic: values.isPublic,
       });
-      await client.invalidateQueries({ queryKey: ['conversation-types'] });
+      await client.invalidateQueries({ queryKey: conversationTypeKeys.all() });
       toastSuccess('Conversation type saved');
       navigate(paths.admin.conversationTypeEdit(conversationType.id), { replace: typeId === conversationType.id });
     } catch (err) {

@@ -1,67 +1,45 @@
 import { Alert, Button, Group, Loader, Text } from '@mantine/core';
-import { IconAddressBook, IconCopy, IconPencil, IconSettings, IconTrash } from '@tabler/icons-react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { IconAddressBook, IconCopy } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
 import { TRUNCATE } from '@sales-agent/shared/limits';
 import { isCrmLinked } from '@sales-agent/shared/schemas/conversation-type-config';
 import { truncate } from '@sales-agent/shared/truncate';
-import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { ACTIONS_COLUMN_WIDTH, RecordTable, RowActions } from '../../../components/record-table.tsx';
+import { ACTIONS_COLUMN_WIDTH, DeleteAction, EditConfigActions, RecordTable, RowActions } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
+import { toastError } from '../../../lib/toast.ts';
 import {
   type ConversationTypeListItem,
   conversationTypesQuery,
-  deleteConversationType,
-  duplicateConversationType,
+  useDeleteConversationType,
+  useDuplicateConversationType,
 } from '../api/conversation-types.ts';
 
 /** Spec §2.6 list: ID, prompt or title (200 characters), Edit, Config, Duplicate, Delete, and Contacts for CRM-linked types. */
 export default function ConversationTypeListPage() {
   const query = useQuery(conversationTypesQuery());
-  const client = useQueryClient();
   const navigate = useNavigate();
-  const [busyId, setBusyId] = useState<number | null>(null);
-
-  const refresh = () => client.invalidateQueries({ queryKey: ['conversation-types'] });
+  const duplicateType = useDuplicateConversationType();
+  const deleteType = useDeleteConversationType();
+  const busyId = duplicateType.isPending ? duplicateType.variables : deleteType.isPending ? deleteType.variables : null;
 
   // Spec §5: the type must be in the list loaded on this page, else 'Conversation type not found'.
-  const duplicate = async (id: number) => {
+  const duplicate = (id: number) => {
     if (!query.data?.some((t) => t.id === id)) {
       toastError('Conversation type not found');
       return;
     }
-    setBusyId(id);
-    try {
-      const { conversationType } = await duplicateConversationType(id);
-      await refresh();
-      toastSuccess('Conversation type duplicated successfully');
-      navigate(paths.admin.conversationTypeEdit(conversationType.id));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusyId(null);
-    }
+    duplicateType.mutate(id, { onSuccess: ({ conversationType }) => navigate(paths.admin.conversationTypeEdit(conversationType.id)) });
   };
 
   const remove = async (type: ConversationTypeListItem) => {
     const confirmed = await confirmAction(
       `Delete conversation type #${type.id}? Its phases are deleted too; its conversations are kept without a type.`,
     );
-    if (!confirmed) return;
-    setBusyId(type.id);
-    try {
-      const { message } = await deleteConversationType(type.id);
-      toastSuccess(message);
-      await refresh();
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusyId(null);
-    }
+    if (confirmed) deleteType.mutate(type.id);
   };
 
   return (
@@ -103,12 +81,7 @@ export default function ConversationTypeListPage() {
               width: ACTIONS_COLUMN_WIDTH,
               render: (type) => (
                 <RowActions>
-                  <Button size="xs" variant="light" leftSection={<IconPencil size={14} aria-hidden />} component={Link} to={paths.admin.conversationTypeEdit(type.id)}>
-                    Edit
-                  </Button>
-                  <Button size="xs" variant="light" leftSection={<IconSettings size={14} aria-hidden />} component={Link} to={paths.admin.conversationTypeConfig(type.id)}>
-                    Config
-                  </Button>
+                  <EditConfigActions editTo={paths.admin.conversationTypeEdit(type.id)} configTo={paths.admin.conversationTypeConfig(type.id)} />
                   {isCrmLinked(type.config) && (
                     <Button
                       size="xs"
@@ -131,16 +104,7 @@ export default function ConversationTypeListPage() {
                   >
                     Duplicate
                   </Button>
-                  <Button
-                    size="xs"
-                    variant="light"
-                    color="red"
-                    leftSection={<IconTrash size={14} aria-hidden />}
-                    disabled={busyId === type.id}
-                    onClick={() => remove(type)}
-                  >
-                    Delete
-                  </Button>
+                  <DeleteAction disabled={busyId === type.id} onClick={() => remove(type)} />
                 </RowActions>
               ),
             },

@@ -1,12 +1,25 @@
-import { type QueryClient, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { LIMITS } from '@sales-agent/shared/limits';
 import type { ConversationDetail, ConversationListResponse, MarkReadResponse } from '@sales-agent/shared/schemas/conversation';
 import { useCallback, useEffect, useRef } from 'react';
 import { afterPaint } from '../../../lib/after-paint.ts';
 import { api } from '../../../lib/api-client.ts';
 import { throttleTrailing } from '../../../lib/throttle.ts';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { clearUnread } from '../lib/unread.ts';
+
+/**
+ * Every query key of conversations, in one place: invalidation and the query options are written against
+ * these, never against literals. A conversation's own key prefixes what belongs to it (its call), so
+ * refreshing a conversation refreshes those too.
+ */
+export const conversationKeys = {
+  /** Every list page and filter (`['conversations', params]`). */
+  lists: () => ['conversations'] as const,
+  list: (params: ConversationListParams) => ['conversations', params] as const,
+  detail: (uuid: string) => ['conversation', uuid] as const,
+  call: (uuid: string) => ['conversation', uuid, 'call'] as const,
+  typeOptions: () => ['conversation-type-options'] as const,
+};
 
 /** What the start screen and the type select need of a conversation type (GET /api/conversation-type/listt). */
 export interface ConversationTypeOption {
@@ -20,7 +33,7 @@ export interface ConversationTypeOption {
 
 export const conversationTypeOptionsQuery = () =>
   queryOptions({
-    queryKey: ['conversation-type-options'],
+    queryKey: conversationKeys.typeOptions(),
     queryFn: () => api.get<ConversationTypeOption[]>('/api/conversation-type/listt'),
     staleTime: 30_000,
   });
@@ -30,7 +43,7 @@ export const startConversation = (conversationTypeId: number) =>
 
 export const conversationQuery = (uuid: string) =>
   queryOptions({
-    queryKey: ['conversation', uuid],
+    queryKey: conversationKeys.detail(uuid),
     queryFn: () => api.get<ConversationDetail>(`/api/conversation/${uuid}`),
     // Spec §4: the detail refreshes every 10 s; live events (useConversationEvents) make it sooner.
     refetchInterval: LIMITS.conversationRefreshMs,
@@ -52,7 +65,7 @@ export function useConversationEvents(uuid: string, enabled: boolean) {
   useEffect(() => {
     if (!enabled || typeof EventSource === 'undefined') return;
     const source = new EventSource(`/api/conversation/${uuid}/events`);
-    const refresh = throttleTrailing(() => void client.invalidateQueries({ queryKey: ['conversation', uuid] }), LIVE_REFRESH_MS);
+    const refresh = throttleTrailing(() => void client.invalidateQueries({ queryKey: conversationKeys.detail(uuid) }), LIVE_REFRESH_MS);
     source.addEventListener('conversation.changed', refresh.call);
     // A change between the first load and the stream's opening would be missed: catch up once it is open.
     source.addEventListener('ready', refresh.call);
@@ -67,50 +80,12 @@ export type ConversationListParams = Record<string, string>;
 
 export const conversationListQuery = (params: ConversationListParams) =>
   queryOptions({
-    queryKey: ['conversations', params],
+    queryKey: conversationKeys.list(params),
     queryFn: () => api.get<ConversationListResponse>('/api/conversation/list', params),
     placeholderData: (previous) => previous,
   });
 
 export const useConversationList = (params: ConversationListParams) => useQuery(conversationListQuery(params));
-
-export const sendWrittenMessage = (uuid: string, message: string) =>
-  api.post<{ message: string }>(`/api/conversation/${uuid}/written-message`, { message });
-export const updatePhase = (id: number, phase: number) => api.patch<{ message: string }>(`/api/conversation/${id}`, { phase });
-export const updateConversationType = (id: number, conversationType: number) =>
-  api.patch<{ message: string }>(`/api/conversation/${id}`, { conversationType });
-export const deleteConversation = (id: number) => api.delete<{ message: string }>(`/api/conversation/${id}`);
-export const deleteMessages = (id: number, messageIds: number[]) =>
-  api.delete<{ message: string }>(`/api/conversation/${id}/messages`, { messageIds });
-export const editMessage = (id: number, messageId: number, message: string) =>
-  api.patch<{ message: string }>(`/api/conversation/${id}/message/${messageId}`, { message });
-export const requestFollowUp = (uuid: string) => api.post<{ message: string }>(`/api/conversation/${uuid}/follow-up`);
-
-/** Spec §8.2: the notice after a rebuild. */
-export const REBUILD_SUCCESS = 'Message history rebuilt successfully';
-
-/**
- * Rebuild history (spec §2.13, §7.6; ADMIN, prospect conversations): reads the thread back from the channel
- * and replaces the stored messages. Channels without a history API answer 409 with a sentence, shown as is.
- */
-export function useRebuildHistory(uuid: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (conversationId: number) => api.post<{ messages: number }>(`/api/admin/conversation/${conversationId}/messages/rebuild`),
-    onSuccess: async () => {
-      toastSuccess(REBUILD_SUCCESS);
-      await client.invalidateQueries({ queryKey: ['conversation', uuid] });
-    },
-    onError: (err) => toastError(err),
-  });
-}
-
-/** Take over (issue 12): the AI pauses as when a person writes, without sending anything. */
-export const takeOver = (id: number) =>
-  api.post<{ message: string; phase: number; aiPaused: boolean }>(`/api/conversation/${id}/take-over`);
-/** Hand back to the AI (issue 12) at a working phase; absent, the phase the conversation was in. */
-export const handBack = (id: number, phase?: number) =>
-  api.post<{ message: string; phase: number; aiPaused: boolean }>(`/api/conversation/${id}/hand-back`, phase === undefined ? {} : { phase });
 
 /**
  * The inbox's live list (issue 12): every change of a conversation the user may see refreshes the list and
@@ -143,8 +118,8 @@ export function openInboxStream(client: QueryClient): { close(): void } {
   const refresh = throttleTrailing(() => {
     const uuids = [...changed];
     changed.clear();
-    void client.invalidateQueries({ queryKey: ['conversations'] });
-    for (const uuid of uuids) void client.invalidateQueries({ queryKey: ['conversation', uuid] });
+    void client.invalidateQueries({ queryKey: conversationKeys.lists() });
+    for (const uuid of uuids) void client.invalidateQueries({ queryKey: conversationKeys.detail(uuid) });
   }, LIVE_REFRESH_MS);
   // Changes between the list's first load and the stream's opening (or a reconnect) are caught up here.
   source.addEventListener('ready', refresh.call);
@@ -184,7 +159,7 @@ export function useMarkRead() {
   const send = useCallback(
     (uuid: string, upTo: string) => {
       pending.current.delete(uuid);
-      markConversationRead(uuid, upTo).catch(() => void client.invalidateQueries({ queryKey: ['conversations'] }));
+      markConversationRead(uuid, upTo).catch(() => void client.invalidateQueries({ queryKey: conversationKeys.lists() }));
     },
     [client],
   );
@@ -199,7 +174,7 @@ export function useMarkRead() {
   }, [send]);
   return useCallback(
     (uuid: string, upTo: string) => {
-      client.setQueriesData<ConversationListResponse>({ queryKey: ['conversations'] }, (list) => clearUnread(list, uuid, upTo));
+      client.setQueriesData<ConversationListResponse>({ queryKey: conversationKeys.lists() }, (list) => clearUnread(list, uuid, upTo));
       const previous = pending.current.get(uuid);
       if (previous) clearTimeout(previous.timer);
       const latest = previous && Date.parse(previous.upTo) > Date.parse(upTo) ? previous.upTo : upTo;

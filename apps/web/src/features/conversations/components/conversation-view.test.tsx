@@ -1,41 +1,25 @@
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
-import { act, cleanup, fireEvent, render, renderHook, screen, waitFor } from '@testing-library/react';
+import { type QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
+import { act, cleanup, fireEvent, renderHook, screen, waitFor, within } from '@testing-library/react';
 import type { ConversationDetail } from '@sales-agent/shared/schemas/conversation';
 import type { ReactNode } from 'react';
-import { MemoryRouter } from 'react-router';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { stubMissingBrowserApis } from '../../../test/browser-stubs.ts';
-import { conversationListQuery, conversationQuery, LIVE_REFRESH_MS, openInboxStream } from '../api/conversations.ts';
+import { findToast, renderApp, testQueryClient } from '../../../test/render-app.tsx';
+import { conversationKeys, conversationListQuery, conversationQuery, LIVE_REFRESH_MS, openInboxStream } from '../api/conversations.ts';
 import { readDraft } from '../lib/drafts.ts';
+import { conversationDetail, TEST_PROSPECT, TEST_UUID } from '../testing/fixtures.ts';
 import { ConversationView } from './conversation-view.tsx';
 
-const UUID = '11111111-2222-4333-8444-555555555555';
+const UUID = TEST_UUID;
 
-const detail = (messages: string[]): ConversationDetail => ({
-  id: 1,
-  uuid: UUID,
-  phase: 0,
-  rating: null,
-  recordingDuration: null,
-  recordingUrl: null,
-  conversationTypeId: 1,
-  ConversationType: { id: 1, title: 'Widgets', initialMessage: 'Hello! How can I help?', conversation_phases: [] },
-  phaseCount: 2,
-  prospectId: null,
-  Prospect: null,
-  messages: messages.map((message, i) => ({ id: i + 1, role: 'AGENT', message, dateSent: `2026-01-01T10:0${i}:00.000Z` })),
-  canAdminister: false,
-  aiPaused: false,
-  isDemoAgent: false,
-  ended: false,
-});
+const detail = (messages: string[]): ConversationDetail =>
+  conversationDetail({ messages: messages.map((message, i) => ({ id: i + 1, role: 'AGENT', message, dateSent: `2026-01-01T10:0${i}:00.000Z` })) });
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 /** The server at the network boundary: `online` false makes the conversation's reads fail as a dropped connection does. */
 let server: { online: boolean; conversation: ConversationDetail; sent: string[] };
-let fetchMock: ReturnType<typeof vi.fn>;
+let fetchMock: Mock<(url: string, init?: RequestInit) => Promise<Response>>;
 let client: QueryClient;
 
 beforeAll(stubMissingBrowserApis);
@@ -57,8 +41,7 @@ beforeEach(() => {
     return json({ error: `unexpected ${url}` }, 500);
   });
   vi.stubGlobal('fetch', fetchMock);
-  // The app's client retries a network failure; here one failure is the whole refresh.
-  client = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
+  client = testQueryClient();
 });
 afterEach(() => {
   cleanup();
@@ -66,24 +49,17 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const wrap = (children: ReactNode) => (
-  <MantineProvider>
-    <QueryClientProvider client={client}>
-      <MemoryRouter>{children}</MemoryRouter>
-    </QueryClientProvider>
-  </MantineProvider>
-);
 const box = () => screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
 const type = (text: string) => fireEvent.change(box(), { target: { value: text } });
 
 describe('ConversationView keeps what a person typed (issue 18)', () => {
   it('a failed background refresh keeps the conversation and the draft, with a notice until a refetch succeeds', async () => {
-    render(wrap(<ConversationView uuid={UUID} mode="page" />));
+    renderApp(<ConversationView uuid={UUID} mode="page" />, { client });
     await screen.findByRole('textbox', { name: 'Message' });
     type('I would like 40 widgets');
 
     server.online = false;
-    await act(() => client.refetchQueries({ queryKey: ['conversation', UUID], exact: true }));
+    await act(() => client.refetchQueries({ queryKey: conversationKeys.detail(UUID), exact: true }));
     expect(await screen.findByTestId('reconnecting')).toBeTruthy();
     expect(screen.getByText('Reconnecting…')).toBeTruthy();
     // The same box, still holding the text; the thread is still there; no error replaced them.
@@ -93,7 +69,7 @@ describe('ConversationView keeps what a person typed (issue 18)', () => {
 
     server.online = true;
     server.conversation = detail(['Hello! How can I help?', 'Anything else?']);
-    await act(() => client.refetchQueries({ queryKey: ['conversation', UUID], exact: true }));
+    await act(() => client.refetchQueries({ queryKey: conversationKeys.detail(UUID), exact: true }));
     await waitFor(() => expect(screen.queryByTestId('reconnecting')).toBeNull());
     expect(screen.getByText('Anything else?')).toBeTruthy();
     expect(box().value).toBe('I would like 40 widgets');
@@ -101,19 +77,19 @@ describe('ConversationView keeps what a person typed (issue 18)', () => {
 
   it('a first load that fails shows the error', async () => {
     server.online = false;
-    render(wrap(<ConversationView uuid={UUID} mode="page" />));
+    renderApp(<ConversationView uuid={UUID} mode="page" />, { client });
     expect(await screen.findByText('Error: Could not reach the server. Check your connection and try again.')).toBeTruthy();
     expect(screen.queryByTestId('reconnecting')).toBeNull();
   });
 
   it('a draft survives the box unmounting and mounting again (and a reload: it is in sessionStorage), and goes once sent', async () => {
-    const view = render(wrap(<ConversationView uuid={UUID} mode="pane" />));
+    const view = renderApp(<ConversationView uuid={UUID} mode="pane" />, { client });
     await screen.findByRole('textbox', { name: 'Message' });
     type('Half a reply');
     view.unmount();
     expect(sessionStorage.getItem(`sales-agent:draft:${UUID}`)).toBe('Half a reply');
 
-    render(wrap(<ConversationView uuid={UUID} mode="pane" />));
+    renderApp(<ConversationView uuid={UUID} mode="pane" />, { client });
     await waitFor(() => expect(box().value).toBe('Half a reply'));
 
     fireEvent.keyDown(box(), { key: 'Enter' });
@@ -131,13 +107,67 @@ describe('ConversationView keeps what a person typed (issue 18)', () => {
       const uuid = url.split('/').at(-1)!;
       return json({ ...detail(['Hi']), uuid });
     });
-    const view = render(wrap(<ConversationView uuid={UUID} mode="pane" />));
+    const view = renderApp(<ConversationView uuid={UUID} mode="pane" />, { client });
     await screen.findByRole('textbox', { name: 'Message' });
     type('For the first one');
-    view.rerender(wrap(<ConversationView uuid={OTHER} mode="pane" />));
+    view.rerender(<ConversationView uuid={OTHER} mode="pane" />);
     await waitFor(() => expect(box().value).toBe(''));
-    view.rerender(wrap(<ConversationView uuid={UUID} mode="pane" />));
+    view.rerender(<ConversationView uuid={UUID} mode="pane" />);
     await waitFor(() => expect(box().value).toBe('For the first one'));
+  });
+});
+
+describe('ConversationView writes (issue 20: mutation hooks)', () => {
+  it('a send the server refuses keeps the text in the box and says why; a send that works clears it', async () => {
+    const answer = vi.fn(() => json({ error: 'The message could not be delivered to the channel' }, 502));
+    const serve = fetchMock.getMockImplementation()!;
+    fetchMock.mockImplementation(async (url: string, init?: RequestInit) =>
+      url === `/api/conversation/${UUID}/written-message` ? answer() : serve(url, init),
+    );
+    renderApp(<ConversationView uuid={UUID} mode="page" />, { client });
+    await screen.findByRole('textbox', { name: 'Message' });
+    type('Forty widgets please');
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    await findToast('The message could not be delivered to the channel', 'error');
+    expect(box().value).toBe('Forty widgets please');
+
+    answer.mockImplementation(() => json({ message: 'Message sent' }));
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    await waitFor(() => expect(box().value).toBe(''));
+    expect(answer).toHaveBeenCalledTimes(2);
+  });
+
+  it('Take over pauses the AI and offers Hand back, which resumes it at the chosen phase', async () => {
+    server.conversation = { ...detail(['Hi']), canAdminister: true, prospectId: 7, Prospect: TEST_PROSPECT };
+    const posted: { url: string; body: unknown }[] = [];
+    const serve = fetchMock.getMockImplementation()!;
+    fetchMock.mockImplementation(async (url: string, init?: RequestInit) => {
+      if (url === '/api/conversation/1/take-over' || url === '/api/conversation/1/hand-back') {
+        posted.push({ url, body: init?.body ? JSON.parse(String(init.body)) : undefined });
+        const aiPaused = url.endsWith('take-over');
+        server.conversation = { ...server.conversation, aiPaused };
+        return json({ message: aiPaused ? 'You took over: the AI is paused' : 'Handed back to the AI', phase: 0, aiPaused });
+      }
+      if (url === '/api/conversation-type/listt') return json([]);
+      return serve(url, init);
+    });
+    renderApp(<ConversationView uuid={UUID} mode="page" />, { client });
+    const handOff = await screen.findByTestId('hand-off');
+    expect(screen.queryByTestId('hand-back')).toBeNull();
+
+    fireEvent.click(within(handOff).getByRole('button', { name: 'Take over' }));
+    await findToast('You took over: the AI is paused');
+    // The conversation was fetched again: the AI is paused, so Take over gives way to Hand back.
+    await waitFor(() => expect(screen.getByTestId('hand-back')).toBeTruthy());
+    expect(screen.queryByRole('button', { name: 'Take over' })).toBeNull();
+
+    fireEvent.click(screen.getByTestId('hand-back'));
+    await findToast('Handed back to the AI');
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Take over' })).toBeTruthy());
+    expect(posted).toEqual([
+      { url: '/api/conversation/1/take-over', body: undefined },
+      { url: '/api/conversation/1/hand-back', body: { phase: 0 } },
+    ]);
   });
 });
 

@@ -1,27 +1,18 @@
-import { Alert, Anchor, Badge, Box, Button, Group, Loader, Stack, Text, Title, UnstyledButton } from '@mantine/core';
+import { Alert, Anchor, Box, Button, Group, Loader, Stack, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ConversationListItem, ConversationListResponse } from '@sales-agent/shared/schemas/conversation';
-import {
-  IconArrowLeft,
-  IconBrandInstagram,
-  IconBrandMessenger,
-  IconBrandWhatsapp,
-  IconMessage,
-  IconPhone,
-  IconWorld,
-} from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
+import type { ConversationListResponse } from '@sales-agent/shared/schemas/conversation';
+import { IconArrowLeft } from '@tabler/icons-react';
 import { lazy, type ReactNode, Suspense, useCallback, useEffect, useRef } from 'react';
 import { Link } from 'react-router';
-import { channelLabel } from '../../../components/channel-badge.tsx';
 import { isRefreshFailing, ReconnectingNotice } from '../../../components/reconnecting-notice.tsx';
 import { paths } from '../../../config/paths.ts';
 import { afterPaint } from '../../../lib/after-paint.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { conversationQuery, handBack, takeOver, useMarkRead } from '../api/conversations.ts';
-import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
-import { fullDate, relativeTime } from '../lib/relative-time.ts';
+import { conversationQuery, useMarkRead } from '../api/conversations.ts';
+import { InboxRow } from './inbox-row.tsx';
+import { ProspectPanel } from './prospect-panel.tsx';
+import { useInboxKeys } from './use-inbox-keys.ts';
 
 /**
  * The open conversation's pane loads with the first conversation opened, not with the list: it is about 40 %
@@ -38,52 +29,6 @@ function PaneLoading() {
     </Stack>
   );
 }
-
-const ICON = { size: 18, stroke: 1.8, 'aria-hidden': true } as const;
-
-/** A maintained icon per channel (issue 12); the label goes with it for screen readers. */
-export function ChannelIcon({ type }: { type: string | null | undefined }) {
-  const icon =
-    type === 'INSTAGRAM' ? (
-      <IconBrandInstagram {...ICON} />
-    ) : type === 'FACEBOOK' ? (
-      <IconBrandMessenger {...ICON} />
-    ) : type === 'WHATSAPP' ? (
-      <IconBrandWhatsapp {...ICON} />
-    ) : type === 'TWILIO' ? (
-      <IconPhone {...ICON} />
-    ) : type === 'SMS_GATEWAY' ? (
-      <IconMessage {...ICON} />
-    ) : (
-      <IconWorld {...ICON} />
-    );
-  return (
-    <Box component="span" title={channelLabel(type)} style={{ display: 'inline-flex' }} data-testid="channel-icon">
-      {icon}
-      <span className="visually-hidden" style={visuallyHidden}>
-        {channelLabel(type)}
-      </span>
-    </Box>
-  );
-}
-
-const visuallyHidden: React.CSSProperties = {
-  position: 'absolute',
-  width: 1,
-  height: 1,
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  whiteSpace: 'nowrap',
-};
-
-/** The prospect's name, or a short id: what a row and the panel call a conversation. */
-export function conversationName(c: Pick<ConversationListItem, 'uuid' | 'Prospect'>): string {
-  if (c.Prospect) return c.Prospect.name ?? `Prospect ${c.Prospect.uuid.slice(0, 8)}`;
-  return `Web chat ${c.uuid.slice(0, 8)}`;
-}
-
-const money = (usd: number) =>
-  usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd > 0 && usd < 0.01 ? 4 : 2 });
 
 export interface InboxProps {
   list: { data?: ConversationListResponse; isPending: boolean; isError: boolean; error: unknown; failureCount: number; failureReason: unknown };
@@ -106,7 +51,6 @@ export function Inbox(props: InboxProps) {
   const markRead = useMarkRead();
   const replyRef = useRef<HTMLTextAreaElement>(null);
   const rowsRef = useRef<HTMLDivElement>(null);
-  const client = useQueryClient();
   const rows = props.list.data?.conversations ?? [];
   const open = rows.find((r) => r.uuid === props.openUuid) ?? null;
   const detail = useQuery({ ...conversationQuery(props.openUuid ?? ''), enabled: Boolean(props.openUuid) });
@@ -137,47 +81,7 @@ export function Inbox(props: InboxProps) {
     [rows, props],
   );
 
-  const refresh = useCallback(async () => {
-    await client.invalidateQueries({ queryKey: ['conversations'] });
-    if (props.openUuid) await client.invalidateQueries({ queryKey: ['conversation', props.openUuid] });
-  }, [client, props.openUuid]);
-
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-      const target = e.target as HTMLElement | null;
-      const typing = target && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
-      if (typing) {
-        // Escape leaves the reply box so the shortcuts work again.
-        if (e.key === 'Escape' && target === replyRef.current) replyRef.current?.blur();
-        return;
-      }
-      if (document.querySelector('[role="dialog"]')) return;
-      const c = detail.data;
-      if (e.key === 'j' || e.key === 'ArrowDown') {
-        e.preventDefault();
-        move(1);
-      } else if (e.key === 'k' || e.key === 'ArrowUp') {
-        e.preventDefault();
-        move(-1);
-      } else if (e.key === 'r' && replyRef.current) {
-        e.preventDefault();
-        replyRef.current.focus();
-      } else if ((e.key === 'h' || e.key === 't') && c?.canAdminister && c.Prospect) {
-        e.preventDefault();
-        const action = e.key === 'h' ? () => handBack(c.id) : () => takeOver(c.id);
-        action().then(
-          async (r) => {
-            toastSuccess(r.message);
-            await refresh();
-          },
-          (err: unknown) => toastError(err),
-        );
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [move, detail.data, refresh]);
+  useInboxKeys({ move, replyRef, open: detail.data });
 
   // A list only while it holds rows: the loader, an error or the empty state are not list items (axe's
   // aria-required-children, Lighthouse accessibility).
@@ -297,130 +201,6 @@ export function Inbox(props: InboxProps) {
         )}
       </Box>
       {hint}
-    </Stack>
-  );
-}
-
-function InboxRow(props: { c: ConversationListItem; selected: boolean; unread: boolean; onOpen(): void }) {
-  const { c } = props;
-  const state = aiState(c);
-  const preview = c.lastMessage ? `${c.lastMessage.role === 'PROSPECT' ? '' : c.Prospect ? 'You: ' : 'Agent: '}${c.lastMessage.preview}` : 'No messages yet';
-  const when = c.lastMessage?.dateSent ?? c.lastMessageDate;
-  return (
-    <UnstyledButton
-      role="listitem"
-      data-testid="inbox-row"
-      data-uuid={c.uuid}
-      data-unread={props.unread || undefined}
-      data-needs-human={c.needsHuman || undefined}
-      aria-current={props.selected ? 'true' : undefined}
-      onClick={props.onOpen}
-      w="100%"
-      px="sm"
-      py={8}
-      style={{
-        display: 'block',
-        borderBottom: '1px solid var(--mantine-color-default-border)',
-        borderLeft: `3px solid ${c.needsHuman ? 'var(--mantine-color-red-6)' : 'transparent'}`,
-        background: props.selected ? 'var(--mantine-primary-color-light)' : undefined,
-      }}
-    >
-      <Group gap={6} wrap="nowrap" justify="space-between">
-        <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
-          <ChannelIcon type={c.Prospect?.messagingAccount.type} />
-          <Text size="sm" fw={props.unread ? 700 : 500} truncate="end" data-testid="row-name">
-            {conversationName(c)}
-          </Text>
-        </Group>
-        {when && (
-          <Text size="xs" style={{ flex: 'none', color: 'light-dark(var(--mantine-color-gray-7), var(--mantine-color-dark-1))' }} title={fullDate(when)}>
-            {relativeTime(when)}
-          </Text>
-        )}
-      </Group>
-      <Text size="sm" truncate="end" fw={props.unread ? 600 : 400} style={{ color: 'light-dark(var(--mantine-color-gray-8), var(--mantine-color-dark-0))' }} data-testid="row-preview">
-        {preview}
-      </Text>
-      <Group gap={4} mt={2}>
-        {props.unread && (
-          <Badge size="xs" color="blue" variant="filled" data-testid="unread-mark">
-            New
-          </Badge>
-        )}
-        {state !== 'working' && (
-          <Badge size="xs" color={AI_STATE_TEXT[state].color} variant={state === 'needs-human' ? 'filled' : 'light'} data-testid="row-state">
-            {state === 'paused' ? 'AI paused' : AI_STATE_TEXT[state].label}
-          </Badge>
-        )}
-        {(state === 'working' || state === 'paused') && (
-          <Text span size="xs" style={{ color: 'light-dark(var(--mantine-color-gray-7), var(--mantine-color-dark-1))' }}>
-            {phaseWords(c.phase, c.phaseCount)}
-          </Text>
-        )}
-      </Group>
-    </UnstyledButton>
-  );
-}
-
-/** About the prospect (issue 12): who, where, how far, the AI's state, follow-ups, recording and cost. */
-function ProspectPanel(props: { row: ConversationListItem | null; detailUuid?: string | null; compact?: boolean }) {
-  const detail = useQuery({ ...conversationQuery(props.detailUuid ?? ''), enabled: Boolean(props.detailUuid) && !props.row });
-  const row = props.row;
-  if (!row && !detail.data) {
-    return props.compact ? null : (
-      <Text size="sm" c="dimmed">
-        The prospect’s details appear here when a conversation is open.
-      </Text>
-    );
-  }
-  const d = detail.data;
-  const phase = row?.phase ?? d!.phase;
-  const phaseCount = row?.phaseCount ?? d!.phaseCount;
-  const state = aiState({ phase, phaseCount, aiPaused: row?.aiPaused ?? d!.aiPaused, needsHuman: row?.needsHuman });
-  const prospect = row?.Prospect ?? d?.Prospect ?? null;
-  const items: [string, ReactNode][] = [
-    ['Channel', channelLabel(prospect?.messagingAccount.type)],
-    ['Account', prospect?.messagingAccount.pageName ?? '—'],
-    ['Stage', phaseWords(phase, phaseCount)],
-    ['AI', <Badge key="ai" size="sm" color={AI_STATE_TEXT[state].color} variant="light" data-testid="panel-ai-state">{AI_STATE_TEXT[state].label}</Badge>],
-    ['Rating', (row?.rating ?? d?.rating) ?? '—'],
-    [
-      'Follow-ups',
-      row?.followUp
-        ? `${row.followUp.followUpCount} sent · ${row.followUp.status === 'ACTIVE' ? 'more due while the prospect is silent' : 'stopped'}${row.followUp.hasErrors ? ' · errors recorded' : ''}`
-        : 'None due',
-    ],
-    [
-      'Recording',
-      (row?.recordingUrl ?? d?.recordingUrl) ? (
-        <Anchor key="rec" href={(row?.recordingUrl ?? d?.recordingUrl)!} target="_blank" rel="noreferrer" size="sm">
-          Listen
-        </Anchor>
-      ) : (
-        'None'
-      ),
-    ],
-    ['Cost', row ? money(row.costUsd) : '—'],
-  ];
-  return (
-    <Stack gap={6} data-testid="prospect-panel" aria-label="About the prospect">
-      {!props.compact && (
-        <Title order={2} fz="h5">
-          {row ? conversationName(row) : prospect ? (prospect.name ?? `Prospect ${prospect.uuid.slice(0, 8)}`) : 'Web chat'}
-        </Title>
-      )}
-      <Box component="dl" m={0} style={{ display: 'grid', gridTemplateColumns: 'auto 1fr', gap: '4px 10px' }}>
-        {items.map(([label, value]) => (
-          <Box key={label} style={{ display: 'contents' }}>
-            <Text component="dt" size="xs" fw={600} style={{ color: 'light-dark(var(--mantine-color-gray-7), var(--mantine-color-dark-1))' }}>
-              {label}
-            </Text>
-            <Text component="dd" size="sm" m={0}>
-              {value}
-            </Text>
-          </Box>
-        ))}
-      </Box>
     </Stack>
   );
 }

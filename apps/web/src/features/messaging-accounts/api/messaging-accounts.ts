@@ -3,18 +3,27 @@ import { TRUNCATE } from '@sales-agent/shared/limits';
 import type { MessagingAccountSaveBody, MessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import { truncate } from '@sales-agent/shared/truncate';
 import { api, apiRequest } from '../../../lib/api-client.ts';
+import { conversationTypeKeys } from '../../conversation-types/api/conversation-types.ts';
+
+/** The query keys of messaging accounts; `all` is the list and prefixes every other one. */
+export const messagingAccountKeys = {
+  all: () => ['messaging-accounts'] as const,
+  detail: (id: number | string) => ['messaging-accounts', String(id)] as const,
+  /** A select's options, per screen: each labels the accounts its own way. */
+  options: (screen: 'conversation-type' | 'permission') => ['messaging-accounts', 'options', screen] as const,
+};
 
 export type { MessagingAccountView };
 
 export const messagingAccountsQuery = () =>
   queryOptions({
-    queryKey: ['messaging-accounts'],
+    queryKey: messagingAccountKeys.all(),
     queryFn: () => api.get<MessagingAccountView[]>('/api/admin/messaging-accounts/list'),
   });
 
 export const messagingAccountQuery = (id: number | string) =>
   queryOptions({
-    queryKey: ['messaging-accounts', String(id)],
+    queryKey: messagingAccountKeys.detail(id),
     queryFn: () => api.get<MessagingAccountView>(`/api/admin/messaging-accounts/${id}`),
   });
 
@@ -41,7 +50,7 @@ export interface ConversationTypeOption {
 /** The conversation types for the account form's select (spec §7.3 listt), labels cut to 70 characters. */
 export const conversationTypeOptionsQuery = () =>
   queryOptions({
-    queryKey: ['conversation-types', 'options'],
+    queryKey: conversationTypeKeys.options(),
     queryFn: async (): Promise<ConversationTypeOption[]> => {
       const list = await api.get<{ id: number; title?: string | null; label?: string }[]>('/api/conversation-type/listt');
       return list.map((t) => ({ value: String(t.id), label: `#${t.id} ${truncate(t.label || t.title || '', TRUNCATE.typeSelectLabel)}`.trim() }));

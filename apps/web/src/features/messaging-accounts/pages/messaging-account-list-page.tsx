@@ -1,11 +1,11 @@
 import { Anchor, Button, Group, Text } from '@mantine/core';
-import { IconList, IconPencil, IconSettings, IconTrash } from '@tabler/icons-react';
+import { IconList } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
-import { ACTIONS_COLUMN_WIDTH, RecordTable, RowActions } from '../../../components/record-table.tsx';
+import { ACTIONS_COLUMN_WIDTH, DeleteAction, EditConfigActions, RecordTable, RowActions } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
@@ -91,12 +91,7 @@ export default function MessagingAccountListPage() {
                   width: ACTIONS_COLUMN_WIDTH,
                   render: (account) => (
                     <RowActions>
-                      <Button size="xs" variant="light" leftSection={<IconPencil size={14} aria-hidden />} component={Link} to={paths.admin.messagingAccountEdit(account.id)}>
-                        Edit
-                      </Button>
-                      <Button size="xs" variant="light" leftSection={<IconSettings size={14} aria-hidden />} component={Link} to={paths.admin.messagingAccountConfig(account.id)}>
-                        Config
-                      </Button>
+                      <EditConfigActions editTo={paths.admin.messagingAccountEdit(account.id)} configTo={paths.admin.messagingAccountConfig(account.id)} />
                       {account.conversationTypeId !== null ? (
                         <Button
                           size="xs"
@@ -112,9 +107,7 @@ export default function MessagingAccountListPage() {
                           Conversations
                         </Button>
                       )}
-                      <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} aria-hidden />} onClick={() => onDelete(account)}>
-                        Delete
-                      </Button>
+                      <DeleteAction onClick={() => onDelete(account)} />
                     </RowActions>
                   ),
                 },

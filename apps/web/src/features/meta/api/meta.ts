@@ -2,6 +2,11 @@ import { queryOptions } from '@tanstack/react-query';
 import type { Session } from '@sales-agent/shared/schemas/user';
 import { api } from '../../../lib/api-client.ts';
 
+export const metaKeys = {
+  config: () => ['meta-config'] as const,
+  pageName: (type: 'INSTAGRAM' | 'FACEBOOK', pageId: string) => ['meta-page-name', type, pageId] as const,
+};
+
 export type ConnectType = 'INSTAGRAM' | 'FACEBOOK' | 'WHATSAPP';
 export const CONNECT_TYPES: ConnectType[] = ['INSTAGRAM', 'FACEBOOK', 'WHATSAPP'];
 export const isConnectType = (type: string): type is ConnectType => (CONNECT_TYPES as string[]).includes(type);
@@ -15,7 +20,7 @@ export interface MetaPublicConfig {
 }
 
 export const metaConfigQuery = () =>
-  queryOptions({ queryKey: ['meta-config'], queryFn: () => api.get<MetaPublicConfig>('/api/meta-api/config'), staleTime: Infinity });
+  queryOptions({ queryKey: metaKeys.config(), queryFn: () => api.get<MetaPublicConfig>('/api/meta-api/config'), staleTime: Infinity });
 
 /**
  * Sends the browser to Meta's OAuth dialog. The server builds the URL with the signed state (and sets the
@@ -39,7 +44,7 @@ export const linkFacebook = (linkToken: string, password: string) => api.post<Se
 /** The live name of a connected Page / Instagram account (spec §7.4); the server uses the stored token. */
 export const pageNameQuery = (pageId: string, type: 'INSTAGRAM' | 'FACEBOOK') =>
   queryOptions({
-    queryKey: ['meta-page-name', type, pageId],
+    queryKey: metaKeys.pageName(type, pageId),
     queryFn: async () => (await api.get<{ name: string }>('/api/meta-api/page-name', { pageId, type })).name,
     staleTime: 60 * 60_000,
     retry: false,

@@ -1,9 +1,8 @@
 import { Alert, Button, Card, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { validateEmail } from '../../auth/components/validation.ts';
-import { createInvitation, invitationsQuery, revokeInvitation, type InvitationCreated } from '../api/invitations.ts';
+import { useEmailForm } from '../../auth/components/use-email-form.ts';
+import { type InvitationCreated, invitationsQuery, useCreateInvitation, useRevokeInvitation } from '../api/invitations.ts';
 
 /**
  * Invitations to register (REGISTRATION=invite, docs/deployment.md): an ADMIN invites an email and sends the
@@ -11,39 +10,18 @@ import { createInvitation, invitationsQuery, revokeInvitation, type InvitationCr
  */
 export function InvitationsPanel() {
   const invitations = useQuery(invitationsQuery());
-  const client = useQueryClient();
-  const [email, setEmail] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<InvitationCreated | null>(null);
-  const [busy, setBusy] = useState(false);
-  const refresh = () => client.invalidateQueries({ queryKey: invitationsQuery().queryKey });
-
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    const problem = validateEmail(email);
-    setError(problem);
-    if (problem) return;
-    setBusy(true);
-    try {
-      setCreated(await createInvitation(email.trim()));
-      setEmail('');
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-      await refresh();
-    }
-  };
-
-  const revoke = async (id: number) => {
-    try {
-      toastSuccess((await revokeInvitation(id)).message);
-    } catch (err) {
-      toastError(err);
-    } finally {
-      await refresh();
-    }
-  };
+  const create = useCreateInvitation();
+  const revoke = useRevokeInvitation();
+  const form = useEmailForm((email) =>
+    create.mutateAsync(email).then(
+      (invitation) => {
+        setCreated(invitation);
+        form.clear();
+      },
+      () => undefined, // the hook has shown why
+    ),
+  );
 
   return (
     <Card withBorder mt="xl" p="md" component="section" aria-labelledby="invitations-title">
@@ -53,16 +31,14 @@ export function InvitationsPanel() {
       <Text size="sm" c="dimmed" mb="sm">
         With REGISTRATION=invite only invited people can create an account. The link works once, for the invited email.
       </Text>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={form.submit} noValidate>
         <Group align="flex-start">
           <TextInput
             label="Email to invite"
-            value={email}
-            onChange={(e) => setEmail(e.currentTarget.value)}
-            error={error}
+            {...form.inputProps}
             style={{ flex: 1, minWidth: 220 }}
           />
-          <Button type="submit" loading={busy} mt={25}>
+          <Button type="submit" loading={form.busy} mt={25}>
             Invite
           </Button>
         </Group>
@@ -90,7 +66,7 @@ export function InvitationsPanel() {
                 <Table.Td>{invitation.email}</Table.Td>
                 <Table.Td>{new Date(invitation.expiresAt).toLocaleString()}</Table.Td>
                 <Table.Td>
-                  <Button size="xs" color="red" variant="light" onClick={() => revoke(invitation.id)}>
+                  <Button size="xs" color="red" variant="light" onClick={() => revoke.mutate(invitation.id)}>
                     Revoke
                   </Button>
                 </Table.Td>

@@ -4,6 +4,9 @@ import type { ConversationTypeListItem } from '@sales-agent/shared/schemas/conve
 import type { PricingResult } from '@sales-agent/shared/schemas/pricing';
 import { truncate } from '@sales-agent/shared/truncate';
 import { api } from '../../../lib/api-client.ts';
+import { conversationTypeKeys } from '../../conversation-types/api/conversation-types.ts';
+
+export const pricingKeys = { result: (inputs: PricingInputs) => ['pricing', inputs] as const };
 
 export type { PricingResult };
 
@@ -17,7 +20,7 @@ export interface PricingInputs {
 /** Spec §7.5: the server answers the costs of ONE minute; the page scales them. */
 export const pricingQuery = (inputs: PricingInputs) =>
   queryOptions({
-    queryKey: ['pricing', inputs],
+    queryKey: pricingKeys.result(inputs),
     queryFn: () => api.get<PricingResult>('/api/admin/pricing/conversation', { ...inputs }),
     placeholderData: keepPreviousData,
   });
@@ -33,7 +36,7 @@ export interface PromptGroup {
  */
 export const pricingPromptsQuery = () =>
   queryOptions({
-    queryKey: ['conversation-types', 'pricing-prompts'],
+    queryKey: conversationTypeKeys.pricingPrompts(),
     queryFn: async (): Promise<PromptGroup[]> => {
       const types = await api.get<ConversationTypeListItem[]>('/api/conversation-type/listt');
       return types.map((type) => ({

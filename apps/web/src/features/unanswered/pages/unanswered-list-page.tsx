@@ -1,42 +1,31 @@
 import { Alert, Anchor, Badge, Button, Loader, Stack, Text, Title } from '@mantine/core';
-import { IconPlayerPause, IconPlayerPlay, IconTrash } from '@tabler/icons-react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { IconPlayerPause, IconPlayerPlay } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
 import type { UnansweredStatus } from '@sales-agent/shared/enums';
 import type { UnansweredItem } from '@sales-agent/shared/schemas/unanswered';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { ACTIONS_COLUMN_WIDTH, RecordTable, RowActions } from '../../../components/record-table.tsx';
+import { ACTIONS_COLUMN_WIDTH, DeleteAction, RecordTable, RowActions } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { deleteUnanswered, setUnansweredStatus, unansweredQuery } from '../api/unanswered.ts';
+import { unansweredQuery, useDeleteUnanswered, useSetUnansweredStatus } from '../api/unanswered.ts';
 import { ErrorList } from '../components/error-list.tsx';
 
 /** Spec §2.9: Active and Inactive tables, refreshed every 3 s. */
 export default function UnansweredListPage() {
   const query = useQuery(unansweredQuery());
-  const client = useQueryClient();
-  const refresh = () => client.invalidateQueries({ queryKey: unansweredQuery().queryKey });
+  const setStatus = useSetUnansweredStatus();
+  const remove = useDeleteUnanswered();
 
   const onStatus = async (row: UnansweredItem, status: UnansweredStatus) => {
     const verb = status === 'ACTIVE' ? 'Activate' : 'Deactivate';
     if (!(await confirmAction(`${verb} unanswered conversation ${row.id}?`, { confirmLabel: 'Confirm', danger: false }))) return;
-    try {
-      toastSuccess((await setUnansweredStatus(row.id, status)).message);
-      await refresh();
-    } catch (err) {
-      toastError(err);
-    }
+    setStatus.mutate({ id: row.id, status });
   };
   const onDelete = async (row: UnansweredItem) => {
     if (!(await confirmAction(`Delete unanswered conversation ${row.id}?`, { confirmLabel: 'Confirm' }))) return;
-    try {
-      toastSuccess((await deleteUnanswered(row.id)).message);
-      await refresh();
-    } catch (err) {
-      toastError(err);
-    }
+    remove.mutate(row.id);
   };
 
   if (query.isPending) return <Loader aria-label="Loading unanswered conversations" />;
@@ -151,9 +140,7 @@ function UnansweredTable(props: {
                     Activate
                   </Button>
                 )}
-                <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} aria-hidden />} onClick={() => props.onDelete(row)}>
-                  Delete
-                </Button>
+                <DeleteAction onClick={() => props.onDelete(row)} />
               </RowActions>
             ),
           },

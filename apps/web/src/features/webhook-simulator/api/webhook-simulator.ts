@@ -1,6 +1,5 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { AccountType } from '@sales-agent/shared/enums';
-import type { MessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import type { ProspectConversation } from '@sales-agent/shared/schemas/conversation';
 import { api, ApiError } from '../../../lib/api-client.ts';
 import { showToast } from '../../../lib/toast.ts';
@@ -10,12 +9,8 @@ import { buildSimulation, type SimulationInput } from '../components/payloads.ts
 export const SIMULATION_SUCCESS = 'Webhook simulated successfully!';
 export const SIMULATION_ERROR_PREFIX = 'Error simulating webhook: ';
 
-/** Spec §7.4: the receiver select lists the messaging accounts (same cache as the account screens). */
-export const messagingAccountsQuery = () =>
-  queryOptions({
-    queryKey: ['messaging-accounts'],
-    queryFn: () => api.get<MessagingAccountView[]>('/api/admin/messaging-accounts/list'),
-  });
+/** Spec §7.4: the receiver select lists the messaging accounts (the account screens' query and cache). */
+export { messagingAccountsQuery } from '../../messaging-accounts/api/messaging-accounts.ts';
 
 /** What was sent: where, and the body, so the page can show it and find the conversation it started. */
 export interface SimulationSent {

@@ -1,0 +1,73 @@
+import { Badge, Group, Text, UnstyledButton } from '@mantine/core';
+import type { ConversationListItem } from '@sales-agent/shared/schemas/conversation';
+import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
+import { fullDate, relativeTime } from '../lib/relative-time.ts';
+import { ChannelIcon } from './channel-icon.tsx';
+
+/** The prospect's name, or a short id: what a row and the panel call a conversation. */
+export function conversationName(c: Pick<ConversationListItem, 'uuid' | 'Prospect'>): string {
+  if (c.Prospect) return c.Prospect.name ?? `Prospect ${c.Prospect.uuid.slice(0, 8)}`;
+  return `Web chat ${c.uuid.slice(0, 8)}`;
+}
+
+/** One conversation in the inbox's list: who, when, the last message, and whether it is new or needs a person. */
+export function InboxRow(props: { c: ConversationListItem; selected: boolean; unread: boolean; onOpen(): void }) {
+  const { c } = props;
+  const state = aiState(c);
+  const preview = c.lastMessage ? `${c.lastMessage.role === 'PROSPECT' ? '' : c.Prospect ? 'You: ' : 'Agent: '}${c.lastMessage.preview}` : 'No messages yet';
+  const when = c.lastMessage?.dateSent ?? c.lastMessageDate;
+  return (
+    <UnstyledButton
+      role="listitem"
+      data-testid="inbox-row"
+      data-uuid={c.uuid}
+      data-unread={props.unread || undefined}
+      data-needs-human={c.needsHuman || undefined}
+      aria-current={props.selected ? 'true' : undefined}
+      onClick={props.onOpen}
+      w="100%"
+      px="sm"
+      py={8}
+      style={{
+        display: 'block',
+        borderBottom: '1px solid var(--mantine-color-default-border)',
+        borderLeft: `3px solid ${c.needsHuman ? 'var(--mantine-color-red-6)' : 'transparent'}`,
+        background: props.selected ? 'var(--mantine-primary-color-light)' : undefined,
+      }}
+    >
+      <Group gap={6} wrap="nowrap" justify="space-between">
+        <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
+          <ChannelIcon type={c.Prospect?.messagingAccount.type} />
+          <Text size="sm" fw={props.unread ? 700 : 500} truncate="end" data-testid="row-name">
+            {conversationName(c)}
+          </Text>
+        </Group>
+        {when && (
+          <Text size="xs" style={{ flex: 'none', color: 'light-dark(var(--mantine-color-gray-7), var(--mantine-color-dark-1))' }} title={fullDate(when)}>
+            {relativeTime(when)}
+          </Text>
+        )}
+      </Group>
+      <Text size="sm" truncate="end" fw={props.unread ? 600 : 400} style={{ color: 'light-dark(var(--mantine-color-gray-8), var(--mantine-color-dark-0))' }} data-testid="row-preview">
+        {preview}
+      </Text>
+      <Group gap={4} mt={2}>
+        {props.unread && (
+          <Badge size="xs" color="blue" variant="filled" data-testid="unread-mark">
+            New
+          </Badge>
+        )}
+        {state !== 'working' && (
+          <Badge size="xs" color={AI_STATE_TEXT[state].color} variant={state === 'needs-human' ? 'filled' : 'light'} data-testid="row-state">
+            {state === 'paused' ? 'AI paused' : AI_STATE_TEXT[state].label}
+          </Badge>
+        )}
+        {(state === 'working' || state === 'paused') && (
+          <Text span size="xs" style={{ color: 'light-dark(var(--mantine-color-gray-7), var(--mantine-color-dark-1))' }}>
+            {phaseWords(c.phase, c.phaseCount)}
+          </Text>
+        )}
+      </Group>
+    </UnstyledButton>
+  );
+}

@@ -1,0 +1,74 @@
+import { Anchor, Badge, Box, Stack, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { ConversationListItem } from '@sales-agent/shared/schemas/conversation';
+import type { ReactNode } from 'react';
+import { channelLabel } from '../../../components/channel-badge.tsx';
+import { conversationQuery } from '../api/conversations.ts';
+import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
+import { conversationName } from './inbox-row.tsx';
+
+const money = (usd: number) =>
+  usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd > 0 && usd < 0.01 ? 4 : 2 });
+
+/** About the prospect (issue 12): who, where, how far, the AI's state, follow-ups, recording and cost. */
+export function ProspectPanel(props: { row: ConversationListItem | null; detailUuid?: string | null; compact?: boolean }) {
+  const detail = useQuery({ ...conversationQuery(props.detailUuid ?? ''), enabled: Boolean(props.detailUuid) && !props.row });
+  const row = props.row;
+  if (!row && !detail.data) {
+    return props.compact ? null : (
+      <Text size="sm" c="dimmed">
+        The prospect’s details appear here when a conversation is open.
+      </Text>
+    );
+  }
+  const d = detail.data;
+  const phase = row?.phase ?? d!.phase;
+  const phaseCount = row?.phaseCount ?? d!.phaseCount;
+  const state = aiState({ phase, phaseCount, aiPaused: row?.aiPaused ?? d!.aiPaused, needsHuman: row?.needsHuman });
+  const prospect = row?.Prospect ?? d?.Prospect ?? null;
+  const items: [string, ReactNode][] = [
+    ['Channel', channelLabel(prospect?.messagingAccount.type)],
+    ['Account', prospect?.messagingAccount.pageName ?? '—'],
+    ['Stage', phaseWords(phase, phaseCount)],
+    ['AI', <Badge key="ai" size="sm" color={AI_STATE_TEXT[state].color} variant="light" data-testid="panel-ai-state">{AI_STATE_TEXT[state].label}</Badge>],
+    ['Rating', (row?.rating ?? d?.rating) ?? '—'],
+    [
+      'Follow-ups',
+      row?.followUp
+        ? `${row.followUp.followUpCount} sent · ${row.followUp.status === 'ACTIVE' ? 'more due while the prospect is silent' : 'stopped'}${row.followUp.hasErrors ? ' · errors recorded' : ''}`
+        : 'None due',
+    ],
+    [
+      'Recording',
+      (row?.recordingUrl ?? d?.recordingUrl) ? (
+        <Anchor key="rec" href={(row?.recordingUrl ?? d?.recordingUrl)!} target="_blank" rel="noreferrer" size="sm">
+          Listen
+        </Anchor>
+      ) : (
+        'None'
+      ),
+    ],
+    ['Cost', row ? money(row.costUsd) : '—'],
+  ];
+  return (
+    <Stack gap={6} data-testid="prospect-panel" aria-label="About the prospect">
+      {!props.compact && (
+        <Title order={2} fz="h5">
+          {row ? conversationName(row) : prospect ? (prospect.name ?? `Prospect ${prospect.uuid.slice(0, 8)}`) : 'Web chat'}
+        </Title>
+      )}
+      <Box component="dl" m={0} style={{ display: 'grid', gridTemplateColumns: 'auto 1fr', gap: '4px 10px' }}>
+        {items.map(([label, value]) => (
+          <Box key={label} style={{ display: 'contents' }}>
+            <Text component="dt" size="xs" fw={600} style={{ color: 'light-dark(var(--mantine-color-gray-7), var(--mantine-color-dark-1))' }}>
+              {label}
+            </Text>
+            <Text component="dd" size="sm" m={0}>
+              {value}
+            </Text>
+          </Box>
+        ))}
+      </Box>
+    </Stack>
+  );
+}
