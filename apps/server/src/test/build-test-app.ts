@@ -40,14 +40,17 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
   });
   const { app, ctx } = await buildApp({ config, database });
   await app.ready();
+  let closing: Promise<void> | undefined;
   return {
     app,
     ctx,
     request: ({ as, headers, ...options }) =>
       app.inject({ ...options, headers: { ...headers, ...(as ? { cookie: as } : {}) } }),
-    close: async () => {
-      await app.close();
-      await database.close();
-    },
+    // Once, however often it is called (a test may close early what useTestApp closes again after it).
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await database.close();
+      })()),
   };
 }

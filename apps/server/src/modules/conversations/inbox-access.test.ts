@@ -1,20 +1,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PgEventBus } from '../../lib/events.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import { buildConversation, buildConversationType, buildMessagingAccount, buildProspect } from '../../test/conversation-factories.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { type TestUser } from '../../test/factories.ts';
 import { ConversationAccounts, inboxViewer } from './inbox-access.ts';
 
 /**
  * Issue 18: the inbox stream checks a viewer's access from a cached grant set (refreshed when grants change),
  * not with statements per event.
  */
-let t: TestApp;
 let base: string;
-let admin: TestUser;
-let normal: TestUser;
 let accountA: Awaited<ReturnType<typeof buildMessagingAccount>>;
 let accountB: Awaited<ReturnType<typeof buildMessagingAccount>>;
 let convA: Awaited<ReturnType<typeof buildConversation>>;
@@ -24,10 +21,10 @@ let web: Awaited<ReturnType<typeof buildConversation>>;
 /** The statements the app sent to the database since the last reset (both drivers: the client drizzle calls). */
 let statements: string[] = [];
 
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
 beforeAll(async () => {
-  t = await buildTestApp();
-  admin = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
   const type = await buildConversationType(t.ctx, { phases: 2 });
   accountA = await buildMessagingAccount(t.ctx, { pageName: 'Alpha page' });
   accountB = await buildMessagingAccount(t.ctx, { pageName: 'Beta page' });
@@ -49,7 +46,6 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 });
-afterAll(() => t.close());
 
 const grantReads = () => statements.filter((s) => s.includes('"user_messaging_accounts"')).length;
 const conversationReads = () => statements.filter((s) => s.includes('from "conversations"')).length;
