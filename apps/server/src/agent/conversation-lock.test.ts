@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentMessagesOf, buildPlaybook, buildProspectConversation } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
-import { buildAdmin, type TestUser } from '../test/factories.ts';
-import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
+import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { startAzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
-import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
+import { startTwilioFake } from '../test/fakes/twilio-fake.ts';
 import { PUBLIC_URL } from '../test/channel-factories.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, AZURE_KEY, buildCallSetup, CALLEE, callRow, freshStorageDir, messagesOfCall, OUR_NUMBER, postSigned } from '../voice/voice-test-kit.ts';
 import { receiveProspectMessage } from './agent.service.ts';
@@ -18,27 +17,12 @@ import { ConversationBusyError, withConversationLock } from './conversation-lock
  * the turn needs a second one hangs forever as soon as 5 turns run at once.
  */
 const POOL_SIZE = 5;
-const fake = new OpenAiFake();
-let t: TestApp;
-let twilioFake: TwilioFake;
-let azure: AzureTtsFake;
-let admin: TestUser;
+const fake = useFake(new OpenAiFake());
 
-beforeAll(async () => {
-  await fake.start();
-  twilioFake = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-  azure = await startAzureTtsFake({ key: AZURE_KEY });
-  t = await buildTestApp(
-    fake.env({ TWILIO_API_URL: twilioFake.url, AZURE_TTS_KEY: AZURE_KEY, AZURE_TTS_URL: azure.endpoint, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }),
-  );
-  admin = await buildAdmin(t.ctx);
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-  await twilioFake.close();
-  await azure.close();
-});
+const twilioFake = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+const azure = useFake(() => startAzureTtsFake({ key: AZURE_KEY }));
+const t = useTestApp({ env: () => fake.env({ TWILIO_API_URL: twilioFake.url, AZURE_TTS_KEY: AZURE_KEY, AZURE_TTS_URL: azure.endpoint, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }), });
+const admin = useUser(t, 'ADMIN');
 
 const callForm = (sid: string, extra: Record<string, string> = {}) => ({
   AccountSid: ACCOUNT_SID,

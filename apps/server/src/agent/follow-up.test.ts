@@ -1,5 +1,5 @@
 import { eq, like, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { conversations, jobs } from '../db/schema/index.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { AppError } from '../lib/errors.ts';
@@ -13,23 +13,15 @@ import {
   pendingJobs,
   unansweredOf,
 } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp } from '../test/use-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, triggerFollowUp } from './agent.service.ts';
 import { CRM_WRITE_BACK_JOB } from './conversation-outcome.ts';
 import { FOLLOW_UP_JOB } from './follow-up.ts';
 import { followUpJob } from './follow-up.job.ts';
 
-const fake = new OpenAiFake();
-let t: TestApp;
-beforeAll(async () => {
-  await fake.start();
-  t = await buildTestApp(fake.env());
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+const fake = useFake(new OpenAiFake());
+const t = useTestApp({ env: () => fake.env() });
 beforeEach(() => fake.reset());
 
 /** An inbound conversation the agent has answered once, so a silence has started. */

@@ -1,25 +1,17 @@
 import { eq, like, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { conversations, jobs, llmUsage } from '../db/schema/index.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { agentMessagesOf, buildPlaybook, buildProspectConversation, conversationRow, outboxOf, pendingJobs, unansweredOf } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp } from '../test/use-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
 import { CRM_WRITE_BACK_JOB } from './conversation-outcome.ts';
 import { FOLLOW_UP_JOB } from './follow-up.ts';
 import { TURN_JOB, turnJob } from './turn.job.ts';
 
-const fake = new OpenAiFake();
-let t: TestApp;
-beforeAll(async () => {
-  await fake.start();
-  t = await buildTestApp(fake.env({ LLM_MAX_RETRIES: '1' }));
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+const fake = useFake(new OpenAiFake());
+const t = useTestApp({ env: () => fake.env({ LLM_MAX_RETRIES: '1' }) });
 beforeEach(() => fake.reset());
 
 async function webChat(seed: Parameters<typeof buildPlaybook>[1] = {}) {

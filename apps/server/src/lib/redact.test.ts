@@ -3,14 +3,14 @@ import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { z } from 'zod';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { receiveProspectMessage, startWebConversation } from '../agent/agent.service.ts';
 import { recordAgentError } from '../agent/unanswered.ts';
 import { graphError, networkError, twilioError, httpError } from '../channels/senders/errors.ts';
 import { jobs, unansweredConversations } from '../db/schema/index.ts';
 import { loggerOptions } from '../plugins/logging.ts';
 import { buildPlaybook, unansweredOf } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp } from '../test/use-test-app.ts';
 import { buildAdmin } from '../test/factories.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { redactDeep, redactText, registerSecrets } from './redact.ts';
@@ -58,17 +58,11 @@ function captureLogger() {
   return { log: pino(loggerOptions({ LOG_LEVEL: 'debug' }) as pino.LoggerOptions, stream), lines };
 }
 
-const fake = new OpenAiFake();
-let t: TestApp;
+const fake = useFake(new OpenAiFake());
 beforeAll(async () => {
   registerSecrets(KNOWN);
-  await fake.start();
-  t = await buildTestApp(fake.env({ LLM_MAX_RETRIES: '0' }));
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+const t = useTestApp({ env: () => fake.env({ LLM_MAX_RETRIES: '0' }) });
 beforeEach(() => fake.reset());
 
 describe('redactText', () => {

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config/env.ts';
@@ -9,6 +10,8 @@ export interface TestApp {
   ctx: AppContext;
   /** Sends a request, optionally as a signed-in user (cookie from `login`). */
   request(options: InjectOptions & { as?: string }): Promise<LightMyRequestResponse>;
+  /** Listens on a free loopback port (for real sockets: streams, slow bodies, proxies); answers its base URL. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -46,6 +49,10 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     ctx,
     request: ({ as, headers, ...options }) =>
       app.inject({ ...options, headers: { ...headers, ...(as ? { cookie: as } : {}) } }),
+    listen: async () => {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    },
     // Once, however often it is called (a test may close early what useTestApp closes again after it).
     close: () =>
       (closing ??= (async () => {

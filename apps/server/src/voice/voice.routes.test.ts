@@ -1,17 +1,18 @@
 import { and, eq, like, sql } from 'drizzle-orm';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CRM_WRITE_BACK_JOB } from '../agent/conversation-outcome.ts';
 import { conversations, jobs, unansweredConversations, webhookInbox } from '../db/schema/index.ts';
 import { VOICE_CALLBACK_SOURCE } from './callback-identity.ts';
 import type { JobRunner } from '../jobs/runner.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import type { TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
 import { withDatabase } from '../test/test-database.ts';
 import { postTwilioSms, PUBLIC_URL, settle } from '../test/channel-factories.ts';
 import { withConversationLock } from '../agent/conversation-lock.ts';
 import { isOnLiveCall, LONGEST_CALL_MS } from '../agent/send-reply.ts';
-import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
-import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
+import { buildUser, type TestUser } from '../test/factories.ts';
+import { startAzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
 import { recordingStorage } from '../modules/call-recordings/call-recordings.service.ts';
 import { loadCallByUuid } from './call-context.ts';
@@ -40,28 +41,18 @@ import {
  * moves one phase per prospect message and answers from the phase prompt.
  */
 describe('voice callbacks', () => {
-  let t: TestApp;
-  let twilioFake: TwilioFake;
-  let azure: AzureTtsFake;
-  let admin: TestUser;
-
-  beforeAll(async () => {
-    twilioFake = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-    azure = await startAzureTtsFake({ key: AZURE_KEY });
-    t = await buildTestApp({
+  const twilioFake = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+  const azure = useFake(() => startAzureTtsFake({ key: AZURE_KEY }));
+  const t = useTestApp({
+    env: () => ({
       TWILIO_API_URL: twilioFake.url,
       AZURE_TTS_KEY: AZURE_KEY,
       AZURE_TTS_URL: azure.endpoint,
       PUBLIC_URL,
       STORAGE_DIR: freshStorageDir(),
-    });
-    admin = await buildAdmin(t.ctx);
+    }),
   });
-  afterAll(async () => {
-    await t.close();
-    await twilioFake.close();
-    await azure.close();
-  });
+  const admin = useUser(t, 'ADMIN');
 
   /** Places a call through the API and answers its uuid and CallSid. */
   async function placeCall(typeId: number, useRealtimeApi: boolean, contactId?: string) {
@@ -585,19 +576,9 @@ describe('voice callbacks', () => {
 });
 
 describe('voice callbacks without Azure', () => {
-  let t: TestApp;
-  let twilioFake: TwilioFake;
-  let admin: TestUser;
-
-  beforeAll(async () => {
-    twilioFake = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-    t = await buildTestApp({ TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() });
-    admin = await buildAdmin(t.ctx);
-  });
-  afterAll(async () => {
-    await t.close();
-    await twilioFake.close();
-  });
+  const twilioFake = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+  const t = useTestApp({ env: () => ({ TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }) });
+  const admin = useUser(t, 'ADMIN');
 
   it('speaks with Twilio’s <Say> in the voice’s language', async () => {
     const { type } = await buildCallSetup(t.ctx, { initialMessage: 'Hallo, hier ist Sam.', config: { voice: { name: 'de-DE-KatjaNeural' } } });

@@ -7,13 +7,13 @@ import { CRM_WRITE_BACK_JOB } from '../../agent/conversation-outcome.ts';
 import { loadConversation } from '../../agent/conversation-store.ts';
 import { conversations, conversationTypes, jobs, llmUsage, messages } from '../../db/schema/index.ts';
 import type { JobRunner } from '../../jobs/runner.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useFake, useTestApp } from '../../test/use-test-app.ts';
 import { buildChannelAccount } from '../../test/channel-factories.ts';
 import { buildAdmin } from '../../test/factories.ts';
 import { buildConversation, buildConversationType, buildProspect } from '../../test/conversation-factories.ts';
 import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
-import { type OpenAiRealtimeFake, startOpenAiRealtimeFake } from '../../test/fakes/openai-realtime-fake.ts';
-import { startTwilioFake, type TwilioFake } from '../../test/fakes/twilio-fake.ts';
+import { startOpenAiRealtimeFake } from '../../test/fakes/openai-realtime-fake.ts';
+import { startTwilioFake } from '../../test/fakes/twilio-fake.ts';
 import { TwilioMediaClient, twilioSid } from '../../test/twilio-media-client.ts';
 import { postSigned } from '../voice-test-kit.ts';
 import { advancePhase } from './call-store.ts';
@@ -29,21 +29,17 @@ const TRANSFER_TO = '+15550009999';
 // Twilio signs the URL of the TwiML (PUBLIC_URL based), whatever address the server listens on.
 const SIGNED_BASE = 'ws://localhost:3000';
 
-let t: TestApp;
-const llm = new OpenAiFake();
-let realtime: OpenAiRealtimeFake;
-let twilioApi: TwilioFake;
+const llm = useFake(new OpenAiFake());
 let wsBase: string;
 let typeId: number;
 let accountId: number;
 const clients: TwilioMediaClient[] = [];
 
+const realtime = useFake(() => startOpenAiRealtimeFake({ apiKey: llm.env().OPENAI_API_KEY }));
+const twilioApi = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+// One OpenAI key for both fakes: the realtime session and the chat calls (the rating of an ended call).
+const t = useTestApp({ env: () => ({ ...llm.env(), ...realtime.env(), TWILIO_API_URL: twilioApi.url }) });
 beforeAll(async () => {
-  // One OpenAI key for both fakes: the realtime session and the chat calls (the rating of an ended call).
-  await llm.start();
-  realtime = await startOpenAiRealtimeFake({ apiKey: llm.env().OPENAI_API_KEY });
-  twilioApi = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-  t = await buildTestApp({ ...llm.env(), ...realtime.env(), TWILIO_API_URL: twilioApi.url });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   wsBase = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   const type = await buildConversationType(t.ctx, { phases: 2, initialMessage: 'Hi, this is Sam from Widgets.' });
@@ -64,7 +60,6 @@ afterAll(async () => {
   await t?.close();
   await realtime?.close();
   await twilioApi?.close();
-  await llm.close();
 });
 
 /** A placed call (in the Twilio fake) and its prospect conversation, as the call-placing code leaves them. */
