@@ -1,10 +1,9 @@
 import type { EventEmitter } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { conversations, messages, messagingAccounts, prospects } from '../../db/schema/index.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import { openEventStream } from '../../test/event-stream.ts';
 import {
   at,
   buildConversation,
@@ -407,37 +406,11 @@ describe('agent-backed calls: authorization and validation', () => {
 describe('GET /api/conversation/:uuid/events', () => {
   let base: string;
   beforeAll(async () => {
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await t.listen();
   });
 
   /** Opens the stream and resolves with the events seen until `until` returns true. */
-  function openStream(uuid: string, cookie?: string) {
-    return new Promise<{ status: number; type?: string; read(until: (text: string) => boolean): Promise<string>; close(): void }>(
-      (resolve, reject) => {
-        const req = http.get(`${base}/api/conversation/${uuid}/events`, { headers: cookie ? { cookie } : {} }, (res) => {
-          let text = '';
-          const waiters: (() => void)[] = [];
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            text += chunk;
-            for (const w of waiters.splice(0)) w();
-          });
-          resolve({
-            status: res.statusCode ?? 0,
-            type: res.headers['content-type'],
-            read: (until) =>
-              new Promise((done) => {
-                const check = () => (until(text) ? done(text) : waiters.push(check));
-                check();
-              }),
-            close: () => req.destroy(),
-          });
-        });
-        req.on('error', reject);
-      },
-    );
-  }
+  const openStream = (uuid: string, cookie?: string) => openEventStream(`${base}/api/conversation/${uuid}/events`, cookie);
 
   it('streams a change of the conversation and stops listening when the browser leaves', async () => {
     const stream = await openStream(web.uuid);

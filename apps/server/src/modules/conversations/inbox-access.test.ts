@@ -1,8 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PgEventBus } from '../../lib/events.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import { openEventStream } from '../../test/event-stream.ts';
 import { buildConversation, buildConversationType, buildMessagingAccount, buildProspect } from '../../test/conversation-factories.ts';
 import { type TestUser } from '../../test/factories.ts';
 import { ConversationAccounts, inboxViewer } from './inbox-access.ts';
@@ -43,8 +42,7 @@ beforeAll(async () => {
     return query.apply(this, args);
   };
 
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  base = await t.listen();
 });
 
 const grantReads = () => statements.filter((s) => s.includes('"user_messaging_accounts"')).length;
@@ -67,29 +65,7 @@ async function revoke(permissionId: number): Promise<void> {
 }
 
 /** The inbox stream as a browser reads it. */
-function openInbox(cookie: string) {
-  return new Promise<{ text(): string; read(until: (text: string) => boolean): Promise<string>; close(): void }>((resolve, reject) => {
-    const req = http.get(`${base}/api/conversation/list/events`, { headers: { cookie } }, (res) => {
-      let text = '';
-      const waiters: (() => void)[] = [];
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        for (const w of waiters.splice(0)) w();
-      });
-      resolve({
-        text: () => text,
-        read: (until) =>
-          new Promise((done) => {
-            const check = () => (until(text) ? done(text) : waiters.push(check));
-            check();
-          }),
-        close: () => req.destroy(),
-      });
-    });
-    req.on('error', reject);
-  });
-}
+const openInbox = (cookie: string) => openEventStream(`${base}/api/conversation/list/events`, cookie);
 
 const changed = (c: { id: number; uuid: string }) => t.ctx.events.emit('conversation.changed', { conversationId: c.id, uuid: c.uuid });
 const occurrences = (text: string, uuid: string) => text.split(uuid).length - 1;
