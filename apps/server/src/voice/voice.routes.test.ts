@@ -25,6 +25,7 @@ import {
   AZURE_KEY,
   buildCallSetup,
   CALLEE,
+  callForm,
   callRow,
   freshStorageDir,
   localPath,
@@ -62,15 +63,6 @@ describe('voice callbacks', () => {
     const row = await callRow(t.ctx, uuid);
     return { uuid, sid: row.callSid!, id: row.id };
   }
-  const callForm = (sid: string, extra: Record<string, string> = {}) => ({
-    AccountSid: ACCOUNT_SID,
-    CallSid: sid,
-    From: OUR_NUMBER,
-    To: CALLEE,
-    Direction: 'outbound-api',
-    ApiVersion: '2010-04-01',
-    ...extra,
-  });
 
   it('answers a realtime call with the Stream TwiML of the media-stream bridge, the conversation in a <Parameter>', async () => {
     const { type } = await buildCallSetup(t.ctx);
