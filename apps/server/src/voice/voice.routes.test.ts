@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { CRM_WRITE_BACK_JOB } from '../agent/conversation-outcome.ts';
 import { conversations, jobs, unansweredConversations, webhookInbox } from '../db/schema/index.ts';
 import { VOICE_CALLBACK_SOURCE } from './callback-identity.ts';
-import type { JobRunner } from '../jobs/runner.ts';
 import type { TestApp } from '../test/build-test-app.ts';
 import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { crmWriteBackOutcomes, runnerKilledOnEnqueue } from '../test/job-scenarios.ts';
 import { withDatabase } from '../test/test-database.ts';
 import { postTwilioSms, PUBLIC_URL, settle } from '../test/channel-factories.ts';
 import { withConversationLock } from '../agent/conversation-lock.ts';
@@ -239,8 +239,7 @@ describe('voice callbacks', () => {
     expect(azure.requests.at(-1)!.text).toBe(GOODBYE);
     // The classic call's turn is the chat's turn: the end, its rating (the demo agent's) and the write-back.
     expect(await callRow(t.ctx, uuid)).toMatchObject({ phase: 1, rating: 5 });
-    const outcomes = async () =>
-      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
+    const outcomes = () => crmWriteBackOutcomes(t.ctx, id);
     expect(await outcomes()).toEqual(['ended']);
     // The call then completes at N: no second (unfinished) note.
     await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: 'completed', CallDuration: '30' }));
@@ -282,11 +281,8 @@ describe('voice callbacks', () => {
 
   it('commits the final status, its minutes and the CRM write-back together: killed in between, the redelivered callback queues the note', async () => {
     const { type } = await buildCallSetup(t.ctx, { phases: 2 });
-    const writeBacks = async (id: number) =>
-      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === CRM_WRITE_BACK_JOB ? Promise.reject(new Error('killed while queueing the CRM write-back')) : t.ctx.jobs.enqueue(name, payload, options);
+    const writeBacks = (id: number) => crmWriteBackOutcomes(t.ctx, id);
+    const dying = runnerKilledOnEnqueue(t.ctx, CRM_WRITE_BACK_JOB, 'killed while queueing the CRM write-back');
 
     for (const [final, outcome] of [['completed', 'unfinished'], ['no-answer', 'notReached']] as const) {
       const { uuid, sid, id } = await placeCall(type.id, true, `ct-killed-${final}`);

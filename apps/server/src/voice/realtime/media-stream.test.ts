@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { eq, like, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { twilioClient } from '../../channels/senders/twilio-client.ts';
 import { CRM_WRITE_BACK_JOB } from '../../agent/conversation-outcome.ts';
 import { loadConversation } from '../../agent/conversation-store.ts';
 import { conversations, conversationTypes, jobs, llmUsage, messages } from '../../db/schema/index.ts';
-import type { JobRunner } from '../../jobs/runner.ts';
 import { useFake, useTestApp } from '../../test/use-test-app.ts';
+import { claimLikeTheRunner, crmWriteBackOutcomes, expireLease, runnerKilledOnEnqueue } from '../../test/job-scenarios.ts';
 import { buildChannelAccount } from '../../test/channel-factories.ts';
 import { buildAdmin } from '../../test/factories.ts';
 import { buildConversation, buildConversationType, buildProspect } from '../../test/conversation-factories.ts';
@@ -326,22 +326,19 @@ describe('media stream bridge', () => {
     // The end committed with its job; the live call did not wait for the rating.
     const [queued] = await t.ctx.db.select().from(jobs).where(eq(jobs.singletonKey, endedCallJobKey(id)));
     expect(queued).toMatchObject({ name: ENDED_CALL_JOB, status: 'pending' });
-    const writeBacks = async () =>
-      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
+    const writeBacks = () => crmWriteBackOutcomes(t.ctx, id);
     expect(await writeBacks()).toEqual([]);
 
     // Claimed as the runner claims it; the process dies as it queues the write-back.
-    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === CRM_WRITE_BACK_JOB ? Promise.reject(new Error('killed while queueing the CRM write-back')) : t.ctx.jobs.enqueue(name, payload, options);
+    await claimLikeTheRunner(t.ctx, queued.id);
+    const dying = runnerKilledOnEnqueue(t.ctx, CRM_WRITE_BACK_JOB, 'killed while queueing the CRM write-back');
     const claim = { id: queued.id, name: ENDED_CALL_JOB, attempts: 1, maxAttempts: 8 };
     await expect(endedCallJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the CRM write-back');
     expect((await t.ctx.db.select().from(conversations).where(eq(conversations.id, id)))[0].rating).toBeNull();
     expect(await writeBacks()).toEqual([]);
 
     // Its lease runs out (the test lets that time pass) and the runner runs it again.
-    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await expireLease(t.ctx, queued.id);
     const before = llm.requests.length;
     await t.ctx.jobs.drain();
     const [rated] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, id));
@@ -360,9 +357,7 @@ describe('media stream bridge', () => {
     const id = conversation.id;
     await t.ctx.db.update(conversations).set({ phase: 1, crmContactId: `ct-realtime-${id}` }).where(eq(conversations.id, id));
     const loaded = (await loadConversation(t.ctx, id))!;
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === ENDED_CALL_JOB ? Promise.reject(new Error('killed while queueing the ended call')) : t.ctx.jobs.enqueue(name, payload, options);
+    const dying = runnerKilledOnEnqueue(t.ctx, ENDED_CALL_JOB, 'killed while queueing the ended call');
     await expect(advancePhase({ ...t.ctx, jobs: dying }, loaded, 1)).rejects.toThrow('killed while queueing the ended call');
     expect((await t.ctx.db.select().from(conversations).where(eq(conversations.id, id)))[0].phase).toBe(1);
 
@@ -372,7 +367,7 @@ describe('media stream bridge', () => {
     await t.ctx.jobs.drain();
     const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, id));
     expect(row).toMatchObject({ phase: 0, rating: null });
-    expect(await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).toEqual([]);
+    expect(await crmWriteBackOutcomes(t.ctx, id)).toEqual([]);
   });
 
   it('end_call lets the goodbye play, then completes the call through Twilio', async () => {
