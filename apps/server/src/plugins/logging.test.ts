@@ -1,23 +1,9 @@
-import { Writable } from 'node:stream';
 import Fastify from 'fastify';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { users } from '../db/schema/index.ts';
 import { useTestApp } from '../test/use-test-app.ts';
+import { captureLogger } from '../test/capture-logger.ts';
 import { loggerOptions, redactUrl } from './logging.ts';
-
-/** A logger with the app's configuration that keeps its lines in memory. */
-function captureLogger() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  const options = loggerOptions({ LOG_LEVEL: 'info' }) as pino.LoggerOptions;
-  return { log: pino(options, stream), lines };
-}
 
 const t = useTestApp();
 
