@@ -4,9 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { useFake, useTestApp, useUser } from '../../test/use-test-app.ts';
-import { buildUser, type TestUser } from '../../test/factories.ts';
 import { fakeTranscriptText, startOpenAiTranscriptionFake } from '../../test/fakes/openai-transcription-fake.ts';
 import { multipartPayload, type MultipartFile } from '../../test/multipart.ts';
 
@@ -338,15 +336,9 @@ describe('DELETE /api/call-recording/:id', () => {
 });
 
 describe('limits and configuration', () => {
-  let small: TestApp;
-  let smallStorage: string;
-  let user: TestUser;
-  beforeAll(async () => {
-    smallStorage = path.join(root, 'small');
-    small = await buildTestApp({ STORAGE_DIR: smallStorage, UPLOAD_MAX_BYTES: '8000' });
-    user = await buildUser(small.ctx);
-  });
-  afterAll(() => small.close());
+  const smallStorage = path.join(root, 'small');
+  const small = useTestApp({ env: { STORAGE_DIR: smallStorage, UPLOAD_MAX_BYTES: '8000' } });
+  const user = useUser(small);
 
   it('answers 413 for a file over UPLOAD_MAX_BYTES and keeps nothing of it', async () => {
     const res = await upload(user.cookie, [{ name: 'big.wav', type: 'audio/wav', data: WAV }], {}, small);
