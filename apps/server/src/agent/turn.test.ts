@@ -14,6 +14,22 @@ const fake = useFake(new OpenAiFake());
 const t = useTestApp({ env: () => fake.env({ LLM_MAX_RETRIES: '1' }) });
 beforeEach(() => fake.reset());
 
+/**
+ * The first draft is written while the prospect sends "actually, make it red" (that draft is stale); every
+ * later draft answers the newest message: "Red it is (…)".
+ */
+function prospectChangesMindMidTurn(id: number) {
+  let first = true;
+  fake.on('draft_reply', async (request) => {
+    if (first) {
+      first = false;
+      await receiveProspectMessage(t.ctx, id, 'actually, make it red');
+      return { json: { reply: 'STALE draft about widgets', needsHuman: false, reason: '' } };
+    }
+    return { json: { reply: `Red it is (${request.messages.at(-1)!.content})`, needsHuman: false, reason: '' } };
+  });
+}
+
 async function webChat(seed: Parameters<typeof buildPlaybook>[1] = {}) {
   const type = await buildPlaybook(t.ctx, seed);
   const { id } = await startWebConversation(t.ctx, type.id);
@@ -217,15 +233,7 @@ describe('debounce and concurrency within a turn', () => {
 
   it('drops the stale draft when a message lands mid-turn and answers in a new turn', async () => {
     const id = await webChat();
-    let first = true;
-    fake.on('draft_reply', async (request) => {
-      if (first) {
-        first = false;
-        await receiveProspectMessage(t.ctx, id, 'actually, make it red');
-        return { json: { reply: 'STALE draft about widgets', needsHuman: false, reason: '' } };
-      }
-      return { json: { reply: `Red it is (${request.messages.at(-1)!.content})`, needsHuman: false, reason: '' } };
-    });
+    prospectChangesMindMidTurn(id);
     await say(id, 'I want a widget');
     expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Red it is (actually, make it red)']);
     expect(fake.count('draft_reply')).toBe(2);
@@ -246,16 +254,8 @@ describe('debounce and concurrency within a turn', () => {
 describe('the turn job and the next turn (docs/agent.md, Concurrency 4)', () => {
   it('frees its key and queues the next turn in one transaction: killed in between, the job runs again and the mid-turn message is answered', async () => {
     const id = await webChat();
-    let first = true;
-    fake.on('draft_reply', async (request) => {
-      if (first) {
-        first = false;
-        // Lands while the turn runs: -3, but its own turn cannot be queued (the running turn holds the key).
-        await receiveProspectMessage(t.ctx, id, 'actually, make it red');
-        return { json: { reply: 'STALE draft about widgets', needsHuman: false, reason: '' } };
-      }
-      return { json: { reply: `Red it is (${request.messages.at(-1)!.content})`, needsHuman: false, reason: '' } };
-    });
+    // The message lands while the turn runs: -3, but its own turn cannot be queued (the running turn holds the key).
+    prospectChangesMindMidTurn(id);
     await receiveProspectMessage(t.ctx, id, 'I want a widget');
     // Claimed as the runner claims it.
     const [queued] = await pendingJobs(t.ctx, `turn:${id}`);
