@@ -1,23 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conversations } from '../db/schema/index.ts';
 import { buildPlaybook, buildProspectConversation, conversationRow, messagesOf, pendingJobs } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp } from '../test/use-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
 
-const fake = new OpenAiFake();
-let t: TestApp;
+const fake = useFake(new OpenAiFake());
 const admin = { id: 1, email: 'admin@example.com', role: 'ADMIN' as const };
-beforeAll(async () => {
-  await fake.start();
-  t = await buildTestApp(fake.env());
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+const t = useTestApp({ env: () => fake.env() });
 
 describe('startWebConversation', () => {
   it('creates a phase-0 conversation with the initial message as AGENT and correct counters', async () => {

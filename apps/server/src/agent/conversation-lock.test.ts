@@ -1,13 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentMessagesOf, buildPlaybook, buildProspectConversation } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
-import { buildAdmin, type TestUser } from '../test/factories.ts';
-import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
+import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { startAzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
-import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
+import { startTwilioFake } from '../test/fakes/twilio-fake.ts';
 import { PUBLIC_URL } from '../test/channel-factories.ts';
-import { ACCOUNT_SID, AUTH_TOKEN, AZURE_KEY, buildCallSetup, CALLEE, callRow, freshStorageDir, messagesOfCall, OUR_NUMBER, postSigned } from '../voice/voice-test-kit.ts';
+import { ACCOUNT_SID, AUTH_TOKEN, AZURE_KEY, buildCallSetup, CALLEE, callForm, callRow, freshStorageDir, messagesOfCall, postSigned } from '../voice/voice-test-kit.ts';
 import { receiveProspectMessage } from './agent.service.ts';
 import { FOLLOW_UP_JOB } from './follow-up.ts';
 import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
@@ -18,38 +17,13 @@ import { ConversationBusyError, withConversationLock } from './conversation-lock
  * the turn needs a second one hangs forever as soon as 5 turns run at once.
  */
 const POOL_SIZE = 5;
-const fake = new OpenAiFake();
-let t: TestApp;
-let twilioFake: TwilioFake;
-let azure: AzureTtsFake;
-let admin: TestUser;
+const fake = useFake(new OpenAiFake());
 
-beforeAll(async () => {
-  await fake.start();
-  twilioFake = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-  azure = await startAzureTtsFake({ key: AZURE_KEY });
-  t = await buildTestApp(
-    fake.env({ TWILIO_API_URL: twilioFake.url, AZURE_TTS_KEY: AZURE_KEY, AZURE_TTS_URL: azure.endpoint, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }),
-  );
-  admin = await buildAdmin(t.ctx);
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-  await twilioFake.close();
-  await azure.close();
-});
+const twilioFake = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+const azure = useFake(() => startAzureTtsFake({ key: AZURE_KEY }));
+const t = useTestApp({ env: () => fake.env({ TWILIO_API_URL: twilioFake.url, AZURE_TTS_KEY: AZURE_KEY, AZURE_TTS_URL: azure.endpoint, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }) });
+const admin = useUser(t, 'ADMIN');
 
-const callForm = (sid: string, extra: Record<string, string> = {}) => ({
-  AccountSid: ACCOUNT_SID,
-  CallSid: sid,
-  From: OUR_NUMBER,
-  To: CALLEE,
-  Direction: 'outbound-api',
-  ApiVersion: '2010-04-01',
-  CallStatus: 'in-progress',
-  ...extra,
-});
 
 describe('conversation lock', () => {
   it('lets three times the pool size of turns run at once from every entry point, and all of them finish', async () => {
@@ -74,7 +48,7 @@ describe('conversation lock', () => {
       expect(res.statusCode).toBe(200);
       const uuid = res.json<{ uuid: string }>().uuid;
       const row = await callRow(t.ctx, uuid);
-      expect((await postSigned(t, `/api/voice/calls/${uuid}/twiml`, { ...callForm(row.callSid!), From: `+1555000${2000 + i}` })).statusCode).toBe(200);
+      expect((await postSigned(t, `/api/voice/calls/${uuid}/twiml`, { ...callForm(row.callSid!, { CallStatus: 'in-progress' }), From: `+1555000${2000 + i}` })).statusCode).toBe(200);
       calls.push({ uuid, sid: row.callSid!, id: row.id });
     }
     for (const id of chats) await receiveProspectMessage(t.ctx, id, 'hello, what do you sell?');
@@ -86,7 +60,7 @@ describe('conversation lock', () => {
       Promise.all(answered.map(({ uuid }) => t.request({ method: 'POST', url: `/api/conversation/${uuid}/follow-up`, as: admin.cookie }))),
       Promise.all(
         calls.map(({ uuid, sid }, i) =>
-          postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, { ...callForm(sid), From: `+1555000${2000 + i}`, SpeechResult: 'Yes, twenty widgets.', Confidence: '0.9' }),
+          postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, { ...callForm(sid, { CallStatus: 'in-progress' }), From: `+1555000${2000 + i}`, SpeechResult: 'Yes, twenty widgets.', Confidence: '0.9' }),
         ),
       ),
     ]);

@@ -1,15 +1,11 @@
 import { DEMO_AGENT_PREFIX, isDemoAgentMessage } from '@sales-agent/shared/agent';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { agentMessagesOf, buildPlaybook, conversationRow } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp } from '../test/use-test-app.ts';
 import { receiveProspectMessage, startWebConversation } from './agent.service.ts';
 
 // No OPENAI_API_KEY: the offline demo agent answers.
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 it('walks the phases one per prospect message, labelled as the demo agent, and ends with a rating', async () => {
   const type = await buildPlaybook(t.ctx, { phases: 3, checkingPrompt: 'Be polite.', triggerConversationPrompt: 'Anyone.' });

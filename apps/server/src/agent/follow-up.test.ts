@@ -1,7 +1,6 @@
-import { eq, like, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eq, sql } from 'drizzle-orm';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { conversations, jobs } from '../db/schema/index.ts';
-import type { JobRunner } from '../jobs/runner.ts';
 import { AppError } from '../lib/errors.ts';
 import {
   agentMessagesOf,
@@ -13,23 +12,16 @@ import {
   pendingJobs,
   unansweredOf,
 } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp } from '../test/use-test-app.ts';
+import { claimLikeTheRunner, crmWriteBackOutcomes, expireLease, runnerKilledOnEnqueue } from '../test/job-scenarios.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, triggerFollowUp } from './agent.service.ts';
 import { CRM_WRITE_BACK_JOB } from './conversation-outcome.ts';
 import { FOLLOW_UP_JOB } from './follow-up.ts';
 import { followUpJob } from './follow-up.job.ts';
 
-const fake = new OpenAiFake();
-let t: TestApp;
-beforeAll(async () => {
-  await fake.start();
-  t = await buildTestApp(fake.env());
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+const fake = useFake(new OpenAiFake());
+const t = useTestApp({ env: () => fake.env() });
 beforeEach(() => fake.reset());
 
 /** An inbound conversation the agent has answered once, so a silence has started. */
@@ -156,15 +148,12 @@ describe('the follow-up job and the next follow-up', () => {
     await t.ctx.jobs.drain();
     await makeFollowUpDue(t.ctx, id);
     fake.on('guard_check', { json: { pass: false, reason: 'too pushy' } });
-    const writeBacks = async () =>
-      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
+    const writeBacks = () => crmWriteBackOutcomes(t.ctx, id);
 
     // Claimed as the runner claims it; the process dies as it queues the write-back.
     const [queued] = await pendingJobs(t.ctx, `follow-up:${id}`);
-    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === CRM_WRITE_BACK_JOB ? Promise.reject(new Error('killed while queueing the CRM write-back')) : t.ctx.jobs.enqueue(name, payload, options);
+    await claimLikeTheRunner(t.ctx, queued.id);
+    const dying = runnerKilledOnEnqueue(t.ctx, CRM_WRITE_BACK_JOB, 'killed while queueing the CRM write-back');
     const claim = { id: queued.id, name: FOLLOW_UP_JOB, attempts: 1, maxAttempts: 5 };
     await expect(followUpJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the CRM write-back');
     // Nothing of the hand-over is stored without its write-back.
@@ -173,7 +162,7 @@ describe('the follow-up job and the next follow-up', () => {
     expect(await writeBacks()).toEqual([]);
 
     // Its lease runs out (the test lets that time pass) and the runner runs it again.
-    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await expireLease(t.ctx, queued.id);
     await t.ctx.jobs.drain();
     expect((await conversationRow(t.ctx, id)).phase).toBe(-2);
     expect(JSON.parse((await unansweredOf(t.ctx, id)).errors)).toEqual([expect.objectContaining({ code: 'GUARD_FAILED' })]);
@@ -195,7 +184,7 @@ describe('the follow-up job and the next follow-up', () => {
     });
     await t.ctx.jobs.drain();
     expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: 0, aiPaused: true });
-    expect(await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).toEqual([]);
+    expect(await crmWriteBackOutcomes(t.ctx, id)).toEqual([]);
     expect((await unansweredOf(t.ctx, id)).errors).toBe('[]');
   });
 
@@ -212,11 +201,9 @@ describe('the follow-up job and the next follow-up', () => {
     await makeFollowUpDue(t.ctx, id);
     // Claimed as the runner claims it.
     const [queued] = await pendingJobs(t.ctx, `follow-up:${id}`);
-    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
+    await claimLikeTheRunner(t.ctx, queued.id);
     // The process dies as it schedules the next follow-up, after this one was sent and counted.
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === FOLLOW_UP_JOB ? Promise.reject(new Error('killed while scheduling the next follow-up')) : t.ctx.jobs.enqueue(name, payload, options);
+    const dying = runnerKilledOnEnqueue(t.ctx, FOLLOW_UP_JOB, 'killed while scheduling the next follow-up');
     const claim = { id: queued.id, name: FOLLOW_UP_JOB, attempts: 1, maxAttempts: 5 };
     await expect(followUpJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow(
       'killed while scheduling the next follow-up',
@@ -228,7 +215,7 @@ describe('the follow-up job and the next follow-up', () => {
 
     // Its lease runs out (the test lets that time pass) and the runner runs it again: the second follow-up is
     // not due yet, so the job sends nothing and schedules it.
-    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await expireLease(t.ctx, queued.id);
     await t.ctx.jobs.drain();
     expect(fake.count('follow_up')).toBe(1);
     const entry = await unansweredOf(t.ctx, id);

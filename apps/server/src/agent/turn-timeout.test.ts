@@ -1,19 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { buildPlaybook, conversationRow, agentMessagesOf, unansweredOf } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp } from '../test/use-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, startWebConversation } from './agent.service.ts';
 
-const fake = new OpenAiFake();
-let t: TestApp;
-beforeAll(async () => {
-  await fake.start();
-  t = await buildTestApp(fake.env({ LLM_TIMEOUT_MS: '200', LLM_MAX_RETRIES: '1' }));
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+const fake = useFake(new OpenAiFake());
+const t = useTestApp({ env: () => fake.env({ LLM_TIMEOUT_MS: '200', LLM_MAX_RETRIES: '1' }) });
 
 it('answers with the errorPrompt and sets -1 when the LLM does not answer in time', async () => {
   const type = await buildPlaybook(t.ctx, { errorPrompt: 'One moment please, we will get back to you.' });

@@ -1,26 +1,34 @@
 import { eq, like, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { conversations, jobs, llmUsage } from '../db/schema/index.ts';
-import type { JobRunner } from '../jobs/runner.ts';
 import { agentMessagesOf, buildPlaybook, buildProspectConversation, conversationRow, outboxOf, pendingJobs, unansweredOf } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp } from '../test/use-test-app.ts';
+import { claimLikeTheRunner, expireLease, runnerKilledOnEnqueue } from '../test/job-scenarios.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
 import { CRM_WRITE_BACK_JOB } from './conversation-outcome.ts';
 import { FOLLOW_UP_JOB } from './follow-up.ts';
 import { TURN_JOB, turnJob } from './turn.job.ts';
 
-const fake = new OpenAiFake();
-let t: TestApp;
-beforeAll(async () => {
-  await fake.start();
-  t = await buildTestApp(fake.env({ LLM_MAX_RETRIES: '1' }));
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+const fake = useFake(new OpenAiFake());
+const t = useTestApp({ env: () => fake.env({ LLM_MAX_RETRIES: '1' }) });
 beforeEach(() => fake.reset());
+
+/**
+ * The first draft is written while the prospect sends "actually, make it red" (that draft is stale); every
+ * later draft answers the newest message: "Red it is (…)".
+ */
+function prospectChangesMindMidTurn(id: number) {
+  let first = true;
+  fake.on('draft_reply', async (request) => {
+    if (first) {
+      first = false;
+      await receiveProspectMessage(t.ctx, id, 'actually, make it red');
+      return { json: { reply: 'STALE draft about widgets', needsHuman: false, reason: '' } };
+    }
+    return { json: { reply: `Red it is (${request.messages.at(-1)!.content})`, needsHuman: false, reason: '' } };
+  });
+}
 
 async function webChat(seed: Parameters<typeof buildPlaybook>[1] = {}) {
   const type = await buildPlaybook(t.ctx, seed);
@@ -225,15 +233,7 @@ describe('debounce and concurrency within a turn', () => {
 
   it('drops the stale draft when a message lands mid-turn and answers in a new turn', async () => {
     const id = await webChat();
-    let first = true;
-    fake.on('draft_reply', async (request) => {
-      if (first) {
-        first = false;
-        await receiveProspectMessage(t.ctx, id, 'actually, make it red');
-        return { json: { reply: 'STALE draft about widgets', needsHuman: false, reason: '' } };
-      }
-      return { json: { reply: `Red it is (${request.messages.at(-1)!.content})`, needsHuman: false, reason: '' } };
-    });
+    prospectChangesMindMidTurn(id);
     await say(id, 'I want a widget');
     expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Red it is (actually, make it red)']);
     expect(fake.count('draft_reply')).toBe(2);
@@ -254,24 +254,14 @@ describe('debounce and concurrency within a turn', () => {
 describe('the turn job and the next turn (docs/agent.md, Concurrency 4)', () => {
   it('frees its key and queues the next turn in one transaction: killed in between, the job runs again and the mid-turn message is answered', async () => {
     const id = await webChat();
-    let first = true;
-    fake.on('draft_reply', async (request) => {
-      if (first) {
-        first = false;
-        // Lands while the turn runs: -3, but its own turn cannot be queued (the running turn holds the key).
-        await receiveProspectMessage(t.ctx, id, 'actually, make it red');
-        return { json: { reply: 'STALE draft about widgets', needsHuman: false, reason: '' } };
-      }
-      return { json: { reply: `Red it is (${request.messages.at(-1)!.content})`, needsHuman: false, reason: '' } };
-    });
+    // The message lands while the turn runs: -3, but its own turn cannot be queued (the running turn holds the key).
+    prospectChangesMindMidTurn(id);
     await receiveProspectMessage(t.ctx, id, 'I want a widget');
     // Claimed as the runner claims it.
     const [queued] = await pendingJobs(t.ctx, `turn:${id}`);
-    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
+    await claimLikeTheRunner(t.ctx, queued.id);
     // The process dies as it queues the next turn, after the turn itself ran.
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === TURN_JOB ? Promise.reject(new Error('killed while queueing the next turn')) : t.ctx.jobs.enqueue(name, payload, options);
+    const dying = runnerKilledOnEnqueue(t.ctx, TURN_JOB, 'killed while queueing the next turn');
     const claim = { id: queued.id, name: TURN_JOB, attempts: 1, maxAttempts: 10 };
     await expect(turnJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the next turn');
     expect((await conversationRow(t.ctx, id)).phase).toBe(-3);
@@ -279,7 +269,7 @@ describe('the turn job and the next turn (docs/agent.md, Concurrency 4)', () => 
     expect(job.status).toBe('running');
 
     // Its lease runs out (the test lets that time pass) and the runner runs it again.
-    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await expireLease(t.ctx, queued.id);
     await t.ctx.jobs.drain();
     expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Red it is (actually, make it red)']);
     expect(await pendingJobs(t.ctx, `turn:${id}`)).toHaveLength(0);
@@ -291,18 +281,16 @@ describe('the reply and its silence', () => {
     const id = await webChat();
     await receiveProspectMessage(t.ctx, id, 'I want a widget');
     const [queued] = await pendingJobs(t.ctx, `turn:${id}`);
-    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
+    await claimLikeTheRunner(t.ctx, queued.id);
     // The process dies as it schedules the silence's first follow-up.
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === FOLLOW_UP_JOB ? Promise.reject(new Error('killed while scheduling the follow-up')) : t.ctx.jobs.enqueue(name, payload, options);
+    const dying = runnerKilledOnEnqueue(t.ctx, FOLLOW_UP_JOB, 'killed while scheduling the follow-up');
     const claim = { id: queued.id, name: TURN_JOB, attempts: 1, maxAttempts: 10 };
     await expect(turnJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while scheduling the follow-up');
     expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?']);
     expect(await unansweredOf(t.ctx, id)).toBeUndefined();
 
     // Its lease runs out (the test lets that time pass) and the runner runs it again.
-    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await expireLease(t.ctx, queued.id);
     await t.ctx.jobs.drain();
     expect(await agentMessagesOf(t.ctx, id)).toEqual(['Hi! Interested in widgets?', 'Fake reply']);
     const entry = await unansweredOf(t.ctx, id);
@@ -329,16 +317,14 @@ describe('the CRM write-back commits with the phase it reports (docs/crm.md)', (
    */
   async function killedAtTheWriteBackThenRunAgain(id: number, whileDead: () => Promise<void>) {
     const [queued] = await pendingJobs(t.ctx, `turn:${id}`);
-    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === CRM_WRITE_BACK_JOB ? Promise.reject(new Error('killed while queueing the CRM write-back')) : t.ctx.jobs.enqueue(name, payload, options);
+    await claimLikeTheRunner(t.ctx, queued.id);
+    const dying = runnerKilledOnEnqueue(t.ctx, CRM_WRITE_BACK_JOB, 'killed while queueing the CRM write-back');
     const claim = { id: queued.id, name: TURN_JOB, attempts: 1, maxAttempts: 10 };
     await expect(turnJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the CRM write-back');
     // Nothing of the outcome is stored without its write-back.
     expect(await writeBacks(id)).toEqual([]);
     await whileDead();
-    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await expireLease(t.ctx, queued.id);
     await t.ctx.jobs.drain();
   }
 

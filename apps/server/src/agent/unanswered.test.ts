@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildPlaybook, buildProspectConversation, unansweredOf } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp } from '../test/use-test-app.ts';
 import type { AgentErrorRecord } from './llm/provider.ts';
 import { recordAgentError } from './unanswered.ts';
 
 const error = (code: string): AgentErrorRecord => ({ message: `failure ${code}`, type: 'test', code, status: null, method: null, url: null, response: null, details: null });
 
 describe('recordAgentError', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('keeps both of two errors recorded at the same moment, with or without an entry already there', async () => {
     const type = await buildPlaybook(t.ctx);

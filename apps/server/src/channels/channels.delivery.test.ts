@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversations, messagingAccounts, outbox, prospects, webhookInbox } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
 import {
   buildChannelAccount,
   settle,
@@ -21,10 +21,9 @@ import {
   unansweredErrors,
   whatsAppPayload,
 } from '../test/channel-factories.ts';
-import { buildAdmin, type TestUser } from '../test/factories.ts';
 import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
-import { type SmsGatewayFake, startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
-import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
+import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
+import { startTwilioFake } from '../test/fakes/twilio-fake.ts';
 import { DELIVER_JOB } from './delivery-keys.ts';
 import { MAX_SEND_ATTEMPTS } from './deliver.job.ts';
 
@@ -46,22 +45,16 @@ const GATEWAY_PASSWORD = 'gw-password-0123456789';
 const HOUR = 3_600_000;
 
 describe('channel delivery', () => {
-  let t: TestApp;
-  let admin: TestUser;
-  let graph: MetaGraphFake;
-  let igGraph: MetaGraphFake;
-  let twilio: TwilioFake;
-  let gateway: SmsGatewayFake;
   let typeId: number;
   let seq = 0;
   const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
 
-  beforeAll(async () => {
-    graph = await startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN, WA_TOKEN] });
-    igGraph = await startMetaGraphFake({ tokens: [IG_LOGIN_TOKEN] });
-    twilio = await startTwilioFake({ accounts: { [TWILIO_SID]: TWILIO_TOKEN } });
-    gateway = await startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD });
-    t = await buildTestApp({
+  const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN, WA_TOKEN] }));
+  const igGraph = useFake(() => startMetaGraphFake({ tokens: [IG_LOGIN_TOKEN] }));
+  const twilio = useFake(() => startTwilioFake({ accounts: { [TWILIO_SID]: TWILIO_TOKEN } }));
+  const gateway = useFake(() => startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD }));
+  const t = useTestApp({
+    env: () => ({
       META_APP_SECRET,
       META_VERIFY_TOKEN,
       META_APP_ID,
@@ -69,12 +62,13 @@ describe('channel delivery', () => {
       META_GRAPH_URL: graph.url,
       INSTAGRAM_GRAPH_URL: igGraph.url,
       TWILIO_API_URL: twilio.url,
-    });
-    admin = await buildAdmin(t.ctx);
+    }),
+  });
+  const admin = useUser(t, 'ADMIN');
+  beforeAll(async () => {
     typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
   });
   afterAll(async () => {
-    await t.close();
     await Promise.all([graph.close(), igGraph.close(), twilio.close(), gateway.close()]);
   });
   beforeEach(() => {

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { conversations, webhookInbox } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp, useUser } from '../test/use-test-app.ts';
 import {
   buildChannelAccount,
   conversationOfProspect,
@@ -19,7 +19,6 @@ import {
   smsGatewayEvent,
   whatsAppPayload,
 } from '../test/channel-factories.ts';
-import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
 
 /**
  * The webhook endpoints' guard rails (no provider is reached here; sends go nowhere): the handshake, every
@@ -27,18 +26,14 @@ import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
  * Sending and the whole round trip are in channels.delivery.test.ts.
  */
 describe('channel webhooks', () => {
-  let t: TestApp;
-  let admin: TestUser;
-  let normal: TestUser;
   let typeId: number;
 
+  const t = useTestApp({ env: { META_APP_SECRET, META_VERIFY_TOKEN, META_APP_ID, INSTAGRAM_APP_SECRET: 'ig-app-secret', PUBLIC_URL } });
+  const admin = useUser(t, 'ADMIN');
+  const normal = useUser(t);
   beforeAll(async () => {
-    t = await buildTestApp({ META_APP_SECRET, META_VERIFY_TOKEN, META_APP_ID, INSTAGRAM_APP_SECRET: 'ig-app-secret', PUBLIC_URL });
-    admin = await buildAdmin(t.ctx);
-    normal = await buildUser(t.ctx);
     typeId = (await buildPlaybook(t.ctx)).id;
   });
-  afterAll(() => t.close());
 
   const adminSimulator = () => ({ as: admin.cookie, headers: { origin: PUBLIC_URL } });
 

@@ -2,7 +2,8 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversations, messages, prospects } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { buildTestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
 import {
   buildChannelAccount,
   conversationOfProspect,
@@ -18,10 +19,10 @@ import {
   unansweredErrors,
   whatsAppWebhook,
 } from '../test/channel-factories.ts';
-import { buildAdmin, type TestUser } from '../test/factories.ts';
+import { buildAdmin } from '../test/factories.ts';
 import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { type OpenAiTranscriptionFake, startOpenAiTranscriptionFake } from '../test/fakes/openai-transcription-fake.ts';
-import { type SmsGatewayFake, startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
+import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
 import { loadReplyContext } from '../agent/conversation-store.ts';
 import { NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
 import { runConversationTurn } from '../agent/turn.ts';
@@ -49,17 +50,13 @@ function messaging(object: 'instagram' | 'page', pageId: string, item: Record<st
 }
 
 describe('real-world payloads (issue 19)', () => {
-  let t: TestApp;
-  let admin: TestUser;
-  let graph: MetaGraphFake;
-  let gateway: SmsGatewayFake;
   let typeId: number;
 
+  const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN, WA_TOKEN] }));
+  const gateway = useFake(() => startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD }));
+  const t = useTestApp({ env: () => ({ META_APP_SECRET, META_APP_ID, PUBLIC_URL, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: graph.url }) });
+  const admin = useUser(t, 'ADMIN');
   beforeAll(async () => {
-    graph = await startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN, WA_TOKEN] });
-    gateway = await startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD });
-    t = await buildTestApp({ META_APP_SECRET, META_APP_ID, PUBLIC_URL, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: graph.url });
-    admin = await buildAdmin(t.ctx);
     typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
   }, 180_000);
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { channelMessages, conversations, messages } from '../db/schema/index.ts';
 import { insertMessage } from '../agent/conversation-store.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
 import {
   buildChannelAccount,
   settle,
@@ -18,8 +18,7 @@ import {
   smsGatewayEvent,
   whatsAppPayload,
 } from '../test/channel-factories.ts';
-import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
-import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
+import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 
 /**
  * Rebuild history (spec §2.13, §7.6, issue #8): Instagram and Messenger threads are read back from the Graph
@@ -33,25 +32,19 @@ const FB_TOKEN = 'EAArebuild-fb-token-0123456789';
 const MINUTE = 60_000;
 
 describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
-  let t: TestApp;
-  let admin: TestUser;
-  let normal: TestUser;
-  let graph: MetaGraphFake;
-  let igGraph: MetaGraphFake;
   let typeId: number;
   let seq = 0;
   const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
 
+  const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN] }));
+  const igGraph = useFake(() => startMetaGraphFake({ tokens: [IG_LOGIN_TOKEN] }));
+  const t = useTestApp({ env: () => ({ META_APP_SECRET, META_APP_ID, PUBLIC_URL, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: igGraph.url }) });
+  const admin = useUser(t, 'ADMIN');
+  const normal = useUser(t);
   beforeAll(async () => {
-    graph = await startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN] });
-    igGraph = await startMetaGraphFake({ tokens: [IG_LOGIN_TOKEN] });
-    t = await buildTestApp({ META_APP_SECRET, META_APP_ID, PUBLIC_URL, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: igGraph.url });
-    admin = await buildAdmin(t.ctx);
-    normal = await buildUser(t.ctx);
     typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
   });
   afterAll(async () => {
-    await t.close();
     await Promise.all([graph.close(), igGraph.close()]);
   });
   beforeEach(() => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp } from '../test/use-test-app.ts';
 import { buildConversationType } from '../test/conversation-factories.ts';
 import { MEDIA_STREAM_PATH } from '../voice/realtime/media-stream.routes.ts';
 
@@ -49,7 +49,6 @@ function replace(text: string, from: string | RegExp, to: string): string {
 
 describe.skipIf(missing !== null)('deploy/nginx.conf in front of the server', () => {
   const prefix = mkdtempSync(path.join(tmpdir(), 'sa-nginx-'));
-  let t: TestApp;
   let proxy: ChildProcess;
   let httpPort: number;
   let httpsPort: number;
@@ -57,8 +56,8 @@ describe.skipIf(missing !== null)('deploy/nginx.conf in front of the server', ()
   let typeId: number;
   let nginxLog = '';
 
+  const t = useTestApp({ env: { TRUST_PROXY: '1', PUBLIC_URL: 'https://sales.example.com' } });
   beforeAll(async () => {
-    t = await buildTestApp({ TRUST_PROXY: '1', PUBLIC_URL: 'https://sales.example.com' });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const appPort = (t.app.server.address() as AddressInfo).port;
     typeId = (await buildConversationType(t.ctx)).id;
@@ -116,7 +115,6 @@ describe.skipIf(missing !== null)('deploy/nginx.conf in front of the server', ()
       proxy.kill('SIGQUIT');
       await once(proxy, 'exit');
     }
-    await t?.close();
     rmSync(prefix, { recursive: true, force: true });
   });
 

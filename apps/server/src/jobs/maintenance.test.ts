@@ -1,17 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jobs, sessions } from '../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp } from '../test/use-test-app.ts';
 import { buildUser } from '../test/factories.ts';
 import { runMaintenance } from './maintenance.ts';
 import type { JobRunner } from './runner.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60_000);
 

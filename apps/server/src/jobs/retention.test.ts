@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conversations, messagingAccounts, prospects, users, webhookInbox } from '../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp } from '../test/use-test-app.ts';
 import {
   buildChannelAccount,
   conversationOfProspect,
@@ -19,11 +19,7 @@ import { MAINTENANCE_INTERVAL_MS, MAINTENANCE_JOB, runMaintenance, scheduleMaint
  * The raw webhook payloads (message texts, phone numbers) of webhook_inbox: kept WEBHOOK_RETENTION_DAYS after
  * processing, and erased at once with the conversation, prospect, account or user they belong to.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp({ META_APP_SECRET, META_VERIFY_TOKEN, META_APP_ID, PUBLIC_URL, WEBHOOK_RETENTION_DAYS: '3' });
-});
-afterAll(() => t.close());
+const t = useTestApp({ env: { META_APP_SECRET, META_VERIFY_TOKEN, META_APP_ID, PUBLIC_URL, WEBHOOK_RETENTION_DAYS: '3' } });
 
 let sequence = 0;
 /** A signed Instagram message from `sender`, processed; answers the inbox row and the prospect's conversation. */

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp } from '../test/use-test-app.ts';
 import { DEFAULT_LEASE_MS, type JobDefinition, JobClaimLostError, JobDeferredError, JobRunner, type JobRunnerOptions } from './runner.ts';
 
 /**
@@ -11,11 +11,7 @@ import { DEFAULT_LEASE_MS, type JobDefinition, JobClaimLostError, JobDeferredErr
  * its own. Worker A's database can be cut off ("killed"): from then on every statement it sends fails, as
  * for a process that died with kill -9 — its claim is left behind and nobody renews it.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 type TestRunner = JobRunner<Record<string, any>>;
 

@@ -1,16 +1,14 @@
 import type { JobRunner } from '../jobs/runner.ts';
-import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
-import pino from 'pino';
 import { z } from 'zod';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { receiveProspectMessage, startWebConversation } from '../agent/agent.service.ts';
 import { recordAgentError } from '../agent/unanswered.ts';
 import { graphError, networkError, twilioError, httpError } from '../channels/senders/errors.ts';
 import { jobs, unansweredConversations } from '../db/schema/index.ts';
-import { loggerOptions } from '../plugins/logging.ts';
 import { buildPlaybook, unansweredOf } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp } from '../test/use-test-app.ts';
+import { captureLogger } from '../test/capture-logger.ts';
 import { buildAdmin } from '../test/factories.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { redactDeep, redactText, registerSecrets } from './redact.ts';
@@ -47,28 +45,12 @@ const SHAPES: [string, string, string][] = [
   ['a registered secret by value', `upstream said ${KNOWN} is wrong`, KNOWN],
 ];
 
-function captureLogger() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return { log: pino(loggerOptions({ LOG_LEVEL: 'debug' }) as pino.LoggerOptions, stream), lines };
-}
 
-const fake = new OpenAiFake();
-let t: TestApp;
+const fake = useFake(new OpenAiFake());
 beforeAll(async () => {
   registerSecrets(KNOWN);
-  await fake.start();
-  t = await buildTestApp(fake.env({ LLM_MAX_RETRIES: '0' }));
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+const t = useTestApp({ env: () => fake.env({ LLM_MAX_RETRIES: '0' }) });
 beforeEach(() => fake.reset());
 
 describe('redactText', () => {
@@ -93,7 +75,7 @@ describe('redactText', () => {
 
 describe('every log line', () => {
   it('drops each shape from messages, fields, errors, causes and nested records', () => {
-    const { log, lines } = captureLogger();
+    const { log, lines } = captureLogger('debug');
     for (const [, text] of SHAPES) {
       log.warn({ accountId: 1, metaCode: 190, reason: text }, 'page name lookup failed'); // meta-auth paths
       log.error({ err: new Error(text, { cause: new Error(text) }) }, 'unhandled error'); // error handler, jobs

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
@@ -9,6 +8,7 @@ import type { AppContext } from '../context.ts';
 import { type Database, openDatabase } from '../db/client.ts';
 import { STREAMS_PER_CLIENT } from '../modules/conversations/conversation-events.ts';
 import { buildConversationType } from '../test/conversation-factories.ts';
+import { openEventStream } from '../test/event-stream.ts';
 import { buildUser } from '../test/factories.ts';
 import { openTestDatabase } from '../test/test-database.ts';
 import { EVENT_CHANNEL, NOTIFY_INLINE_LIMIT, PgEventBus } from './events.ts';
@@ -49,29 +49,7 @@ async function startInstance(url: string): Promise<Instance> {
   return { app, ctx, database, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }
 
-function openStream(base: string, uuid: string) {
-  return new Promise<{ status: number; read(until: (text: string) => boolean): Promise<string>; close(): void }>((resolve, reject) => {
-    const req = http.get(`${base}/api/conversation/${uuid}/events`, (res) => {
-      let text = '';
-      const waiters: (() => void)[] = [];
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        for (const w of waiters.splice(0)) w();
-      });
-      resolve({
-        status: res.statusCode ?? 0,
-        read: (until) =>
-          new Promise((done) => {
-            const check = () => (until(text) ? done(text) : waiters.push(check));
-            check();
-          }),
-        close: () => req.destroy(),
-      });
-    });
-    req.on('error', reject);
-  });
-}
+const openStream = (base: string, uuid: string) => openEventStream(`${base}/api/conversation/${uuid}/events`);
 
 describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
   let shared: Awaited<ReturnType<typeof openTestDatabase>>;

@@ -2,10 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, w
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
-import { buildUser, type TestUser } from '../test/factories.ts';
-import { type S3Fake, startS3Fake } from '../test/fakes/s3-fake.ts';
+import { describe, expect, it } from 'vitest';
+import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { startS3Fake } from '../test/fakes/s3-fake.ts';
 import { multipartPayload } from '../test/multipart.ts';
 import { loadConfig } from '../config/env.ts';
 import { createStorage, LocalStorage, newStorageKey, signV4 } from './storage.ts';
@@ -104,24 +103,17 @@ describe('S3Storage timeouts', () => {
 });
 
 describe('S3-compatible storage (S3_BUCKET set)', () => {
-  let s3: S3Fake;
-  let t: TestApp;
-  let user: TestUser;
-  beforeAll(async () => {
-    s3 = await startS3Fake();
-    t = await buildTestApp({
+  const s3 = useFake(() => startS3Fake());
+  const t = useTestApp({
+    env: () => ({
       S3_BUCKET: s3.bucket,
       S3_ENDPOINT: s3.endpoint,
       S3_REGION: s3.region,
       S3_ACCESS_KEY_ID: s3.accessKeyId,
       S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    });
-    user = await buildUser(t.ctx);
+    }),
   });
-  afterAll(async () => {
-    await t.close();
-    await s3.close();
-  });
+  const user = useUser(t);
 
   it('uploads to the bucket with signed requests, streams ranges back and deletes the object', async () => {
     const body = multipartPayload([{ name: 'call.wav', type: 'audio/wav', data: WAV }]);

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildConversationType } from '../test/conversation-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp } from '../test/use-test-app.ts';
 import { buildUser } from '../test/factories.ts';
 
-let t: TestApp;
 let typeId: number;
+const t = useTestApp({ env: { CHAT_RATE_LIMIT: '3', CHAT_CONVERSATION_LIMIT: '4' } });
 beforeAll(async () => {
-  t = await buildTestApp({ CHAT_RATE_LIMIT: '3', CHAT_CONVERSATION_LIMIT: '4' });
   typeId = (await buildConversationType(t.ctx)).id;
 });
-afterAll(() => t.close());
 
 const newChat = (cookie?: string, remoteAddress = '10.0.0.1') =>
   t.request({ method: 'POST', url: '/api/conversation/new', payload: { conversationTypeId: typeId }, as: cookie, remoteAddress });

@@ -1,23 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config/env.ts';
 import { openDatabase } from '../db/client.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { buildTestApp } from '../test/build-test-app.ts';
+import { useTestApp, useUser } from '../test/use-test-app.ts';
 import { openTestDatabase } from '../test/test-database.ts';
-import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
 
-let t: TestApp;
-let admin: TestUser;
-let normal: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
-  admin = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
 
 /** Every route the app registers, read from its own OpenAPI document, with path parameters filled in. */
 async function documentedRoutes(filter: (path: string) => boolean): Promise<Array<{ method: string; url: string }>> {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp } from '../test/use-test-app.ts';
 import { buildUser, type TestUser } from '../test/factories.ts';
 import { multipartPayload } from '../test/multipart.ts';
 
@@ -16,20 +16,16 @@ import { multipartPayload } from '../test/multipart.ts';
  */
 const MP3 = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test/fixtures/tone-3s.mp3'));
 
-let t: TestApp;
 let port: number;
 let user: TestUser;
-let storageDir: string;
+const storageDir = mkdtempSync(path.join(tmpdir(), 'sales-agent-body-timeout-'));
+// Registered first, so it runs last: after the app has closed its files.
+afterAll(() => rmSync(storageDir, { recursive: true, force: true }));
+const t = useTestApp({ env: { REQUEST_BODY_TIMEOUT_MS: '200', UPLOAD_IDLE_TIMEOUT_MS: '400', UPLOAD_MIN_BYTES: '256', STORAGE_DIR: storageDir } });
 beforeAll(async () => {
-  storageDir = mkdtempSync(path.join(tmpdir(), 'sales-agent-body-timeout-'));
-  t = await buildTestApp({ REQUEST_BODY_TIMEOUT_MS: '200', UPLOAD_IDLE_TIMEOUT_MS: '400', UPLOAD_MIN_BYTES: '256', STORAGE_DIR: storageDir });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as AddressInfo).port;
   user = await buildUser(t.ctx);
-});
-afterAll(async () => {
-  await t.close();
-  rmSync(storageDir, { recursive: true, force: true });
 });
 
 /** Sends `head` and then `drip` every `everyMs` until the server closes the connection; answers what it said. */

@@ -1,29 +1,11 @@
-import { Writable } from 'node:stream';
 import Fastify from 'fastify';
-import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { users } from '../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp } from '../test/use-test-app.ts';
+import { captureLogger } from '../test/capture-logger.ts';
 import { loggerOptions, redactUrl } from './logging.ts';
 
-/** A logger with the app's configuration that keeps its lines in memory. */
-function captureLogger() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  const options = loggerOptions({ LOG_LEVEL: 'info' }) as pino.LoggerOptions;
-  return { log: pino(options, stream), lines };
-}
-
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 describe('logging of database errors', () => {
   it("logs a failed query's statement and error, never its parameter values", async () => {

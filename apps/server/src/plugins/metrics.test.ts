@@ -1,21 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { receiveProspectMessage, startWebConversation } from '../agent/agent.service.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp } from '../test/use-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 
 const TOKEN = 'metrics-token-0123456789';
-const fake = new OpenAiFake();
-let t: TestApp;
-beforeAll(async () => {
-  await fake.start();
-  t = await buildTestApp(fake.env({ METRICS_TOKEN: TOKEN, LLM_MAX_RETRIES: '0' }));
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+const fake = useFake(new OpenAiFake());
+const t = useTestApp({ env: () => fake.env({ METRICS_TOKEN: TOKEN, LLM_MAX_RETRIES: '0' }) });
 
 const scrape = (authorization?: string) =>
   t.request({ method: 'GET', url: '/api/metrics', headers: authorization ? { authorization } : {} });
@@ -77,11 +69,7 @@ describe('GET /api/metrics', () => {
 });
 
 describe('GET /api/metrics without METRICS_TOKEN', () => {
-  let plain: TestApp;
-  beforeAll(async () => {
-    plain = await buildTestApp();
-  });
-  afterAll(() => plain.close());
+  const plain = useTestApp();
 
   it('does not exist (404)', async () => {
     const res = await plain.request({ method: 'GET', url: '/api/metrics', headers: { authorization: 'Bearer anything-at-all-here' } });

@@ -1,6 +1,6 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../test/use-test-app.ts';
 
 interface Operation {
   summary?: string;
@@ -14,16 +14,14 @@ interface Document {
   paths: Record<string, Record<string, Operation>>;
 }
 
-let t: TestApp;
 let body: string;
 let doc: Document;
+const t = useTestApp({ env: { METRICS_TOKEN: 'metrics-token-0123456789' } });
 beforeAll(async () => {
-  t = await buildTestApp({ METRICS_TOKEN: 'metrics-token-0123456789' });
   const res = await t.request({ method: 'GET', url: '/api/docs/json' });
   body = res.body;
   doc = res.json();
 });
-afterAll(() => t.close());
 
 describe('the OpenAPI document (/api/docs/json)', () => {
   it("passes Redocly's recommended rules with no errors", async () => {

@@ -1,10 +1,11 @@
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/env.ts';
 import { buildConversationType } from '../test/conversation-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import { useTestApp } from '../test/use-test-app.ts';
 import { loggerOptions } from './logging.ts';
 import { trustProxyOption } from './trust-proxy.ts';
 
@@ -80,13 +81,11 @@ const forms: { name: string; value: string | undefined; clientA: (i: number) => 
 
 for (const form of forms) {
   describe(`TRUST_PROXY as ${form.name}`, () => {
-    let t: TestApp;
     let typeId: number;
+    const t = useTestApp({ env: { TRUST_PROXY: form.value!, AUTH_RATE_LIMIT: '2', CHAT_RATE_LIMIT: '2' } });
     beforeAll(async () => {
-      t = await buildTestApp({ TRUST_PROXY: form.value!, AUTH_RATE_LIMIT: '2', CHAT_RATE_LIMIT: '2' });
       typeId = (await buildConversationType(t.ctx)).id;
     });
-    afterAll(() => t.close());
 
     it('counts the login limit per client address', async () => {
       await expectLimitPerClient((hop, client) => login(t, hop, `${client}@example.com`), 401, form.clientA, form.clientB);

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config/env.ts';
@@ -9,6 +10,8 @@ export interface TestApp {
   ctx: AppContext;
   /** Sends a request, optionally as a signed-in user (cookie from `login`). */
   request(options: InjectOptions & { as?: string }): Promise<LightMyRequestResponse>;
+  /** Listens on a free loopback port (for real sockets: streams, slow bodies, proxies); answers its base URL. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -40,14 +43,21 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
   });
   const { app, ctx } = await buildApp({ config, database });
   await app.ready();
+  let closing: Promise<void> | undefined;
   return {
     app,
     ctx,
     request: ({ as, headers, ...options }) =>
       app.inject({ ...options, headers: { ...headers, ...(as ? { cookie: as } : {}) } }),
-    close: async () => {
-      await app.close();
-      await database.close();
+    listen: async () => {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     },
+    // Once, however often it is called (a test may close early what useTestApp closes again after it).
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await database.close();
+      })()),
   };
 }

@@ -57,6 +57,17 @@ export async function outboxOfCall(ctx: AppContext, conversationId: number) {
   return ctx.db.select().from(outbox).where(eq(outbox.conversationId, conversationId));
 }
 
+/** The form fields Twilio posts to an outbound call's callbacks (the call's own, before what `extra` adds). */
+export const callForm = (sid: string, extra: Record<string, string> = {}) => ({
+  AccountSid: ACCOUNT_SID,
+  CallSid: sid,
+  From: OUR_NUMBER,
+  To: CALLEE,
+  Direction: 'outbound-api',
+  ApiVersion: '2010-04-01',
+  ...extra,
+});
+
 /** The URLs of <Play> elements and the texts of <Say> elements of a TwiML answer. */
 export function spokenParts(xml: string): { plays: string[]; says: string[] } {
   const plays = [...xml.matchAll(/<Play>([^<]*)<\/Play>/g)].map((m) => m[1].replaceAll('&amp;', '&'));

@@ -1,17 +1,18 @@
 import { and, eq, like, sql } from 'drizzle-orm';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CRM_WRITE_BACK_JOB } from '../agent/conversation-outcome.ts';
 import { conversations, jobs, unansweredConversations, webhookInbox } from '../db/schema/index.ts';
 import { VOICE_CALLBACK_SOURCE } from './callback-identity.ts';
-import type { JobRunner } from '../jobs/runner.ts';
-import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
+import type { TestApp } from '../test/build-test-app.ts';
+import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { crmWriteBackOutcomes, runnerKilledOnEnqueue } from '../test/job-scenarios.ts';
 import { withDatabase } from '../test/test-database.ts';
 import { postTwilioSms, PUBLIC_URL, settle } from '../test/channel-factories.ts';
 import { withConversationLock } from '../agent/conversation-lock.ts';
 import { isOnLiveCall, LONGEST_CALL_MS } from '../agent/send-reply.ts';
-import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
-import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
+import { buildUser, type TestUser } from '../test/factories.ts';
+import { startAzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
 import { recordingStorage } from '../modules/call-recordings/call-recordings.service.ts';
 import { loadCallByUuid } from './call-context.ts';
@@ -24,6 +25,7 @@ import {
   AZURE_KEY,
   buildCallSetup,
   CALLEE,
+  callForm,
   callRow,
   freshStorageDir,
   localPath,
@@ -40,28 +42,18 @@ import {
  * moves one phase per prospect message and answers from the phase prompt.
  */
 describe('voice callbacks', () => {
-  let t: TestApp;
-  let twilioFake: TwilioFake;
-  let azure: AzureTtsFake;
-  let admin: TestUser;
-
-  beforeAll(async () => {
-    twilioFake = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-    azure = await startAzureTtsFake({ key: AZURE_KEY });
-    t = await buildTestApp({
+  const twilioFake = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+  const azure = useFake(() => startAzureTtsFake({ key: AZURE_KEY }));
+  const t = useTestApp({
+    env: () => ({
       TWILIO_API_URL: twilioFake.url,
       AZURE_TTS_KEY: AZURE_KEY,
       AZURE_TTS_URL: azure.endpoint,
       PUBLIC_URL,
       STORAGE_DIR: freshStorageDir(),
-    });
-    admin = await buildAdmin(t.ctx);
+    }),
   });
-  afterAll(async () => {
-    await t.close();
-    await twilioFake.close();
-    await azure.close();
-  });
+  const admin = useUser(t, 'ADMIN');
 
   /** Places a call through the API and answers its uuid and CallSid. */
   async function placeCall(typeId: number, useRealtimeApi: boolean, contactId?: string) {
@@ -71,15 +63,6 @@ describe('voice callbacks', () => {
     const row = await callRow(t.ctx, uuid);
     return { uuid, sid: row.callSid!, id: row.id };
   }
-  const callForm = (sid: string, extra: Record<string, string> = {}) => ({
-    AccountSid: ACCOUNT_SID,
-    CallSid: sid,
-    From: OUR_NUMBER,
-    To: CALLEE,
-    Direction: 'outbound-api',
-    ApiVersion: '2010-04-01',
-    ...extra,
-  });
 
   it('answers a realtime call with the Stream TwiML of the media-stream bridge, the conversation in a <Parameter>', async () => {
     const { type } = await buildCallSetup(t.ctx);
@@ -256,8 +239,7 @@ describe('voice callbacks', () => {
     expect(azure.requests.at(-1)!.text).toBe(GOODBYE);
     // The classic call's turn is the chat's turn: the end, its rating (the demo agent's) and the write-back.
     expect(await callRow(t.ctx, uuid)).toMatchObject({ phase: 1, rating: 5 });
-    const outcomes = async () =>
-      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
+    const outcomes = () => crmWriteBackOutcomes(t.ctx, id);
     expect(await outcomes()).toEqual(['ended']);
     // The call then completes at N: no second (unfinished) note.
     await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: 'completed', CallDuration: '30' }));
@@ -299,11 +281,8 @@ describe('voice callbacks', () => {
 
   it('commits the final status, its minutes and the CRM write-back together: killed in between, the redelivered callback queues the note', async () => {
     const { type } = await buildCallSetup(t.ctx, { phases: 2 });
-    const writeBacks = async (id: number) =>
-      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === CRM_WRITE_BACK_JOB ? Promise.reject(new Error('killed while queueing the CRM write-back')) : t.ctx.jobs.enqueue(name, payload, options);
+    const writeBacks = (id: number) => crmWriteBackOutcomes(t.ctx, id);
+    const dying = runnerKilledOnEnqueue(t.ctx, CRM_WRITE_BACK_JOB, 'killed while queueing the CRM write-back');
 
     for (const [final, outcome] of [['completed', 'unfinished'], ['no-answer', 'notReached']] as const) {
       const { uuid, sid, id } = await placeCall(type.id, true, `ct-killed-${final}`);
@@ -585,19 +564,9 @@ describe('voice callbacks', () => {
 });
 
 describe('voice callbacks without Azure', () => {
-  let t: TestApp;
-  let twilioFake: TwilioFake;
-  let admin: TestUser;
-
-  beforeAll(async () => {
-    twilioFake = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-    t = await buildTestApp({ TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() });
-    admin = await buildAdmin(t.ctx);
-  });
-  afterAll(async () => {
-    await t.close();
-    await twilioFake.close();
-  });
+  const twilioFake = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+  const t = useTestApp({ env: () => ({ TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }) });
+  const admin = useUser(t, 'ADMIN');
 
   it('speaks with Twilio’s <Say> in the voice’s language', async () => {
     const { type } = await buildCallSetup(t.ctx, { initialMessage: 'Hallo, hier ist Sam.', config: { voice: { name: 'de-DE-KatjaNeural' } } });

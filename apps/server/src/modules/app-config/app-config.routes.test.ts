@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
 
-let t: TestApp;
-let admin: TestUser;
-let normal: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
-  admin = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
 
 describe('app config', () => {
   it('saves a key as ADMIN and reads it back by key, anonymously', async () => {

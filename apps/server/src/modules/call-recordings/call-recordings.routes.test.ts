@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
-import { fakeTranscriptText, type OpenAiTranscriptionFake, startOpenAiTranscriptionFake } from '../../test/fakes/openai-transcription-fake.ts';
+import { useFake, useTestApp, useUser } from '../../test/use-test-app.ts';
+import { fakeTranscriptText, startOpenAiTranscriptionFake } from '../../test/fakes/openai-transcription-fake.ts';
 import { multipartPayload, type MultipartFile } from '../../test/multipart.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures');
@@ -17,34 +16,23 @@ const TEXT = Buffer.from('This is a plain text file pretending to be audio.\n'.r
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const FOREIGN = { origin: 'https://evil.example' };
 
-let root: string;
-let storageDir: string;
-let t: TestApp;
-let fake: OpenAiTranscriptionFake;
-let alice: TestUser;
-let bob: TestUser;
-let admin: TestUser;
-
-beforeAll(async () => {
-  root = mkdtempSync(path.join(tmpdir(), 'recordings-test-'));
-  // Nested, so a path escaping two levels up would still land inside `root` where the test can see it.
-  storageDir = path.join(root, 'a', 'storage');
-  fake = await startOpenAiTranscriptionFake();
-  t = await buildTestApp({
+const root = mkdtempSync(path.join(tmpdir(), 'recordings-test-'));
+// Nested, so a path escaping two levels up would still land inside `root` where the test can see it.
+const storageDir = path.join(root, 'a', 'storage');
+// Registered first, so it runs last: after the app has closed its files.
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const fake = useFake(() => startOpenAiTranscriptionFake());
+const t = useTestApp({
+  env: () => ({
     STORAGE_DIR: storageDir,
     OPENAI_API_KEY: fake.apiKey,
     OPENAI_BASE_URL: fake.baseUrl,
     TRANSCRIBE_MODEL: 'whisper-test',
-  });
-  alice = await buildUser(t.ctx);
-  bob = await buildUser(t.ctx);
-  admin = await buildAdmin(t.ctx);
+  }),
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-  rmSync(root, { recursive: true, force: true });
-});
+const alice = useUser(t);
+const bob = useUser(t);
+const admin = useUser(t, 'ADMIN');
 
 const upload = (as: string | undefined, files: MultipartFile[], headers: Record<string, string> = {}, app = t) => {
   const body = multipartPayload(files);
@@ -348,15 +336,9 @@ describe('DELETE /api/call-recording/:id', () => {
 });
 
 describe('limits and configuration', () => {
-  let small: TestApp;
-  let smallStorage: string;
-  let user: TestUser;
-  beforeAll(async () => {
-    smallStorage = path.join(root, 'small');
-    small = await buildTestApp({ STORAGE_DIR: smallStorage, UPLOAD_MAX_BYTES: '8000' });
-    user = await buildUser(small.ctx);
-  });
-  afterAll(() => small.close());
+  const smallStorage = path.join(root, 'small');
+  const small = useTestApp({ env: { STORAGE_DIR: smallStorage, UPLOAD_MAX_BYTES: '8000' } });
+  const user = useUser(small);
 
   it('answers 413 for a file over UPLOAD_MAX_BYTES and keeps nothing of it', async () => {
     const res = await upload(user.cookie, [{ name: 'big.wav', type: 'audio/wav', data: WAV }], {}, small);

@@ -1,11 +1,10 @@
 import http from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useTestApp } from '../../test/use-test-app.ts';
 import { buildUser } from '../../test/factories.ts';
 import { multipartPayload } from '../../test/multipart.ts';
 
@@ -15,26 +14,22 @@ const REQUEST_MAX = 12 * 1024; // one MP3 per request
 const QUOTA = 16_000; // two MP3s fit, a third does not
 const DAILY = 27_000; // four MP3s a day
 
-let root: string;
-let t: TestApp;
+const root = mkdtempSync(path.join(tmpdir(), 'upload-limits-test-'));
+// Registered first, so it runs last: after the app has closed its files.
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 let base: string;
-
-beforeAll(async () => {
-  root = mkdtempSync(path.join(tmpdir(), 'upload-limits-test-'));
-  t = await buildTestApp({
+const t = useTestApp({
+  env: {
     STORAGE_DIR: path.join(root, 'storage'),
     UPLOAD_MAX_BYTES: String(8 * 1024),
     UPLOAD_REQUEST_MAX_BYTES: String(REQUEST_MAX),
     UPLOAD_QUOTA_BYTES: String(QUOTA),
     UPLOAD_DAILY_BYTES: String(DAILY),
     STORAGE_MIN_FREE_BYTES: '0',
-  });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  },
 });
-afterAll(async () => {
-  await t.close();
-  rmSync(root, { recursive: true, force: true });
+beforeAll(async () => {
+  base = await t.listen();
 });
 
 const uploadMp3 = (cookie: string) => {

@@ -1,10 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversations, conversationTypes, prospects } from '../../db/schema/index.ts';
 import { buildPlaybook } from '../../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import type { TestApp } from '../../test/build-test-app.ts';
+import { useFake, useTestApp, useUser } from '../../test/use-test-app.ts';
 import { buildChannelAccount, countRows, PUBLIC_URL } from '../../test/channel-factories.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { buildUser, type TestUser } from '../../test/factories.ts';
 import { startTwilioFake, type TwilioFake } from '../../test/fakes/twilio-fake.ts';
 import { grantAccount } from '../../test/conversation-factories.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, buildCallSetup, CALLEE, callRow, freshStorageDir, OUR_NUMBER } from '../../voice/voice-test-kit.ts';
@@ -14,25 +15,17 @@ import { ACCOUNT_SID, AUTH_TOKEN, buildCallSetup, CALLEE, callRow, freshStorageD
  * call facts the detail page reads (GET /api/conversation/{uuid}/call).
  */
 describe('POST /api/admin/call/{phone}', () => {
-  let t: TestApp;
-  let twilioFake: TwilioFake;
-  let admin: TestUser;
-  let normal: TestUser;
   let typeId: number;
   let accountId: number;
 
+  const twilioFake = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+  const t = useTestApp({ env: () => ({ TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }) });
+  const admin = useUser(t, 'ADMIN');
+  const normal = useUser(t);
   beforeAll(async () => {
-    twilioFake = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-    t = await buildTestApp({ TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() });
-    admin = await buildAdmin(t.ctx);
-    normal = await buildUser(t.ctx);
     const setup = await buildCallSetup(t.ctx);
     typeId = setup.type.id;
     accountId = setup.account.id;
-  });
-  afterAll(async () => {
-    await t.close();
-    await twilioFake.close();
   });
   beforeEach(() => {
     twilioFake.requests.length = 0;
@@ -178,19 +171,9 @@ describe('POST /api/admin/call/{phone}', () => {
 });
 
 describe('GET /api/conversation/{uuid}/call', () => {
-  let t: TestApp;
-  let twilioFake: TwilioFake;
-  let admin: TestUser;
-
-  beforeAll(async () => {
-    twilioFake = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-    t = await buildTestApp({ TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() });
-    admin = await buildAdmin(t.ctx);
-  });
-  afterAll(async () => {
-    await t.close();
-    await twilioFake.close();
-  });
+  const twilioFake = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+  const t = useTestApp({ env: () => ({ TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }) });
+  const admin = useUser(t, 'ADMIN');
 
   it('answers the call facts to those who may see the conversation, null for a chat, 404 to others', async () => {
     const { type, account } = await buildCallSetup(t.ctx);

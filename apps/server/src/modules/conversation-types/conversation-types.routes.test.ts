@@ -1,20 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conversationPhases, conversationTypes, messagingAccounts } from '../../db/schema/index.ts';
 import { seedDemoData } from '../../db/seed.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { buildTestApp } from '../../test/build-test-app.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import { DEMO_PLAYBOOK } from './demo-playbook.ts';
 
-let t: TestApp;
-let admin: TestUser;
-let normal: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
-  admin = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
 
 const typeFields = {
   title: 'Solar leads',

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildPlaybook, buildProspectConversation, conversationRow, unansweredOf } from '../../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import { settle } from '../../test/channel-factories.ts';
-import { buildAdmin, type TestUser } from '../../test/factories.ts';
 import { receiveProspectMessage } from '../../agent/agent.service.ts';
 
 /**
@@ -11,13 +10,8 @@ import { receiveProspectMessage } from '../../agent/agent.service.ts';
  * pending follow-up entry of the unanswered list (item 6).
  */
 describe('conversation changes', () => {
-  let t: TestApp;
-  let admin: TestUser;
-  beforeAll(async () => {
-    t = await buildTestApp();
-    admin = await buildAdmin(t.ctx);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
+  const admin = useUser(t, 'ADMIN');
 
   /** Counts conversation.changed of one conversation while `run` runs. */
   async function changesDuring(id: number, run: () => Promise<void>): Promise<number> {

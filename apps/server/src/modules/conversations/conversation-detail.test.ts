@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import {
   at,
   buildConversation,
@@ -9,25 +9,17 @@ import {
   buildProspect,
   grantAccount,
 } from '../../test/conversation-factories.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
 
 /**
  * The detail read is one statement with phases and messages as JSON (conversations.service.ts
  * readConversationDetail): what JSON could change — timestamps, ordering, text, numbers, empty arrays, absent
  * joins — must come out exactly as the column-by-column read answered it.
  */
-let t: TestApp;
-let admin: TestUser;
-let granted: TestUser;
-let stranger: TestUser;
 
-beforeAll(async () => {
-  t = await buildTestApp();
-  admin = await buildAdmin(t.ctx);
-  granted = await buildUser(t.ctx);
-  stranger = await buildUser(t.ctx);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const granted = useUser(t);
+const stranger = useUser(t);
 
 const read = (uuid: string, as?: string) => t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as });
 

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { conversationReads, conversations, messages, users } from '../../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import {
   at,
   buildConversation,
@@ -10,22 +10,18 @@ import {
   buildProspect,
   grantAccount,
 } from '../../test/conversation-factories.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { buildUser } from '../../test/factories.ts';
 
 /** Per-user unread marks of the inbox (issue 12): PUT /api/conversation/{uuid}/read and the list's `unread`. */
-let t: TestApp;
-let admin: TestUser;
-let colleague: TestUser;
-let normal: TestUser;
 let typeId: number;
 let grantedProspectId: number;
 let hiddenProspectId: number;
 
+const t = useTestApp({ env: { CONVERSATION_LIST_COUNT_BUDGET_MS: '60000' } });
+const admin = useUser(t, 'ADMIN');
+const colleague = useUser(t, 'ADMIN');
+const normal = useUser(t);
 beforeAll(async () => {
-  t = await buildTestApp({ CONVERSATION_LIST_COUNT_BUDGET_MS: '60000' });
-  admin = await buildAdmin(t.ctx);
-  colleague = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
   typeId = (await buildConversationType(t.ctx, { phases: 2 })).id;
   const granted = await buildMessagingAccount(t.ctx);
   const hidden = await buildMessagingAccount(t.ctx);
@@ -33,7 +29,6 @@ beforeAll(async () => {
   grantedProspectId = (await buildProspect(t.ctx, granted.id)).id;
   hiddenProspectId = (await buildProspect(t.ctx, hidden.id)).id;
 });
-afterAll(() => t.close());
 
 const msg = (role: 'PROSPECT' | 'AGENT', message: string, dateSent: Date) => ({ role, message, dateSent });
 const markRead = (uuid: string, as: string | undefined, payload?: unknown) =>

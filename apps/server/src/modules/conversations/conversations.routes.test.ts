@@ -1,10 +1,9 @@
 import type { EventEmitter } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { conversations, messages, messagingAccounts, prospects } from '../../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import { openEventStream } from '../../test/event-stream.ts';
 import {
   at,
   buildConversation,
@@ -15,14 +14,10 @@ import {
   grantAccount,
 } from '../../test/conversation-factories.ts';
 import { pendingJobs } from '../../test/agent-factories.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { buildUser, type TestUser } from '../../test/factories.ts';
 import { STREAMS_PER_CLIENT } from './conversation-events.ts';
 import { scheduleTurn } from '../../agent/turn.job.ts';
 
-let t: TestApp;
-let admin: TestUser;
-let normal: TestUser;
-let stranger: TestUser;
 let typeA: Awaited<ReturnType<typeof buildConversationType>>;
 let typeB: Awaited<ReturnType<typeof buildConversationType>>;
 let accountA: Awaited<ReturnType<typeof buildMessagingAccount>>;
@@ -37,12 +32,12 @@ let web: Awaited<ReturnType<typeof buildConversation>>;
 
 const msg = (role: 'PROSPECT' | 'AGENT', message: string, minute: number) => ({ role, message, dateSent: at(minute) });
 
+// A generous count budget: exact totalPages even on a busy test machine.
+const t = useTestApp({ env: { CONVERSATION_LIST_COUNT_BUDGET_MS: '60000' } });
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
+const stranger = useUser(t);
 beforeAll(async () => {
-  // A generous count budget: exact totalPages even on a busy test machine.
-  t = await buildTestApp({ CONVERSATION_LIST_COUNT_BUDGET_MS: '60000' });
-  admin = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
-  stranger = await buildUser(t.ctx);
   typeA = await buildConversationType(t.ctx, { title: 'Widgets playbook', phases: 3 });
   typeB = await buildConversationType(t.ctx, { title: 'Gadgets playbook', phases: 1 });
   accountA = await buildMessagingAccount(t.ctx, { pageName: 'Alpha page' });
@@ -84,7 +79,6 @@ beforeAll(async () => {
     messages: [msg('AGENT', 'Hello! How can I help?', 41), msg('PROSPECT', 'Just looking', 45)],
   });
 });
-afterAll(() => t.close());
 
 const list = (query: string, as = admin.cookie) => t.request({ method: 'GET', url: `/api/conversation/list${query}`, as });
 const uuidsOf = (res: { json(): { conversations: { uuid: string }[] } }) => res.json().conversations.map((c) => c.uuid);
@@ -412,37 +406,11 @@ describe('agent-backed calls: authorization and validation', () => {
 describe('GET /api/conversation/:uuid/events', () => {
   let base: string;
   beforeAll(async () => {
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await t.listen();
   });
 
   /** Opens the stream and resolves with the events seen until `until` returns true. */
-  function openStream(uuid: string, cookie?: string) {
-    return new Promise<{ status: number; type?: string; read(until: (text: string) => boolean): Promise<string>; close(): void }>(
-      (resolve, reject) => {
-        const req = http.get(`${base}/api/conversation/${uuid}/events`, { headers: cookie ? { cookie } : {} }, (res) => {
-          let text = '';
-          const waiters: (() => void)[] = [];
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            text += chunk;
-            for (const w of waiters.splice(0)) w();
-          });
-          resolve({
-            status: res.statusCode ?? 0,
-            type: res.headers['content-type'],
-            read: (until) =>
-              new Promise((done) => {
-                const check = () => (until(text) ? done(text) : waiters.push(check));
-                check();
-              }),
-            close: () => req.destroy(),
-          });
-        });
-        req.on('error', reject);
-      },
-    );
-  }
+  const openStream = (uuid: string, cookie?: string) => openEventStream(`${base}/api/conversation/${uuid}/events`, cookie);
 
   it('streams a change of the conversation and stops listening when the browser leaves', async () => {
     const stream = await openStream(web.uuid);

@@ -1,20 +1,16 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PgEventBus } from '../../lib/events.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import { openEventStream } from '../../test/event-stream.ts';
 import { buildConversation, buildConversationType, buildMessagingAccount, buildProspect } from '../../test/conversation-factories.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { type TestUser } from '../../test/factories.ts';
 import { ConversationAccounts, inboxViewer } from './inbox-access.ts';
 
 /**
  * Issue 18: the inbox stream checks a viewer's access from a cached grant set (refreshed when grants change),
  * not with statements per event.
  */
-let t: TestApp;
 let base: string;
-let admin: TestUser;
-let normal: TestUser;
 let accountA: Awaited<ReturnType<typeof buildMessagingAccount>>;
 let accountB: Awaited<ReturnType<typeof buildMessagingAccount>>;
 let convA: Awaited<ReturnType<typeof buildConversation>>;
@@ -24,10 +20,10 @@ let web: Awaited<ReturnType<typeof buildConversation>>;
 /** The statements the app sent to the database since the last reset (both drivers: the client drizzle calls). */
 let statements: string[] = [];
 
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
 beforeAll(async () => {
-  t = await buildTestApp();
-  admin = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
   const type = await buildConversationType(t.ctx, { phases: 2 });
   accountA = await buildMessagingAccount(t.ctx, { pageName: 'Alpha page' });
   accountB = await buildMessagingAccount(t.ctx, { pageName: 'Beta page' });
@@ -46,10 +42,8 @@ beforeAll(async () => {
     return query.apply(this, args);
   };
 
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  base = await t.listen();
 });
-afterAll(() => t.close());
 
 const grantReads = () => statements.filter((s) => s.includes('"user_messaging_accounts"')).length;
 const conversationReads = () => statements.filter((s) => s.includes('from "conversations"')).length;
@@ -71,29 +65,7 @@ async function revoke(permissionId: number): Promise<void> {
 }
 
 /** The inbox stream as a browser reads it. */
-function openInbox(cookie: string) {
-  return new Promise<{ text(): string; read(until: (text: string) => boolean): Promise<string>; close(): void }>((resolve, reject) => {
-    const req = http.get(`${base}/api/conversation/list/events`, { headers: { cookie } }, (res) => {
-      let text = '';
-      const waiters: (() => void)[] = [];
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        for (const w of waiters.splice(0)) w();
-      });
-      resolve({
-        text: () => text,
-        read: (until) =>
-          new Promise((done) => {
-            const check = () => (until(text) ? done(text) : waiters.push(check));
-            check();
-          }),
-        close: () => req.destroy(),
-      });
-    });
-    req.on('error', reject);
-  });
-}
+const openInbox = (cookie: string) => openEventStream(`${base}/api/conversation/list/events`, cookie);
 
 const changed = (c: { id: number; uuid: string }) => t.ctx.events.emit('conversation.changed', { conversationId: c.id, uuid: c.uuid });
 const occurrences = (text: string, uuid: string) => text.split(uuid).length - 1;

@@ -1,28 +1,18 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { receiveProspectMessage, setConversationPhase, startWebConversation } from '../../agent/agent.service.ts';
 import { reportConversationOutcome } from '../../agent/conversation-outcome.ts';
 import { conversations, jobs } from '../../db/schema/index.ts';
 import { buildPlaybook } from '../../test/agent-factories.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
-import { type GhlFake, startGhlFake } from '../../test/fakes/ghl-fake.ts';
+import { useFake, useTestApp } from '../../test/use-test-app.ts';
+import { startGhlFake } from '../../test/fakes/ghl-fake.ts';
 import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
 
-const llm = new OpenAiFake();
-let ghl: GhlFake;
-let t: TestApp;
+const llm = useFake(new OpenAiFake());
 const stageOnOutcome = { ended: 'st-appointment', needsHuman: 'st-human' };
 
-beforeAll(async () => {
-  await llm.start();
-  ghl = await startGhlFake();
-  t = await buildTestApp({ ...llm.env({ LLM_MAX_RETRIES: '0' }), ...ghl.env() });
-});
-afterAll(async () => {
-  await t.close();
-  await ghl.close();
-  await llm.close();
-});
+const ghl = useFake(() => startGhlFake());
+const t = useTestApp({ env: () => ({ ...llm.env({ LLM_MAX_RETRIES: '0' }), ...ghl.env() }) });
 beforeEach(() => {
   llm.reset();
   ghl.requests.length = 0;

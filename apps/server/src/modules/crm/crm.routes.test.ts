@@ -3,13 +3,12 @@ import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversationTypes } from '../../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { buildTestApp } from '../../test/build-test-app.ts';
+import { useFake, useTestApp } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
-import { type GhlFake, startGhlFake } from '../../test/fakes/ghl-fake.ts';
+import { startGhlFake } from '../../test/fakes/ghl-fake.ts';
 import { ghlWaits } from './ghl.client.ts';
 
-let fake: GhlFake;
-let t: TestApp;
 let admin: TestUser;
 let normal: TestUser;
 /** Every log line of the services (GoHighLevel client included), to prove no token is ever logged. */
@@ -18,9 +17,9 @@ const logLines: string[] = [];
 const answers: string[] = [];
 const OWN_KEY = 'pit-own-type-token-91c2e4d8';
 
+const fake = useFake(() => startGhlFake({ seedCount: 25 }));
+const t = useTestApp({ env: () => fake.env() });
 beforeAll(async () => {
-  fake = await startGhlFake({ seedCount: 25 });
-  t = await buildTestApp(fake.env());
   t.ctx.log = pino(
     { level: 'trace' },
     new Writable({
@@ -39,8 +38,6 @@ afterAll(async () => {
     expect(text).not.toContain(fake.apiKey);
     expect(text).not.toContain(OWN_KEY);
   }
-  await t.close();
-  await fake.close();
 });
 beforeEach(() => {
   fake.requests.length = 0;

@@ -1,19 +1,15 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../test/use-test-app.ts';
 import { buildUser } from '../../test/factories.ts';
 import { multipartPayload } from '../../test/multipart.ts';
 import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
 import { WRITE_PROBE_FILE } from './storage-room.ts';
 
 describe('GET /api/health and /api/health/ready', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp({ STORAGE_MIN_FREE_BYTES: '0' });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ env: { STORAGE_MIN_FREE_BYTES: '0' } });
 
   it('answers ready when the database takes a write and the storage has room', async () => {
     const res = await t.request({ method: 'GET', url: '/api/health/ready' });
@@ -66,12 +62,8 @@ describe('GET /api/health and /api/health/ready', () => {
 });
 
 describe('readiness with a storage below its minimum free space', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    // More free space than any test machine has: the storage counts as full.
-    t = await buildTestApp({ STORAGE_MIN_FREE_BYTES: String(2 ** 52) });
-  });
-  afterAll(() => t.close());
+  // More free space than any test machine has: the storage counts as full.
+  const t = useTestApp({ env: { STORAGE_MIN_FREE_BYTES: String(2 ** 52) } });
 
   it('fails readiness with the free and minimum space; liveness stays ok', async () => {
     const ready = await t.request({ method: 'GET', url: '/api/health/ready' });

@@ -1,25 +1,19 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { endpointsOf, findAccountById } from '../../channels/accounts.ts';
 import { smsGatewaySender } from '../../channels/senders/sms-gateway.ts';
 import { ChannelSendError } from '../../channels/types.ts';
 import { messagingAccounts } from '../../db/schema/index.ts';
 import { isPublicAddress, outboundUrlProblem } from '../../lib/outbound-url.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import { buildChannelAccount, postSmsGateway, smsGatewayEvent } from '../../test/channel-factories.ts';
-import { buildAdmin, type TestUser } from '../../test/factories.ts';
 
 /**
  * Issue 29 item 6: an SMS gateway account's signing key is masked like the CRM key, and its ADMIN-set baseUrl
  * obeys the private-address rule of outbound calls (here with ALLOW_PRIVATE_URLS off, as in production).
  */
-let t: TestApp;
-let admin: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp({ ALLOW_PRIVATE_URLS: 'false' });
-  admin = await buildAdmin(t.ctx);
-});
-afterAll(() => t.close());
+const t = useTestApp({ env: { ALLOW_PRIVATE_URLS: 'false' } });
+const admin = useUser(t, 'ADMIN');
 
 const saveConfig = (id: number, config: unknown) =>
   t.request({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   conversations,
   conversationTypes,
@@ -11,27 +11,23 @@ import {
   prospects,
   userMessagingAccounts,
 } from '../../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import { buildAdmin, buildUser } from '../../test/factories.ts';
 import { recordingPath, recordingStorageKey } from '../../voice/urls.ts';
 import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
 import { canAccessAccount, flagTokenRejected, grantedAccountIds, readAccessToken } from './access.ts';
 
-let t: TestApp;
-let admin: TestUser;
-let normal: TestUser;
 let typeId: number;
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
 beforeAll(async () => {
-  t = await buildTestApp();
-  admin = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
   const [type] = await t.ctx.db
     .insert(conversationTypes)
     .values({ title: 'Dental clinic leads', rolePrompt: 'You sell teeth whitening.', errorPrompt: 'Apologise.' })
     .returning();
   typeId = type.id;
 });
-afterAll(() => t.close());
 
 let tokenCounter = 0;
 /** (type, pageId) is unique: every account gets its own page id unless a test names one. */

@@ -1,25 +1,21 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { messagingAccounts, userMessagingAccounts } from '../../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import { buildUser } from '../../test/factories.ts';
 
-let t: TestApp;
-let admin: TestUser;
-let normal: TestUser;
 let accountId: number;
 const secretToken = 'EAAG-permission-test-token-7777';
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
 beforeAll(async () => {
-  t = await buildTestApp();
-  admin = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
   const [account] = await t.ctx.db
     .insert(messagingAccounts)
     .values({ type: 'INSTAGRAM', accessTokenEncrypted: t.ctx.secrets.seal(secretToken), pageId: 'ig-1', pageName: 'Smile Studio' })
     .returning();
   accountId = account.id;
 });
-afterAll(() => t.close());
 
 const grant = (payload: unknown, as = admin.cookie) =>
   t.request({ method: 'POST', url: '/api/admin/user-messaging-accounts/create', as, payload: payload as object });

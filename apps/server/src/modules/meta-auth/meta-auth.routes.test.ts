@@ -1,25 +1,24 @@
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { messagingAccounts, passwordTokens, userMessagingAccounts, users } from '../../db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useFake, useTestApp } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail, type TestUser } from '../../test/factories.ts';
 import { graphError, MetaOAuthFake } from '../../test/fakes/meta-oauth-fake.ts';
 import { withDatabase } from '../../test/test-database.ts';
 import { connectAccounts } from './meta-auth.service.ts';
 import { STATE_COOKIE } from './oauth-state.ts';
 
-let fake: MetaOAuthFake;
-let t: TestApp;
-let bare: TestApp;
+const fake = useFake(new MetaOAuthFake());
+const t = useTestApp({ env: () => fake.env() });
+/** The same app without any Meta configuration. */
+const bare = useTestApp();
 const logged: string[] = [];
 
 beforeAll(async () => {
-  fake = new MetaOAuthFake();
-  await fake.start();
-  t = await buildTestApp(fake.env());
   // Every warning and error the app logs, to prove the reason is there and no token ever is.
   for (const level of ['warn', 'error'] as const) {
     const original = t.ctx.log[level].bind(t.ctx.log);
@@ -28,12 +27,6 @@ beforeAll(async () => {
       return (original as (...a: unknown[]) => void)(...args);
     }) as never;
   }
-  bare = await buildTestApp();
-});
-afterAll(async () => {
-  await t.close();
-  await bare.close();
-  await fake.close();
 });
 
 const nonceCookie = (res: { headers: Record<string, unknown> }) => {

@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { messagingAccounts } from '../../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useFake, useTestApp } from '../../test/use-test-app.ts';
 import { MetaOAuthFake } from '../../test/fakes/meta-oauth-fake.ts';
 import { refreshExpiringTokens } from './token-refresh.job.ts';
 
-let fake: MetaOAuthFake;
-let t: TestApp;
-beforeAll(async () => {
-  fake = new MetaOAuthFake();
-  await fake.start();
-  t = await buildTestApp(fake.env());
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+const fake = useFake(new MetaOAuthFake());
+const t = useTestApp({ env: () => fake.env() });
 
 const DAY = 86_400_000;
 

@@ -1,20 +1,15 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp } from '../../test/build-test-app.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import { buildAdmin } from '../../test/factories.ts';
 import { DEFAULT_PRICES_FILE, estimateConversationCost, loadPrices } from './pricing.service.ts';
 
-let t: TestApp;
-let admin: TestUser;
-let normal: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
-  admin = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
 
 const defaults = 'systemPromptLength=1774&userPromptLength=4134&messagesLength=288&messagesPerMinute=5';
 const url = (query: string) => `/api/admin/pricing/conversation?${query}`;

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { unansweredConversations } from '../../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import {
   at,
   buildConversation,
@@ -9,17 +9,10 @@ import {
   buildProspect,
   buildUnanswered,
 } from '../../test/conversation-factories.ts';
-import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
 
-let t: TestApp;
-let admin: TestUser;
-let normal: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
-  admin = await buildAdmin(t.ctx);
-  normal = await buildUser(t.ctx);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
 
 const LIST = '/api/admin/unanswered-conversations/listt';
 

@@ -6,9 +6,10 @@ import { loadConfig } from '../../config/env.ts';
 import type { AppContext } from '../../context.ts';
 import { type Database, openDatabase } from '../../db/client.ts';
 import { loginThrottles, passwordTokens, sessions, users } from '../../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import type { TestApp } from '../../test/build-test-app.ts';
+import { useFake, useTestApp } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail, type TestUser } from '../../test/factories.ts';
-import { linkIn, startSmtpFake, type SmtpFake } from '../../test/fakes/smtp-fake.ts';
+import { linkIn, startSmtpFake } from '../../test/fakes/smtp-fake.ts';
 import { openTestDatabase } from '../../test/test-database.ts';
 import type { PgEventBus } from '../../lib/events.ts';
 import { FREE_ATTEMPTS } from './login-throttle.ts';
@@ -20,16 +21,8 @@ import { ensureAdmin } from './users.service.ts';
  * instance, common passwords are refused, password changes end the other sessions, and "forgot password"
  * works by email (a loopback SMTP server) or by an ADMIN's link.
  */
-let smtp: SmtpFake;
-let t: TestApp;
-beforeAll(async () => {
-  smtp = await startSmtpFake();
-  t = await buildTestApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Sales Agent <accounts@example.com>' });
-});
-afterAll(async () => {
-  await t.close();
-  await smtp.close();
-});
+const smtp = useFake(() => startSmtpFake());
+const t = useTestApp({ env: () => ({ SMTP_URL: smtp.url, MAIL_FROM: 'Sales Agent <accounts@example.com>' }) });
 
 const cookieOf = (res: { headers: Record<string, unknown> }) => String(res.headers['set-cookie']).split(';')[0];
 const setPassword = (payload: Record<string, unknown>, as?: string) => t.request({ method: 'POST', url: '/api/user/set-password', payload, as });

@@ -1,20 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/env.ts';
 import { invitations, users } from '../../db/schema/index.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
-import { buildAdmin, buildUser, findUserByEmail } from '../../test/factories.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import { buildUser, findUserByEmail } from '../../test/factories.ts';
 import { isPublicHost, openRegistrationWarning } from './registration.ts';
 
 /** REGISTRATION=open|invite|closed and invitations (docs/deployment.md "Safe first start"). */
-let t: TestApp;
-let admin: Awaited<ReturnType<typeof buildAdmin>>;
-beforeAll(async () => {
-  // Through the config loader like production; other modes below switch the loaded value.
-  t = await buildTestApp({ REGISTRATION: 'invite', PUBLIC_URL: 'https://sales.example.com' });
-  admin = await buildAdmin(t.ctx);
-});
-afterAll(() => t.close());
+// Through the config loader like production; other modes below switch the loaded value.
+const t = useTestApp({ env: { REGISTRATION: 'invite', PUBLIC_URL: 'https://sales.example.com' } });
+const admin = useUser(t, 'ADMIN');
 beforeEach(() => {
   t.ctx.config.REGISTRATION = 'invite';
 });

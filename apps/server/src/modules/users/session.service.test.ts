@@ -6,7 +6,8 @@ import type { AppContext } from '../../context.ts';
 import { openDatabase } from '../../db/client.ts';
 import { sessions } from '../../db/schema/index.ts';
 import type { PgEventBus } from '../../lib/events.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import type { TestApp } from '../../test/build-test-app.ts';
+import { useTestApp } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
 import { openTestDatabase } from '../../test/test-database.ts';
 import { SESSION_CACHE_TTL_MS } from './session-cache.ts';
@@ -17,12 +18,10 @@ const tokenOf = (user: TestUser) => user.cookie.split('=')[1];
 const getSession = (t: { request: TestApp['request'] }, user: TestUser) => t.request({ method: 'POST', url: '/api/user/get-session', as: user.cookie });
 
 describe('session cache on one instance', () => {
-  let t: TestApp;
+  const t = useTestApp();
   beforeAll(async () => {
-    t = await buildTestApp();
     await buildAdmin(t.ctx); // so deleting the users below never meets the last-administrator rule
   });
-  afterAll(() => t.close());
   afterEach(() => vi.useRealTimers());
 
   it('refuses a logged-out cookie at once, though it was cached a moment before', async () => {

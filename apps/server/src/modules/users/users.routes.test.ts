@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { callRecordings, messagingAccounts, sessions, userMessagingAccounts, users } from '../../db/schema/index.ts';
 import { newStorageKey } from '../../lib/storage.ts';
 import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useTestApp } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail } from '../../test/factories.ts';
 import { issuePasswordToken } from './password-tokens.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 const cookieOf = (res: { headers: Record<string, unknown> }) =>
   String(res.headers['set-cookie']).split(';')[0];

@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { eq, like, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { twilioClient } from '../../channels/senders/twilio-client.ts';
 import { CRM_WRITE_BACK_JOB } from '../../agent/conversation-outcome.ts';
 import { loadConversation } from '../../agent/conversation-store.ts';
 import { conversations, conversationTypes, jobs, llmUsage, messages } from '../../db/schema/index.ts';
-import type { JobRunner } from '../../jobs/runner.ts';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
+import { useFake, useTestApp } from '../../test/use-test-app.ts';
+import { claimLikeTheRunner, crmWriteBackOutcomes, expireLease, runnerKilledOnEnqueue } from '../../test/job-scenarios.ts';
 import { buildChannelAccount } from '../../test/channel-factories.ts';
 import { buildAdmin } from '../../test/factories.ts';
 import { buildConversation, buildConversationType, buildProspect } from '../../test/conversation-factories.ts';
 import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
-import { type OpenAiRealtimeFake, startOpenAiRealtimeFake } from '../../test/fakes/openai-realtime-fake.ts';
-import { startTwilioFake, type TwilioFake } from '../../test/fakes/twilio-fake.ts';
+import { startOpenAiRealtimeFake } from '../../test/fakes/openai-realtime-fake.ts';
+import { startTwilioFake } from '../../test/fakes/twilio-fake.ts';
 import { TwilioMediaClient, twilioSid } from '../../test/twilio-media-client.ts';
 import { postSigned } from '../voice-test-kit.ts';
 import { advancePhase } from './call-store.ts';
@@ -29,21 +29,17 @@ const TRANSFER_TO = '+15550009999';
 // Twilio signs the URL of the TwiML (PUBLIC_URL based), whatever address the server listens on.
 const SIGNED_BASE = 'ws://localhost:3000';
 
-let t: TestApp;
-const llm = new OpenAiFake();
-let realtime: OpenAiRealtimeFake;
-let twilioApi: TwilioFake;
+const llm = useFake(new OpenAiFake());
 let wsBase: string;
 let typeId: number;
 let accountId: number;
 const clients: TwilioMediaClient[] = [];
 
+const realtime = useFake(() => startOpenAiRealtimeFake({ apiKey: llm.env().OPENAI_API_KEY }));
+const twilioApi = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+// One OpenAI key for both fakes: the realtime session and the chat calls (the rating of an ended call).
+const t = useTestApp({ env: () => ({ ...llm.env(), ...realtime.env(), TWILIO_API_URL: twilioApi.url }) });
 beforeAll(async () => {
-  // One OpenAI key for both fakes: the realtime session and the chat calls (the rating of an ended call).
-  await llm.start();
-  realtime = await startOpenAiRealtimeFake({ apiKey: llm.env().OPENAI_API_KEY });
-  twilioApi = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
-  t = await buildTestApp({ ...llm.env(), ...realtime.env(), TWILIO_API_URL: twilioApi.url });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   wsBase = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   const type = await buildConversationType(t.ctx, { phases: 2, initialMessage: 'Hi, this is Sam from Widgets.' });
@@ -64,7 +60,6 @@ afterAll(async () => {
   await t?.close();
   await realtime?.close();
   await twilioApi?.close();
-  await llm.close();
 });
 
 /** A placed call (in the Twilio fake) and its prospect conversation, as the call-placing code leaves them. */
@@ -331,22 +326,19 @@ describe('media stream bridge', () => {
     // The end committed with its job; the live call did not wait for the rating.
     const [queued] = await t.ctx.db.select().from(jobs).where(eq(jobs.singletonKey, endedCallJobKey(id)));
     expect(queued).toMatchObject({ name: ENDED_CALL_JOB, status: 'pending' });
-    const writeBacks = async () =>
-      (await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).map((job) => (job.payload as { outcome: string }).outcome);
+    const writeBacks = () => crmWriteBackOutcomes(t.ctx, id);
     expect(await writeBacks()).toEqual([]);
 
     // Claimed as the runner claims it; the process dies as it queues the write-back.
-    await t.ctx.db.execute(sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = now() + interval '1 minute' where id = ${queued.id}`);
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === CRM_WRITE_BACK_JOB ? Promise.reject(new Error('killed while queueing the CRM write-back')) : t.ctx.jobs.enqueue(name, payload, options);
+    await claimLikeTheRunner(t.ctx, queued.id);
+    const dying = runnerKilledOnEnqueue(t.ctx, CRM_WRITE_BACK_JOB, 'killed while queueing the CRM write-back');
     const claim = { id: queued.id, name: ENDED_CALL_JOB, attempts: 1, maxAttempts: 8 };
     await expect(endedCallJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the CRM write-back');
     expect((await t.ctx.db.select().from(conversations).where(eq(conversations.id, id)))[0].rating).toBeNull();
     expect(await writeBacks()).toEqual([]);
 
     // Its lease runs out (the test lets that time pass) and the runner runs it again.
-    await t.ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${queued.id}`);
+    await expireLease(t.ctx, queued.id);
     const before = llm.requests.length;
     await t.ctx.jobs.drain();
     const [rated] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, id));
@@ -365,9 +357,7 @@ describe('media stream bridge', () => {
     const id = conversation.id;
     await t.ctx.db.update(conversations).set({ phase: 1, crmContactId: `ct-realtime-${id}` }).where(eq(conversations.id, id));
     const loaded = (await loadConversation(t.ctx, id))!;
-    const dying = Object.create(t.ctx.jobs) as JobRunner;
-    dying.enqueue = (name, payload, options) =>
-      name === ENDED_CALL_JOB ? Promise.reject(new Error('killed while queueing the ended call')) : t.ctx.jobs.enqueue(name, payload, options);
+    const dying = runnerKilledOnEnqueue(t.ctx, ENDED_CALL_JOB, 'killed while queueing the ended call');
     await expect(advancePhase({ ...t.ctx, jobs: dying }, loaded, 1)).rejects.toThrow('killed while queueing the ended call');
     expect((await t.ctx.db.select().from(conversations).where(eq(conversations.id, id)))[0].phase).toBe(1);
 
@@ -377,7 +367,7 @@ describe('media stream bridge', () => {
     await t.ctx.jobs.drain();
     const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, id));
     expect(row).toMatchObject({ phase: 0, rating: null });
-    expect(await t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`))).toEqual([]);
+    expect(await crmWriteBackOutcomes(t.ctx, id)).toEqual([]);
   });
 
   it('end_call lets the goodbye play, then completes the call through Twilio', async () => {
