@@ -8,6 +8,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { withAfterCommit } from './after-commit.ts';
 import { withDrizzleParsersOnce } from './pglite-parsers.ts';
 import * as schema from './schema/index.ts';
 
@@ -52,7 +53,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     });
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => {});
-    const db = drizzlePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
+    const db = withAfterCommit(drizzlePg(pool, { schema, casing: 'snake_case' }) as unknown as Db);
     return {
       db,
       driver: 'pg',
@@ -65,7 +66,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
   // drizzle's per-query type parsers cost PGlite an object spread of its whole parser table per statement.
   const client = withDrizzleParsersOnce(new PGlite(dir));
-  const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db;
+  const db = withAfterCommit(drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db);
   return {
     db,
     driver: 'pglite',
