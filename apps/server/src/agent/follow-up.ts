@@ -19,7 +19,7 @@ import {
 import { type AgentErrorRecord, LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from './phases.ts';
 import { followUpRequest } from './prompts.ts';
-import { announceAgentMessage, leaveWorkingPhase, sendAgentMessage, writeGuardedReply } from './send-reply.ts';
+import { leaveWorkingPhase, sendAgentMessage, writeGuardedReply } from './send-reply.ts';
 import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError, type UnansweredEntry } from './unanswered.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
@@ -66,8 +66,6 @@ async function handOver(ctx: AppContext, loaded: LoadedConversation, phase: numb
     await recordAgentError(ctx, conversationId, error, tx);
     if (left) await reportConversationOutcome(ctx, loaded.conversation, 'needsHuman', tx);
   });
-  emitConversationChanged(ctx, loaded.conversation);
-  ctx.events.emit('unanswered.changed', { conversationId });
 }
 
 /** The agent settings of the conversation's type; undefined without a type (no follow-ups then). */
@@ -169,8 +167,6 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         return stored;
       });
       if (!sent) return refuse(conflict('The conversation changed while the follow-up was written. Try again.', 'CONVERSATION_CHANGED'));
-      await announceAgentMessage(ctx, loaded, sent);
-      ctx.events.emit('unanswered.changed', { conversationId });
       return 'sent';
     });
   } catch (err) {

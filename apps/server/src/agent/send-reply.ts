@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { afterCommit } from '../db/after-commit.ts';
 import { conversations } from '../db/schema/index.ts';
 import type { StoredMessage } from './agent.service.ts';
 import { askLlm, type DeferredUsage } from './ask-llm.ts';
@@ -64,8 +65,8 @@ export interface SendExpectation {
  * id after the reply. This is what makes a reply to a message happen at most once even if two turns raced
  * past the conversation lock. Returns null when dropped.
  *
- * With an `executor` (an open transaction) the message commits with the caller's other rows, and the caller
- * calls announceAgentMessage after the commit.
+ * With an `executor` (an open transaction) the message commits with the caller's other rows, and is
+ * announced (announceAgentMessage) once that transaction commits.
  */
 export async function sendAgentMessage(
   ctx: AppContext,
@@ -81,7 +82,7 @@ export async function sendAgentMessage(
     { conversationId: id, role: 'AGENT', message: text },
     { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded, origin), jobs: ctx.jobs },
   );
-  if (stored && !executor) await announceAgentMessage(ctx, loaded, stored, origin);
+  if (stored) await afterCommit(executor ?? ctx.db, () => announceAgentMessage(ctx, loaded, stored, origin));
   return stored;
 }
 
@@ -174,7 +175,7 @@ export async function moveWorkingPhase(
 
 /**
  * Sets a non-working phase (-2, -1, 9999) from a turn, unless someone changed the conversation meanwhile or
- * a person took it over (ai_paused); returns whether it did. In the caller's transaction (`executor`) the caller emits the change after its commit.
+ * a person took it over (ai_paused); returns whether it did. The screens hear of it once the caller's transaction (`executor`) commits.
  */
 export async function leaveWorkingPhase(
   ctx: AppContext,
@@ -189,7 +190,7 @@ export async function leaveWorkingPhase(
     // Never on a conversation a person took over (ai_paused): their Take over wins over a turn that fails later.
     .where(sql`${conversations.id} = ${loaded.conversation.id} and not ${conversations.aiPaused} and (${conversations.phase} = ${from} or ${conversations.phase} = -3)`)
     .returning({ id: conversations.id });
-  if (!executor) emitConversationChanged(ctx, loaded.conversation);
+  await afterCommit(executor ?? ctx.db, () => emitConversationChanged(ctx, loaded.conversation));
   return rows.length > 0;
 }
 

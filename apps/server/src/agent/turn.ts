@@ -1,6 +1,7 @@
 import { PHASE } from '@sales-agent/shared/enums';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { afterCommit } from '../db/after-commit.ts';
 import { conversations } from '../db/schema/index.ts';
 import type { StoredMessage } from './agent.service.ts';
 import { askLlm, bookDeferred, type DeferredUsage } from './ask-llm.ts';
@@ -139,10 +140,8 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
       if (stored) await afterAgentReply(ctx, conversationId, settings, tx);
       return stored;
     });
-    if (!sent) return 'stale';
-    await announceAgentMessage(ctx, loaded, sent, origin);
-    ctx.events.emit('unanswered.changed', { conversationId });
-    return 'replied';
+    // The reply's announcement and the unanswered list's refresh went out on the commit (db/after-commit.ts).
+    return sent ? 'replied' : 'stale';
   } catch (err) {
     if (!(err instanceof LlmError)) throw err;
     await replyWithError(ctx, loaded, phase, err.record, origin);
@@ -162,7 +161,7 @@ async function closeDebounceWindow(ctx: AppContext, conversationId: number): Pro
 
 /**
  * A new silence starts after each AI reply: the unanswered entry and the first follow-up job, in the reply's
- * transaction (the caller emits `unanswered.changed` after its commit).
+ * transaction (`unanswered.changed` goes out on its commit).
  */
 export async function afterAgentReply(ctx: AppContext, conversationId: number, settings: AgentSettings, tx: Executor): Promise<void> {
   const entry = await startSilence(ctx, conversationId, settings.followUpDelaysMinutes[0], tx);
@@ -189,14 +188,12 @@ async function endConversation(ctx: AppContext, loaded: LoadedConversation, from
   const ended = await ctx.db.transaction(async (tx) => {
     if (!(await moveWorkingPhase(ctx, id, from, from + 1, true, tx))) return null;
     if (rating !== null) await setRating(ctx, id, rating, tx);
-    const unansweredChanged = await endSilence(ctx, id, tx);
+    await endSilence(ctx, id, tx);
     await reportConversationOutcome(ctx, loaded.conversation, 'ended', tx);
-    return { unansweredChanged };
+    await afterCommit(tx, () => emitConversationChanged(ctx, loaded.conversation));
+    return true;
   });
-  if (!ended) return false;
-  emitConversationChanged(ctx, loaded.conversation);
-  if (ended.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: id });
-  return true;
+  return ended === true;
 }
 
 async function rate(ctx: AppContext, conversationId: number, playbook: Playbook, history: HistoryMessage[]): Promise<number | null> {
@@ -229,11 +226,9 @@ async function needsHuman(
     const held = holding ? await sendAgentMessage(ctx, loaded, holding.text, holding.expect, tx, origin) : null;
     if (holding && !held) return null;
     await stopWorking(ctx, loaded, phase, PHASE.NEEDS_HUMAN, error, tx);
-    return { held };
+    return true;
   });
-  if (!done) return false;
-  await afterStopped(ctx, loaded, done.held, origin);
-  return true;
+  return done === true;
 }
 
 /**
@@ -242,14 +237,12 @@ async function needsHuman(
  */
 async function replyWithError(ctx: AppContext, loaded: LoadedConversation, phase: number, error: AgentErrorRecord, origin: TurnOrigin) {
   const text = loaded.type?.errorPrompt.trim();
-  const apology = await ctx.db.transaction(async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     const row = await lockConversationRow(tx, loaded.conversation.id);
     // Sent unless someone moved the conversation meanwhile (a new message's -3 still gets the apology).
     const sent = text && row && (row.phase === phase || row.phase === PHASE.WAITING) ? await sendAgentMessage(ctx, loaded, text, {}, tx, origin) : null;
     await stopWorking(ctx, loaded, phase, PHASE.ERRORED, error, tx);
-    return sent;
   });
-  await afterStopped(ctx, loaded, apology, origin);
   ctx.log.warn({ conversationId: loaded.conversation.id, error }, 'agent turn failed; conversation set to -1');
 }
 
@@ -267,11 +260,4 @@ async function stopWorking(
   if (!left && (await lockConversationRow(tx, loaded.conversation.id))?.aiPaused) return;
   await recordAgentError(ctx, loaded.conversation.id, error, tx);
   if (left) await reportConversationOutcome(ctx, loaded.conversation, to === PHASE.NEEDS_HUMAN ? 'needsHuman' : 'errored', tx);
-}
-
-/** After stopWorking's commit: the message's send request, and the screens' refresh. */
-async function afterStopped(ctx: AppContext, loaded: LoadedConversation, sent: StoredMessage | null, origin: TurnOrigin = 'channel'): Promise<void> {
-  if (sent) await announceAgentMessage(ctx, loaded, sent, origin);
-  emitConversationChanged(ctx, loaded.conversation);
-  ctx.events.emit('unanswered.changed', { conversationId: loaded.conversation.id });
 }

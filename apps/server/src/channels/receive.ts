@@ -108,7 +108,8 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
   if (!result?.stored) return 'duplicate';
   const conversationId = result.conversation.id;
   emitConversationChanged(ctx, result.conversation);
-  if (result.unansweredChanged || result.handedOff || result.noted) ctx.events.emit('unanswered.changed', { conversationId });
+  // A hand-over or a note recorded its error, whose event went out on the commit (recordAgentError).
+  if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId });
   // Again after the commit, as a web chat does: a turn running meanwhile may have looked for -3 before this
   // commit (docs/agent.md, Concurrency 4), and the runner is woken. A second enqueue of a waiting turn only
   // moves it; one that already ran finds nothing left to answer.
@@ -229,7 +230,6 @@ async function receiveUnsupported(
     'inbound message the channel cannot show; noted on the conversation',
   );
   emitConversationChanged(ctx, conversation);
-  ctx.events.emit('unanswered.changed', { conversationId: conversation.id });
   return 'unsupported-noted';
 }
 

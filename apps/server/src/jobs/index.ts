@@ -32,6 +32,11 @@ const registry = {
 };
 
 /** Name → payload of every job: what `ctx.jobs.enqueue(name, payload)` is type-checked against. */
-export type JobPayloads = { [N in keyof typeof registry]: z.input<(typeof registry)[N]['payload']> };
+type RegistryPayloads = { [N in keyof typeof registry]: z.input<(typeof registry)[N]['payload']> };
+
+declare module './runner.ts' {
+  /** Name → payload of every job: what `ctx.jobs.enqueue(name, payload)` is type-checked against. */
+  interface JobPayloads extends RegistryPayloads {}
+}
 
 export const jobDefinitions: JobDefinition[] = Object.values(registry) as JobDefinition[];

@@ -1,6 +1,7 @@
 import { PHASE } from '@sales-agent/shared/enums';
 import { eq, gt, lt, and, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { afterCommit } from '../db/after-commit.ts';
 import { conversations, messages } from '../db/schema/index.ts';
 import { reportConversationOutcome } from '../agent/conversation-outcome.ts';
 import { emitConversationChanged, insertMessage, loadConversation, storeProspectMessage } from '../agent/conversation-store.ts';
@@ -143,14 +144,14 @@ async function answerAfter(ctx: AppContext, call: CallContext, heardId: number):
 async function markCallTurnFailed(ctx: AppContext, call: CallContext, err: unknown): Promise<void> {
   const id = call.conversation.id;
   try {
-    const moved = await ctx.db.transaction(async (tx) => {
+    await ctx.db.transaction(async (tx) => {
       const [row] = await tx
         .update(conversations)
         .set({ phase: PHASE.ERRORED, resumePhase: null, updatedAt: new Date() })
         .where(sql`${conversations.id} = ${id} and not ${conversations.aiPaused} and (${conversations.phase} = -3 or (${conversations.phase} >= 0
           and ${conversations.phase} < (select count(*) from conversation_phases p where p.conversation_type_id = ${conversations.conversationTypeId})))`)
         .returning({ id: conversations.id, crmContactId: conversations.crmContactId });
-      if (!row) return false;
+      if (!row) return;
       await recordAgentError(
         ctx,
         id,
@@ -167,11 +168,8 @@ async function markCallTurnFailed(ctx: AppContext, call: CallContext, err: unkno
         tx,
       );
       await reportConversationOutcome(ctx, row, 'errored', tx);
-      return true;
+      await afterCommit(tx, () => emitConversationChanged(ctx, call.conversation));
     });
-    if (!moved) return;
-    emitConversationChanged(ctx, call.conversation);
-    ctx.events.emit('unanswered.changed', { conversationId: id });
   } catch (cause) {
     ctx.log.error({ err: cause, conversationId: id }, 'could not mark the failed call turn');
   }

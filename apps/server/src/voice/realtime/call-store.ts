@@ -127,9 +127,7 @@ export async function advancePhase(ctx: AppContext, loaded: LoadedConversation, 
   const to = from + 1;
   let moved: boolean;
   if (to === loaded.phases.length) {
-    const ended = await ctx.db.transaction((tx) => endRealtimeCall(ctx, id, from, tx));
-    if (ended?.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: id });
-    moved = ended !== null;
+    moved = (await ctx.db.transaction((tx) => endRealtimeCall(ctx, id, from, tx))) !== null;
   } else {
     moved = await moveWorkingPhase(ctx, id, from, to, false);
   }

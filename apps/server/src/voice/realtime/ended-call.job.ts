@@ -31,13 +31,13 @@ export const endedCallJobKey = (conversationId: number) => `voice-ended-call:${c
 /**
  * The `advance_phase` move into phase N, in `tx`: the end (the agent's conditional move, so an admin's change
  * made meanwhile wins), the cleared unanswered entry and the ended-call job. Answers whether it ended the
- * conversation and whether the unanswered entry changed; the caller emits the events after the commit.
+ * conversation; the unanswered list hears of it on the commit.
  */
 export async function endRealtimeCall(ctx: AppContext, conversationId: number, from: number, tx: Executor) {
   if (!(await moveWorkingPhase(ctx, conversationId, from, from + 1, true, tx))) return null;
-  const unansweredChanged = await endSilence(ctx, conversationId, tx);
+  await endSilence(ctx, conversationId, tx);
   await ctx.jobs.enqueue(ENDED_CALL_JOB, { conversationId }, { singletonKey: endedCallJobKey(conversationId), maxAttempts: 8, executor: tx });
-  return { unansweredChanged };
+  return true;
 }
 
 const payload = z.object({ conversationId: z.number().int().positive() });
