@@ -4,23 +4,18 @@ import type { AppContext } from '../context.ts';
 import { decideWindow } from '../channels/windows.ts';
 import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
-import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
-import { reportConversationOutcome } from './conversation-outcome.ts';
-import {
-  agentSettingsOf,
-  type AgentSettings,
-  emitConversationChanged,
-  type Executor,
-  type LoadedConversation,
-  loadReplyContext,
-  lockConversationRow,
-  playbookOf,
-} from './conversation-store.ts';
-import { type AgentErrorRecord, LlmError } from './llm/provider.ts';
-import { isWorkingPhase } from './phases.ts';
+import { ConversationBusyError, withConversationLock } from '../conversations/conversation-lock.ts';
+import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
+import { agentSettingsOf, type AgentSettings, emitConversationChanged, type Executor, type LoadedConversation, loadReplyContext, lockConversationRow } from '../conversations/conversation-store.ts';
+import { playbookOf } from './prompts.ts';
+import { type AgentErrorRecord } from '../conversations/agent-errors.ts';
+import { LlmError } from './llm/provider.ts';
+import { isWorkingPhase } from '../conversations/phases.ts';
 import { followUpRequest } from './prompts.ts';
-import { leaveWorkingPhase, sendAgentMessage, writeGuardedReply } from './send-reply.ts';
-import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError, type UnansweredEntry } from './unanswered.ts';
+import { leaveWorkingPhase } from '../conversations/phase-moves.ts';
+import { sendAgentMessage } from '../conversations/agent-messages.ts';
+import { writeGuardedReply } from './guarded-reply.ts';
+import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError, type UnansweredEntry } from '../conversations/unanswered.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
 export const FOLLOW_UP_JOB = 'agent.follow-up';

@@ -3,35 +3,21 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { afterCommit } from '../db/after-commit.ts';
 import { conversations } from '../db/schema/index.ts';
-import type { StoredMessage } from './agent.service.ts';
+import type { StoredMessage } from '../conversations/conversation-store.ts';
 import { askLlm, bookDeferred, type DeferredUsage } from './ask-llm.ts';
-import { withConversationLock } from './conversation-lock.ts';
-import { reportConversationOutcome } from './conversation-outcome.ts';
-import {
-  agentSettingsOf,
-  type AgentSettings,
-  emitConversationChanged,
-  type Executor,
-  type LoadedConversation,
-  loadReplyContext,
-  lockConversationRow,
-  playbookOf,
-} from './conversation-store.ts';
+import { withConversationLock } from '../conversations/conversation-lock.ts';
+import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
+import { agentSettingsOf, type AgentSettings, emitConversationChanged, type Executor, type LoadedConversation, loadReplyContext, lockConversationRow } from '../conversations/conversation-store.ts';
+import { playbookOf } from './prompts.ts';
 import { scheduleFollowUp } from './follow-up.ts';
-import { type AgentErrorRecord, LlmError } from './llm/provider.ts';
-import { isWorkingPhase } from './phases.ts';
+import { type AgentErrorRecord } from '../conversations/agent-errors.ts';
+import { LlmError } from './llm/provider.ts';
+import { isWorkingPhase } from '../conversations/phases.ts';
 import { draftRequest, type HistoryMessage, type Playbook, ratingRequest, transitionRequest, triggerRequest } from './prompts.ts';
-import {
-  announceAgentMessage,
-  leaveWorkingPhase,
-  moveWorkingPhase,
-  sendAgentMessage,
-  type SendExpectation,
-  setRating,
-  type TurnOrigin,
-  writeGuardedReply,
-} from './send-reply.ts';
-import { endSilence, recordAgentError, startSilence } from './unanswered.ts';
+import { announceAgentMessage, sendAgentMessage, type SendExpectation, type TurnOrigin } from '../conversations/agent-messages.ts';
+import { leaveWorkingPhase, moveWorkingPhase, setRating } from '../conversations/phase-moves.ts';
+import { writeGuardedReply } from './guarded-reply.ts';
+import { endSilence, recordAgentError, startSilence } from '../conversations/unanswered.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
 /** How a turn ended; returned for logs and tests. */

@@ -1,16 +1,10 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { channelMessages, conversations, messages, prospects } from '../db/schema/index.ts';
-import {
-  agentSettingsOf,
-  emitConversationChanged,
-  type Executor,
-  insertMessage,
-  storeProspectMessage,
-} from '../agent/conversation-store.ts';
+import { agentSettingsOf, emitConversationChanged, type Executor, insertMessage, storeProspectMessage } from '../conversations/conversation-store.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
 import { scheduleTurn } from '../agent/turn.job.ts';
-import { endSilence, followUpJobKey, recordAgentError } from '../agent/unanswered.ts';
+import { endSilence, followUpJobKey, recordAgentError } from '../conversations/unanswered.ts';
 import { endpointsOf, findAccountByKey, type LiveAccount } from './accounts.ts';
 import { fetchProfileName } from './profile-name.ts';
 import type { InboundEvent } from './inbound-events.ts';

@@ -1,5 +1,5 @@
 import type { ChannelAccount, OutboundPart } from './types.ts';
-import type { AgentErrorRecord } from '../agent/llm/provider.ts';
+import type { AgentErrorRecord } from '../conversations/agent-errors.ts';
 
 const HOUR = 3_600_000;
 /** Meta's standard messaging window after the prospect's last message. */

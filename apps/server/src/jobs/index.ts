@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { followUpJob } from '../agent/follow-up.job.ts';
 import { FOLLOW_UP_JOB } from '../agent/follow-up.ts';
-import { CRM_WRITE_BACK_JOB } from '../agent/conversation-outcome.ts';
+import { CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
 import { TURN_JOB, turnJob } from '../agent/turn.job.ts';
 import { deliverJob } from '../channels/deliver.job.ts';
 import { DELIVER_JOB } from '../channels/delivery-keys.ts';

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { receiveProspectMessage, startWebConversation } from '../agent/agent.service.ts';
-import { recordAgentError } from '../agent/unanswered.ts';
+import { recordAgentError } from '../conversations/unanswered.ts';
 import { graphError, networkError, twilioError, httpError } from '../channels/senders/errors.ts';
 import { jobs, unansweredConversations } from '../db/schema/index.ts';
 import { loggerOptions } from '../plugins/logging.ts';

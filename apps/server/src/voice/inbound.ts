@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import twilio from 'twilio';
 import type { AppContext } from '../context.ts';
 import { conversations, prospects } from '../db/schema/index.ts';
-import { emitConversationChanged } from '../agent/conversation-store.ts';
+import { emitConversationChanged } from '../conversations/conversation-store.ts';
 import type { LiveAccount } from '../channels/accounts.ts';
 import { streamTwiml } from './twiml.ts';
 import { callbackUrls, mediaStreamUrl, streamBinding } from './urls.ts';

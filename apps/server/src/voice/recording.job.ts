@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { conversations, messagingAccounts } from '../db/schema/index.ts';
 import type { JobDefinition } from '../jobs/runner.ts';
-import { emitConversationChanged } from '../agent/conversation-store.ts';
+import { emitConversationChanged } from '../conversations/conversation-store.ts';
 import { recordingStorage } from '../modules/call-recordings/call-recordings.service.ts';
 import { removeCallRecording } from '../modules/calls/calls.service.ts';
 import { accountSidOf, loadCallByUuid } from './call-context.ts';

@@ -1,15 +1,15 @@
 import { and, eq, like, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRM_WRITE_BACK_JOB } from '../agent/conversation-outcome.ts';
+import { CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
 import { conversations, jobs, unansweredConversations, webhookInbox } from '../db/schema/index.ts';
 import { VOICE_CALLBACK_SOURCE } from './callback-identity.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { withDatabase } from '../test/test-database.ts';
 import { postTwilioSms, PUBLIC_URL, settle } from '../test/channel-factories.ts';
-import { withConversationLock } from '../agent/conversation-lock.ts';
-import { isOnLiveCall, LONGEST_CALL_MS } from '../agent/send-reply.ts';
+import { withConversationLock } from '../conversations/conversation-lock.ts';
+import { isOnLiveCall, LONGEST_CALL_MS } from '../conversations/phase-moves.ts';
 import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
 import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';

@@ -1,4 +1,4 @@
-import type { AgentErrorRecord } from '../../agent/llm/provider.ts';
+import type { AgentErrorRecord } from '../../conversations/agent-errors.ts';
 import { redactText } from '../../lib/redact.ts';
 import { ChannelSendError } from '../types.ts';
 

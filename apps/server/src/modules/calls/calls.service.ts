@@ -4,7 +4,7 @@ import { E164_MESSAGE, isE164 } from '@sales-agent/shared/schemas/call';
 import type { Actor, AppContext } from '../../context.ts';
 import { conversations, conversationTypes, prospects } from '../../db/schema/index.ts';
 import { AppError, badRequest, notFound } from '../../lib/errors.ts';
-import { emitConversationChanged } from '../../agent/conversation-store.ts';
+import { emitConversationChanged } from '../../conversations/conversation-store.ts';
 import { findAccountById } from '../../channels/accounts.ts';
 import { twilioClient } from '../../channels/senders/twilio-client.ts';
 import { accountSidOf } from '../../voice/call-context.ts';

@@ -1,13 +1,7 @@
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
 import type { ConversationListQuery } from '@sales-agent/shared/schemas/conversation';
-import {
-  receiveProspectMessage,
-  sendHumanMessage,
-  setConversationPhase,
-  startWebConversation,
-  triggerFollowUp,
-} from '../../agent/agent.service.ts';
+import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation, triggerFollowUp } from '../../agent/agent.service.ts';
 import type { Actor, AppContext } from '../../context.ts';
 import type { Database, Db } from '../../db/client.ts';
 import { type PreparedRead, preparedRead } from '../../db/prepared.ts';
@@ -21,9 +15,9 @@ import {
   prospects,
   unansweredConversations,
 } from '../../db/schema/index.ts';
-import { isWorkingPhase } from '../../agent/phases.ts';
+import { isWorkingPhase } from '../../conversations/phases.ts';
 import { cancelConversationJobs } from '../../agent/agent.service.ts';
-import { endSilence } from '../../agent/unanswered.ts';
+import { endSilence } from '../../conversations/unanswered.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';

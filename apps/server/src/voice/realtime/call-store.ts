@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import twilio from 'twilio';
-import { emitConversationChanged, insertMessage, loadConversation, type LoadedConversation } from '../../agent/conversation-store.ts';
-import { moveWorkingPhase } from '../../agent/send-reply.ts';
+import { emitConversationChanged, insertMessage, loadConversation, type LoadedConversation } from '../../conversations/conversation-store.ts';
+import { moveWorkingPhase } from '../../conversations/phase-moves.ts';
 import { findAccountById, type LiveAccount } from '../../channels/accounts.ts';
 import { twilioClient } from '../../channels/senders/twilio-client.ts';
 import type { AppContext } from '../../context.ts';

@@ -1,19 +1,12 @@
 import { z } from 'zod';
 import { askLlm } from '../../agent/ask-llm.ts';
-import { reportConversationOutcome } from '../../agent/conversation-outcome.ts';
-import {
-  agentSettingsOf,
-  emitConversationChanged,
-  type Executor,
-  loadReplyContext,
-  type ReplyContext,
-  lockConversationRow,
-  playbookOf,
-} from '../../agent/conversation-store.ts';
+import { reportConversationOutcome } from '../../conversations/conversation-outcome.ts';
+import { agentSettingsOf, emitConversationChanged, type Executor, loadReplyContext, type ReplyContext, lockConversationRow } from '../../conversations/conversation-store.ts';
+import { playbookOf } from '../../agent/prompts.ts';
 import { LlmError } from '../../agent/llm/provider.ts';
 import { ratingRequest } from '../../agent/prompts.ts';
-import { moveWorkingPhase, setRating } from '../../agent/send-reply.ts';
-import { endSilence } from '../../agent/unanswered.ts';
+import { moveWorkingPhase, setRating } from '../../conversations/phase-moves.ts';
+import { endSilence } from '../../conversations/unanswered.ts';
 import type { AppContext } from '../../context.ts';
 import type { JobDefinition } from '../../jobs/runner.ts';
 

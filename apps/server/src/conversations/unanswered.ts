@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { unansweredConversations } from '../db/schema/index.ts';
 import { afterCommit, type Executor } from '../db/after-commit.ts';
-import type { AgentErrorRecord } from './llm/provider.ts';
+import type { AgentErrorRecord } from './agent-errors.ts';
 import { redactDeep } from '../lib/redact.ts';
 
 /**
