@@ -1,7 +1,6 @@
-import type { Db } from './client.ts';
+import type { Executor } from './executor.ts';
 
-/** The database or an open transaction (drizzle's `tx`): what a write that may join the caller's transaction takes. */
-export type Executor = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+export type { Executor };
 
 type Effect = () => void | Promise<void>;
 

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -12,9 +11,9 @@ import { withAfterCommit } from './after-commit.ts';
 import { withDrizzleParsersOnce } from './pglite-parsers.ts';
 import * as schema from './schema/index.ts';
 
-export type Schema = typeof schema;
-/** Both drivers expose the same query builder; code depends on this common type only. */
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+import type { Db } from './executor.ts';
+
+export type { Db, Schema } from './executor.ts';
 
 export interface Database {
   db: Db;

@@ -83,7 +83,9 @@ export class JobClaimLostError extends Error {
   }
 }
 
-export type Executor = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+import type { Executor } from '../db/executor.ts';
+
+export type { Executor };
 
 export interface EnqueueOptions {
   runAt?: Date;
