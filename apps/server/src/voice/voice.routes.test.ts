@@ -13,7 +13,7 @@ import { isOnLiveCall, LONGEST_CALL_MS } from '../conversations/phase-moves.ts';
 import { buildAdmin, buildUser, type TestUser } from '../test/factories.ts';
 import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
-import { recordingStorage } from '../modules/call-recordings/call-recordings.service.ts';
+import { recordingStorage } from '../lib/recording-storage.ts';
 import { loadCallByUuid } from './call-context.ts';
 import { applyStatusCallback } from './call-status.ts';
 import { GOODBYE, GOODBYE_SILENT, STILL_THERE } from './classic.ts';

@@ -10,7 +10,7 @@ import { twilioClient } from '../../channels/senders/twilio-client.ts';
 import { accountSidOf } from '../../voice/call-context.ts';
 import { callbackUrls, recordingStorageKey } from '../../voice/urls.ts';
 import { loadConversationToView } from '../conversations/conversation-access.ts';
-import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
 
 /** Twilio errors a caller can act on, said plainly (the code stays in the sentence for support). */
 const TWILIO_HINTS: Record<number, string> = {
@@ -148,15 +148,6 @@ export async function callRecordingOf(ctx: AppContext, actor: Actor | null, uuid
   const size = await recordingStorage(ctx).size(key);
   if (size === null) throw noRecording();
   return { key, size };
-}
-
-/** Removes a call's recording file (the conversation is being deleted); a failure is logged, not thrown. */
-export async function removeCallRecording(ctx: AppContext, uuid: string): Promise<void> {
-  try {
-    await recordingStorage(ctx).remove(recordingStorageKey(uuid));
-  } catch (err) {
-    ctx.log.warn({ err, uuid }, 'could not remove the recording of a deleted call');
-  }
 }
 
 export type { PlaceCallBody };

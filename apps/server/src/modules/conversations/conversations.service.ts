@@ -22,7 +22,7 @@ import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
 import { type AccessibleConversation, grantedAccountSql, viewAccess } from './conversation-access.ts';
-import { removeCallRecording } from '../calls/calls.service.ts';
+import { removeCallRecording } from '../../voice/call-recording-file.ts';
 import { isUnreadFor } from './conversation-reads.ts';
 
 /**

@@ -14,7 +14,7 @@ import {
 import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
 import { recordingPath, recordingStorageKey } from '../../voice/urls.ts';
-import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
 import { canAccessAccount, flagTokenRejected, grantedAccountIds, readAccessToken } from './access.ts';
 
 let t: TestApp;
