@@ -8,7 +8,7 @@ import { ConversationBusyError, withConversationLock } from '../conversations/co
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
 import { agentSettingsOf, type AgentSettings, emitConversationChanged, type Executor, type LoadedConversation, loadReplyContext, lockConversationRow } from '../conversations/conversation-store.ts';
 import { playbookOf } from './prompts.ts';
-import { type AgentErrorRecord } from '../conversations/agent-errors.ts';
+import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
 import { LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from '../conversations/phases.ts';
 import { followUpRequest } from './prompts.ts';
@@ -52,7 +52,7 @@ export async function scheduleFollowUp(
  * the conversation meanwhile decided otherwise). Events go out after the commit.
  */
 async function handOver(ctx: AppContext, loaded: LoadedConversation, phase: number, message: string): Promise<void> {
-  const error: AgentErrorRecord = { message, type: 'agent', code: 'GUARD_FAILED', status: null, method: null, url: null, response: null, details: null };
+  const error = agentError('agent', 'GUARD_FAILED', message);
   const conversationId = loaded.conversation.id;
   await ctx.db.transaction(async (tx) => {
     const left = await leaveWorkingPhase(ctx, loaded, phase, PHASE.NEEDS_HUMAN, tx);

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { agentError } from '../conversations/agent-errors.ts';
 import { askLlm, type DeferredUsage } from './ask-llm.ts';
 import { LlmError, type LlmRequest } from './llm/provider.ts';
 import { guardRequest, type HistoryMessage, type Playbook } from './prompts.ts';
@@ -24,7 +25,7 @@ export async function writeGuardedReply<T extends { reply: string; needsHuman?: 
     const value = await askLlm(ctx, conversationId, write(rejection), deferred);
     const reply = value.reply.trim();
     if (!reply && !value.needsHuman) {
-      throw new LlmError({ message: 'The model wrote an empty reply.', type: 'invalid_response', code: null, status: null, method: null, url: null, response: null, details: null });
+      throw new LlmError(agentError('invalid_response', null, 'The model wrote an empty reply.'));
     }
     if (!reply || !playbook.checkingPrompt?.trim()) return { ok: true, value: { ...value, reply } };
     const verdict = await askLlm(ctx, conversationId, guardRequest(playbook, phaseIndex, history, reply), deferred);

@@ -10,7 +10,7 @@ import { reportConversationOutcome } from '../conversations/conversation-outcome
 import { agentSettingsOf, type AgentSettings, emitConversationChanged, type Executor, type LoadedConversation, loadReplyContext, lockConversationRow } from '../conversations/conversation-store.ts';
 import { playbookOf } from './prompts.ts';
 import { scheduleFollowUp } from './follow-up.ts';
-import { type AgentErrorRecord } from '../conversations/agent-errors.ts';
+import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
 import { LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from '../conversations/phases.ts';
 import { draftRequest, type HistoryMessage, type Playbook, ratingRequest, transitionRequest, triggerRequest } from './prompts.ts';
@@ -207,7 +207,7 @@ async function needsHuman(
   holding?: { text: string; expect: SendExpectation },
   origin: TurnOrigin = 'channel',
 ): Promise<boolean> {
-  const error: AgentErrorRecord = { message, type: 'agent', code, status: null, method: null, url: null, response: null, details: null };
+  const error = agentError('agent', code, message);
   const done = await ctx.db.transaction(async (tx) => {
     const held = holding ? await sendAgentMessage(ctx, loaded, holding.text, holding.expect, tx, origin) : null;
     if (holding && !held) return null;

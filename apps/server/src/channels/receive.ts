@@ -1,5 +1,6 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { agentError } from '../conversations/agent-errors.ts';
 import { channelMessages, conversations, messages, prospects } from '../db/schema/index.ts';
 import { agentSettingsOf, emitConversationChanged, type Executor, insertMessage, storeProspectMessage } from '../conversations/conversation-store.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
@@ -137,7 +138,7 @@ async function handToPerson(ctx: AppContext, tx: Executor, conversationId: numbe
     await tx.update(conversations).set({ phase: -2, resumePhase: null, updatedAt: new Date() }).where(eq(conversations.id, conversationId));
   }
   await insertMessage(tx, { conversationId, role: 'SYSTEM', message: reason });
-  await recordAgentError(ctx, conversationId, { message: reason, type: 'channel', code, status: null, method: null, url: null, response: null, details: null }, tx);
+  await recordAgentError(ctx, conversationId, agentError('channel', code, reason), tx);
 }
 
 /**
@@ -214,7 +215,7 @@ async function receiveUnsupported(
         .set({ conversationId, messageId: stored.id })
         .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)));
     }
-    await recordAgentError(ctx, conversationId, { message: note, type: 'channel', code: 'UNSUPPORTED_MESSAGE', status: null, method: null, url: null, response: null, details: event.reason }, tx);
+    await recordAgentError(ctx, conversationId, agentError('channel', 'UNSUPPORTED_MESSAGE', note, event.reason), tx);
     const [row] = await tx.select({ id: conversations.id, uuid: conversations.uuid }).from(conversations).where(eq(conversations.id, conversationId));
     return row;
   });

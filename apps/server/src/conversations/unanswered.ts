@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { unansweredConversations } from '../db/schema/index.ts';
 import { afterCommit, type Executor } from '../db/after-commit.ts';
-import type { AgentErrorRecord } from './agent-errors.ts';
+import { agentError, type AgentErrorRecord } from './agent-errors.ts';
 import { redactDeep } from '../lib/redact.ts';
 
 /**
@@ -137,6 +137,6 @@ function readErrors(text: string): unknown[] {
     const parsed: unknown = JSON.parse(text);
     return Array.isArray(parsed) ? parsed : [parsed];
   } catch {
-    return [{ message: text, type: 'unreadable', code: null, status: null, method: null, url: null, response: null, details: null }];
+    return [agentError('unreadable', null, text)];
   }
 }
