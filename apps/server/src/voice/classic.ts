@@ -96,7 +96,7 @@ export async function classicTurn(
   if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: conversation.id });
 
   try {
-    // Spoken on this call: the reply is the TwiML below, never also a text message (agent/send-reply.ts TurnOrigin).
+    // Spoken on this call: the reply is the TwiML below, never also a text message (conversations/agent-messages.ts TurnOrigin).
     const outcome = await runConversationTurn(ctx, conversation.id, { origin: 'voice' });
     ctx.log.debug({ conversationId: conversation.id, outcome }, 'classic call turn');
   } catch (err) {
