@@ -2,8 +2,9 @@ import { eq, sql } from 'drizzle-orm';
 import type { PlaceCallBody } from '@sales-agent/shared/schemas/call';
 import { E164_MESSAGE, isE164 } from '@sales-agent/shared/schemas/call';
 import type { Actor, AppContext } from '../../context.ts';
-import { conversations, conversationTypes, prospects } from '../../db/schema/index.ts';
+import { conversations, conversationTypes } from '../../db/schema/index.ts';
 import { AppError, badRequest, notFound } from '../../lib/errors.ts';
+import { createCallConversation } from '../../conversations/call-conversation.ts';
 import { emitConversationChanged } from '../../conversations/conversation-store.ts';
 import { findAccountById } from '../../channels/accounts.ts';
 import { twilioClient } from '../../channels/senders/twilio-client.ts';
@@ -48,27 +49,16 @@ export async function placeCall(ctx: AppContext, phone: string, body: { conversa
     throw badRequest(`The Twilio messaging account's number (pageId) is not in E.164 format, so it cannot call.`, 'TWILIO_ACCOUNT_INCOMPLETE');
   }
 
-  const created = await ctx.db.transaction(async (tx) => {
-    const [prospect] = await tx
-      .insert(prospects)
-      .values({ messagingAccountId: account.id, externalId: phone })
-      .onConflictDoUpdate({ target: [prospects.messagingAccountId, prospects.externalId, prospects.simulated], set: { externalId: sql`excluded.external_id` } })
-      .returning({ id: prospects.id });
-    const [conversation] = await tx
-      .insert(conversations)
-      .values({
-        conversationTypeId: type.id,
-        prospectId: prospect.id,
-        // Must equal the prospect's account (composite foreign key, docs/conversations.md).
-        messagingAccountId: account.id,
-        phase: 0,
-        callDirection: 'outbound',
-        useRealtimeApi: body.useRealtimeApi,
-        crmContactId: body.contactId,
-      })
-      .returning({ id: conversations.id, uuid: conversations.uuid });
-    return conversation;
-  });
+  const created = (await ctx.db.transaction((tx) =>
+    createCallConversation(tx, {
+      accountId: account.id,
+      phone,
+      conversationTypeId: type.id,
+      direction: 'outbound',
+      useRealtimeApi: body.useRealtimeApi,
+      crmContactId: body.contactId,
+    }),
+  ))!;
 
   const urls = callbackUrls(ctx.config, created.uuid);
   try {
