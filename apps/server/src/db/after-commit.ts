@@ -35,7 +35,20 @@ interface Transactional {
  * back; they run only when the outermost transaction commits.
  */
 export function withAfterCommit<T extends object>(db: T): T {
-  const target = db as unknown as Transactional;
+  onSettled(db as unknown as Transactional, async (effects) => {
+    for (const effect of effects) await effect();
+  });
+  return db;
+}
+
+/** Registers a transaction's list and makes its savepoints hand their effects up on release. */
+function track(tx: object, effects: Effect[]): void {
+  pending.set(tx, effects);
+  onSettled(tx as Transactional, (own) => void effects.push(...own));
+}
+
+/** Wraps `target.transaction` so each transaction it opens collects effects, handed to `settled` on success. */
+function onSettled(target: Transactional, settled: (effects: Effect[]) => void | Promise<void>): void {
   const begin = target.transaction.bind(target);
   target.transaction = async (fn, config) => {
     const effects: Effect[] = [];
@@ -43,25 +56,8 @@ export function withAfterCommit<T extends object>(db: T): T {
       track(tx, effects);
       return fn(tx as never);
     }, config);
-    for (const effect of effects) await effect();
-    return result;
-  };
-  return db;
-}
-
-/** Registers a transaction's list and makes its savepoints hand their effects up on release. */
-function track(tx: object, effects: Effect[]): void {
-  pending.set(tx, effects);
-  const nested = tx as Transactional;
-  const savepoint = nested.transaction.bind(nested);
-  nested.transaction = async (fn, config) => {
-    const own: Effect[] = [];
-    const result = await savepoint(async (inner: object) => {
-      track(inner, own);
-      return fn(inner as never);
-    }, config);
-    // Reached only when the savepoint was released: a rolled-back one threw above and its effects are gone.
-    effects.push(...own);
+    // Reached only on commit (or a savepoint's release): a rollback threw above and its effects are gone.
+    await settled(effects);
     return result;
   };
 }
