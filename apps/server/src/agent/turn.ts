@@ -3,7 +3,6 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { afterCommit } from '../db/after-commit.ts';
 import { conversations } from '../db/schema/index.ts';
-import type { StoredMessage } from '../conversations/conversation-store.ts';
 import { askLlm, bookDeferred, type DeferredUsage } from './ask-llm.ts';
 import { withConversationLock } from '../conversations/conversation-lock.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
@@ -14,7 +13,7 @@ import { agentError, type AgentErrorRecord } from '../conversations/agent-errors
 import { LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from '../conversations/phases.ts';
 import { draftRequest, type HistoryMessage, type Playbook, ratingRequest, transitionRequest, triggerRequest } from './prompts.ts';
-import { announceAgentMessage, sendAgentMessage, type SendExpectation, type TurnOrigin } from '../conversations/agent-messages.ts';
+import { sendAgentMessage, type SendExpectation, type TurnOrigin } from '../conversations/agent-messages.ts';
 import { leaveWorkingPhase, moveWorkingPhase, setRating } from '../conversations/phase-moves.ts';
 import { writeGuardedReply } from './guarded-reply.ts';
 import { endSilence, recordAgentError, startSilence } from '../conversations/unanswered.ts';

@@ -6,7 +6,6 @@ import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { DELIVER_JOB, deliverJobKey } from '../channels/delivery-keys.ts';
 import type { JobRunner } from '../jobs/runner.ts';
-import type { Db } from '../db/client.ts';
 import {
   conversationPhases,
   conversations,
