@@ -22,6 +22,11 @@ export interface AppContext {
   jobs: JobRunner;
 }
 
+declare module './jobs/runner.ts' {
+  /** Job handlers get the whole context; declared from this side so jobs/runner.ts needs no import of this file. */
+  interface JobContext extends AppContext {}
+}
+
 /** The signed-in user as routes and services see it. */
 export interface Actor {
   id: number;

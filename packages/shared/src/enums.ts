@@ -26,6 +26,9 @@ export const PHASE = {
   IGNORED: 9999,
 } as const;
 
+/** A working phase (0..N-1): the agent is on it, and follow-ups and hand-back make sense. Server and web share it. */
+export const isWorkingPhase = (phase: number, phaseCount: number) => phase >= 0 && phase < phaseCount;
+
 /**
  * Human-readable label of a phase code, in the spec's words (§4); `phaseCount` is N, the number of phases of
  * the type. The one set of phase words of server and web: `phaseWords` builds on it.

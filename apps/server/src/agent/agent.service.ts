@@ -8,28 +8,13 @@ import { eq, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../context.ts';
 import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
-import {
-  agentSettingsOf,
-  emitConversationChanged,
-  insertMessage,
-  lastMessageIds,
-  loadConversation,
-  lockConversationRow,
-  storeProspectMessage,
-} from './conversation-store.ts';
+import { agentSettingsOf, emitConversationChanged, insertMessage, lastMessageIds, loadConversation, lockConversationRow, storeProspectMessage, type StoredMessage } from '../conversations/conversation-store.ts';
 import { scheduleFollowUp, sendFollowUp } from './follow-up.ts';
-import { isValidPhase, isWorkingPhase } from './phases.ts';
+import { isValidPhase, isWorkingPhase } from '../conversations/phases.ts';
 import { scheduleTurn, turnJobKey } from './turn.job.ts';
-import { endSilence, followUpJobKey } from './unanswered.ts';
-import { reportConversationOutcome } from './conversation-outcome.ts';
+import { endSilence, followUpJobKey } from '../conversations/unanswered.ts';
+import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
 
-export interface StoredMessage {
-  id: number;
-  conversationId: number;
-  role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
-  message: string;
-  dateSent: Date;
-}
 
 const conversationNotFound = () => notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
 

@@ -4,23 +4,18 @@ import type { AppContext } from '../context.ts';
 import { decideWindow } from '../channels/windows.ts';
 import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
-import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
-import { reportConversationOutcome } from './conversation-outcome.ts';
-import {
-  agentSettingsOf,
-  type AgentSettings,
-  emitConversationChanged,
-  type Executor,
-  type LoadedConversation,
-  loadReplyContext,
-  lockConversationRow,
-  playbookOf,
-} from './conversation-store.ts';
-import { type AgentErrorRecord, LlmError } from './llm/provider.ts';
-import { isWorkingPhase } from './phases.ts';
+import { ConversationBusyError, withConversationLock } from '../conversations/conversation-lock.ts';
+import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
+import { agentSettingsOf, type AgentSettings, type Executor, type LoadedConversation, loadReplyContext, lockConversationRow } from '../conversations/conversation-store.ts';
+import { playbookOf } from './prompts.ts';
+import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
+import { LlmError } from './llm/provider.ts';
+import { isWorkingPhase } from '../conversations/phases.ts';
 import { followUpRequest } from './prompts.ts';
-import { announceAgentMessage, leaveWorkingPhase, sendAgentMessage, writeGuardedReply } from './send-reply.ts';
-import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError, type UnansweredEntry } from './unanswered.ts';
+import { leaveWorkingPhase } from '../conversations/phase-moves.ts';
+import { sendAgentMessage } from '../conversations/agent-messages.ts';
+import { writeGuardedReply } from './guarded-reply.ts';
+import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError, type UnansweredEntry } from '../conversations/unanswered.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
 export const FOLLOW_UP_JOB = 'agent.follow-up';
@@ -57,7 +52,7 @@ export async function scheduleFollowUp(
  * the conversation meanwhile decided otherwise). Events go out after the commit.
  */
 async function handOver(ctx: AppContext, loaded: LoadedConversation, phase: number, message: string): Promise<void> {
-  const error: AgentErrorRecord = { message, type: 'agent', code: 'GUARD_FAILED', status: null, method: null, url: null, response: null, details: null };
+  const error = agentError('agent', 'GUARD_FAILED', message);
   const conversationId = loaded.conversation.id;
   await ctx.db.transaction(async (tx) => {
     const left = await leaveWorkingPhase(ctx, loaded, phase, PHASE.NEEDS_HUMAN, tx);
@@ -66,8 +61,6 @@ async function handOver(ctx: AppContext, loaded: LoadedConversation, phase: numb
     await recordAgentError(ctx, conversationId, error, tx);
     if (left) await reportConversationOutcome(ctx, loaded.conversation, 'needsHuman', tx);
   });
-  emitConversationChanged(ctx, loaded.conversation);
-  ctx.events.emit('unanswered.changed', { conversationId });
 }
 
 /** The agent settings of the conversation's type; undefined without a type (no follow-ups then). */
@@ -169,8 +162,6 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         return stored;
       });
       if (!sent) return refuse(conflict('The conversation changed while the follow-up was written. Try again.', 'CONVERSATION_CHANGED'));
-      await announceAgentMessage(ctx, loaded, sent);
-      ctx.events.emit('unanswered.changed', { conversationId });
       return 'sent';
     });
   } catch (err) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AgentSettings, HistoryMessage, LoadedConversation } from '../conversations/conversation-store.ts';
 import type { ChatMessage, JsonAnswer, LlmPurpose, LlmRequest, PlaybookFacts } from './llm/provider.ts';
 
 /** The slice of a conversation type a prompt needs. */
@@ -12,10 +13,7 @@ export interface Playbook {
   temperature: number;
 }
 
-export interface HistoryMessage {
-  role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
-  message: string;
-}
+export type { HistoryMessage };
 
 /** Only the latest messages go to the model: enough context, bounded cost. */
 export const HISTORY_LIMIT = 40;
@@ -198,4 +196,18 @@ export function followUpRequest(playbook: Playbook, phaseIndex: number, history:
     },
     ...chatOf(history),
   ], playbook, factsOf(playbook, phaseIndex, history), playbook.temperature);
+}
+
+/** Phase positions are the phases sorted by their index (so 0..N-1 even when stored indexes have gaps). */
+export function playbookOf(loaded: LoadedConversation, settings: AgentSettings): Playbook {
+  const type = loaded.type!;
+  return {
+    rolePrompt: type.rolePrompt,
+    triggerConversationPrompt: type.triggerConversationPrompt,
+    checkingPrompt: type.checkingPrompt,
+    errorPrompt: type.errorPrompt,
+    phases: loaded.phases.map((p) => ({ prompt: p.prompt, transitionPrompt: p.transitionPrompt, followUpPrompt: p.followUpPrompt })),
+    model: settings.model,
+    temperature: settings.temperature,
+  };
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { conversations, conversationTypes } from '../db/schema/index.ts';
 import type { EnqueueOptions, JobDefinition } from '../jobs/runner.ts';
-import { agentSettingsOf, type Executor } from './conversation-store.ts';
+import { agentSettingsOf, type Executor } from '../conversations/conversation-store.ts';
 import { runConversationTurn } from './turn.ts';
 
 export const TURN_JOB = 'agent.turn';

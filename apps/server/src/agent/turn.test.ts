@@ -6,7 +6,7 @@ import { useFake, useTestApp } from '../test/use-test-app.ts';
 import { claimLikeTheRunner, expireLease, runnerKilledOnEnqueue } from '../test/job-scenarios.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
-import { CRM_WRITE_BACK_JOB } from './conversation-outcome.ts';
+import { CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
 import { FOLLOW_UP_JOB } from './follow-up.ts';
 import { TURN_JOB, turnJob } from './turn.job.ts';
 

@@ -1,36 +1,22 @@
 import { PHASE } from '@sales-agent/shared/enums';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { afterCommit } from '../db/after-commit.ts';
 import { conversations } from '../db/schema/index.ts';
-import type { StoredMessage } from './agent.service.ts';
 import { askLlm, bookDeferred, type DeferredUsage } from './ask-llm.ts';
-import { withConversationLock } from './conversation-lock.ts';
-import { reportConversationOutcome } from './conversation-outcome.ts';
-import {
-  agentSettingsOf,
-  type AgentSettings,
-  emitConversationChanged,
-  type Executor,
-  type LoadedConversation,
-  loadReplyContext,
-  lockConversationRow,
-  playbookOf,
-} from './conversation-store.ts';
+import { withConversationLock } from '../conversations/conversation-lock.ts';
+import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
+import { agentSettingsOf, type AgentSettings, emitConversationChanged, type Executor, type LoadedConversation, loadReplyContext, lockConversationRow } from '../conversations/conversation-store.ts';
+import { playbookOf } from './prompts.ts';
 import { scheduleFollowUp } from './follow-up.ts';
-import { type AgentErrorRecord, LlmError } from './llm/provider.ts';
-import { isWorkingPhase } from './phases.ts';
+import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
+import { LlmError } from './llm/provider.ts';
+import { isWorkingPhase } from '../conversations/phases.ts';
 import { draftRequest, type HistoryMessage, type Playbook, ratingRequest, transitionRequest, triggerRequest } from './prompts.ts';
-import {
-  announceAgentMessage,
-  leaveWorkingPhase,
-  moveWorkingPhase,
-  sendAgentMessage,
-  type SendExpectation,
-  setRating,
-  type TurnOrigin,
-  writeGuardedReply,
-} from './send-reply.ts';
-import { endSilence, recordAgentError, startSilence } from './unanswered.ts';
+import { sendAgentMessage, type SendExpectation, type TurnOrigin } from '../conversations/agent-messages.ts';
+import { leaveWorkingPhase, moveWorkingPhase, setRating } from '../conversations/phase-moves.ts';
+import { writeGuardedReply } from './guarded-reply.ts';
+import { endSilence, recordAgentError, startSilence } from '../conversations/unanswered.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
 /** How a turn ended; returned for logs and tests. */
@@ -139,10 +125,8 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
       if (stored) await afterAgentReply(ctx, conversationId, settings, tx);
       return stored;
     });
-    if (!sent) return 'stale';
-    await announceAgentMessage(ctx, loaded, sent, origin);
-    ctx.events.emit('unanswered.changed', { conversationId });
-    return 'replied';
+    // The reply's announcement and the unanswered list's refresh went out on the commit (db/after-commit.ts).
+    return sent ? 'replied' : 'stale';
   } catch (err) {
     if (!(err instanceof LlmError)) throw err;
     await replyWithError(ctx, loaded, phase, err.record, origin);
@@ -162,7 +146,7 @@ async function closeDebounceWindow(ctx: AppContext, conversationId: number): Pro
 
 /**
  * A new silence starts after each AI reply: the unanswered entry and the first follow-up job, in the reply's
- * transaction (the caller emits `unanswered.changed` after its commit).
+ * transaction (`unanswered.changed` goes out on its commit).
  */
 export async function afterAgentReply(ctx: AppContext, conversationId: number, settings: AgentSettings, tx: Executor): Promise<void> {
   const entry = await startSilence(ctx, conversationId, settings.followUpDelaysMinutes[0], tx);
@@ -189,14 +173,12 @@ async function endConversation(ctx: AppContext, loaded: LoadedConversation, from
   const ended = await ctx.db.transaction(async (tx) => {
     if (!(await moveWorkingPhase(ctx, id, from, from + 1, true, tx))) return null;
     if (rating !== null) await setRating(ctx, id, rating, tx);
-    const unansweredChanged = await endSilence(ctx, id, tx);
+    await endSilence(ctx, id, tx);
     await reportConversationOutcome(ctx, loaded.conversation, 'ended', tx);
-    return { unansweredChanged };
+    await afterCommit(tx, () => emitConversationChanged(ctx, loaded.conversation));
+    return true;
   });
-  if (!ended) return false;
-  emitConversationChanged(ctx, loaded.conversation);
-  if (ended.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: id });
-  return true;
+  return ended === true;
 }
 
 async function rate(ctx: AppContext, conversationId: number, playbook: Playbook, history: HistoryMessage[]): Promise<number | null> {
@@ -224,16 +206,14 @@ async function needsHuman(
   holding?: { text: string; expect: SendExpectation },
   origin: TurnOrigin = 'channel',
 ): Promise<boolean> {
-  const error: AgentErrorRecord = { message, type: 'agent', code, status: null, method: null, url: null, response: null, details: null };
+  const error = agentError('agent', code, message);
   const done = await ctx.db.transaction(async (tx) => {
     const held = holding ? await sendAgentMessage(ctx, loaded, holding.text, holding.expect, tx, origin) : null;
     if (holding && !held) return null;
     await stopWorking(ctx, loaded, phase, PHASE.NEEDS_HUMAN, error, tx);
-    return { held };
+    return true;
   });
-  if (!done) return false;
-  await afterStopped(ctx, loaded, done.held, origin);
-  return true;
+  return done === true;
 }
 
 /**
@@ -242,14 +222,12 @@ async function needsHuman(
  */
 async function replyWithError(ctx: AppContext, loaded: LoadedConversation, phase: number, error: AgentErrorRecord, origin: TurnOrigin) {
   const text = loaded.type?.errorPrompt.trim();
-  const apology = await ctx.db.transaction(async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     const row = await lockConversationRow(tx, loaded.conversation.id);
     // Sent unless someone moved the conversation meanwhile (a new message's -3 still gets the apology).
     const sent = text && row && (row.phase === phase || row.phase === PHASE.WAITING) ? await sendAgentMessage(ctx, loaded, text, {}, tx, origin) : null;
     await stopWorking(ctx, loaded, phase, PHASE.ERRORED, error, tx);
-    return sent;
   });
-  await afterStopped(ctx, loaded, apology, origin);
   ctx.log.warn({ conversationId: loaded.conversation.id, error }, 'agent turn failed; conversation set to -1');
 }
 
@@ -267,11 +245,4 @@ async function stopWorking(
   if (!left && (await lockConversationRow(tx, loaded.conversation.id))?.aiPaused) return;
   await recordAgentError(ctx, loaded.conversation.id, error, tx);
   if (left) await reportConversationOutcome(ctx, loaded.conversation, to === PHASE.NEEDS_HUMAN ? 'needsHuman' : 'errored', tx);
-}
-
-/** After stopWorking's commit: the message's send request, and the screens' refresh. */
-async function afterStopped(ctx: AppContext, loaded: LoadedConversation, sent: StoredMessage | null, origin: TurnOrigin = 'channel'): Promise<void> {
-  if (sent) await announceAgentMessage(ctx, loaded, sent, origin);
-  emitConversationChanged(ctx, loaded.conversation);
-  ctx.events.emit('unanswered.changed', { conversationId: loaded.conversation.id });
 }

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { channelMessages } from '../db/schema/index.ts';
 import type { ClaimedJob, JobDefinition } from '../jobs/runner.ts';
-import { recordAgentError } from '../agent/unanswered.ts';
+import { recordAgentError } from '../conversations/unanswered.ts';
 import { redactText } from '../lib/redact.ts';
-import type { AgentErrorRecord } from '../agent/llm/provider.ts';
+import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
 import { endpointsOf, findAccountById, flagTokenRejected } from './accounts.ts';
 import { senderFor } from './senders/index.ts';
 import { splitMessage } from './split.ts';
@@ -191,7 +191,7 @@ async function deliver(ctx: AppContext, row: OutboxRow): Promise<void> {
 }
 
 function permanent(message: string, code: string): AgentErrorRecord {
-  return { message, type: 'channel', code, status: null, method: null, url: null, response: null, details: null };
+  return agentError('channel', code, message);
 }
 
 async function fail(ctx: AppContext, row: OutboxRow, attempts: number, record: AgentErrorRecord): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Names shared by the statement that queues an outbox row (agent/conversation-store.ts) and the job that
+ * Names shared by the statement that queues an outbox row (conversations/conversation-store.ts) and the job that
  * delivers it (channels/deliver.job.ts); kept apart so the agent does not import the senders.
  */
 export const DELIVER_JOB = 'channels.deliver';

@@ -23,7 +23,7 @@ import { buildAdmin } from '../test/factories.ts';
 import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { type OpenAiTranscriptionFake, startOpenAiTranscriptionFake } from '../test/fakes/openai-transcription-fake.ts';
 import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
-import { loadReplyContext } from '../agent/conversation-store.ts';
+import { loadReplyContext } from '../conversations/conversation-store.ts';
 import { NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
 import { runConversationTurn } from '../agent/turn.ts';
 import { TURN_JOB } from '../agent/turn.job.ts';

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { channelMessages, conversations, messages } from '../db/schema/index.ts';
-import { insertMessage } from '../agent/conversation-store.ts';
+import { insertMessage } from '../conversations/conversation-store.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
 import {

@@ -1,7 +1,7 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { channelMessages, conversations, messages } from '../db/schema/index.ts';
-import { emitConversationChanged, insertMessage, loadConversation } from '../agent/conversation-store.ts';
+import { emitConversationChanged, insertMessage, loadConversation } from '../conversations/conversation-store.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { endpointsOf, findAccountById } from './accounts.ts';
 import { fetchMetaThread } from './meta-history.ts';

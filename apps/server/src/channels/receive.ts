@@ -1,16 +1,11 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { agentError } from '../conversations/agent-errors.ts';
 import { channelMessages, conversations, messages, prospects } from '../db/schema/index.ts';
-import {
-  agentSettingsOf,
-  emitConversationChanged,
-  type Executor,
-  insertMessage,
-  storeProspectMessage,
-} from '../agent/conversation-store.ts';
+import { agentSettingsOf, emitConversationChanged, type Executor, insertMessage, storeProspectMessage } from '../conversations/conversation-store.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
 import { scheduleTurn } from '../agent/turn.job.ts';
-import { endSilence, followUpJobKey, recordAgentError } from '../agent/unanswered.ts';
+import { endSilence, followUpJobKey, recordAgentError } from '../conversations/unanswered.ts';
 import { endpointsOf, findAccountByKey, type LiveAccount } from './accounts.ts';
 import { fetchProfileName } from './profile-name.ts';
 import type { InboundEvent } from './inbound-events.ts';
@@ -108,7 +103,8 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
   if (!result?.stored) return 'duplicate';
   const conversationId = result.conversation.id;
   emitConversationChanged(ctx, result.conversation);
-  if (result.unansweredChanged || result.handedOff || result.noted) ctx.events.emit('unanswered.changed', { conversationId });
+  // A hand-over or a note recorded its error, whose event went out on the commit (recordAgentError).
+  if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId });
   // Again after the commit, as a web chat does: a turn running meanwhile may have looked for -3 before this
   // commit (docs/agent.md, Concurrency 4), and the runner is woken. A second enqueue of a waiting turn only
   // moves it; one that already ran finds nothing left to answer.
@@ -142,7 +138,7 @@ async function handToPerson(ctx: AppContext, tx: Executor, conversationId: numbe
     await tx.update(conversations).set({ phase: -2, resumePhase: null, updatedAt: new Date() }).where(eq(conversations.id, conversationId));
   }
   await insertMessage(tx, { conversationId, role: 'SYSTEM', message: reason });
-  await recordAgentError(ctx, conversationId, { message: reason, type: 'channel', code, status: null, method: null, url: null, response: null, details: null }, tx);
+  await recordAgentError(ctx, conversationId, agentError('channel', code, reason), tx);
 }
 
 /**
@@ -219,7 +215,7 @@ async function receiveUnsupported(
         .set({ conversationId, messageId: stored.id })
         .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)));
     }
-    await recordAgentError(ctx, conversationId, { message: note, type: 'channel', code: 'UNSUPPORTED_MESSAGE', status: null, method: null, url: null, response: null, details: event.reason }, tx);
+    await recordAgentError(ctx, conversationId, agentError('channel', 'UNSUPPORTED_MESSAGE', note, event.reason), tx);
     const [row] = await tx.select({ id: conversations.id, uuid: conversations.uuid }).from(conversations).where(eq(conversations.id, conversationId));
     return row;
   });
@@ -229,7 +225,6 @@ async function receiveUnsupported(
     'inbound message the channel cannot show; noted on the conversation',
   );
   emitConversationChanged(ctx, conversation);
-  ctx.events.emit('unanswered.changed', { conversationId: conversation.id });
   return 'unsupported-noted';
 }
 

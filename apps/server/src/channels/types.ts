@@ -1,4 +1,4 @@
-import type { AgentErrorRecord } from '../agent/llm/provider.ts';
+import type { AgentErrorRecord } from '../conversations/agent-errors.ts';
 
 /** The messaging account types of spec §3 that are live channels (docs/channels.md). */
 export type ChannelType = 'INSTAGRAM' | 'FACEBOOK' | 'WHATSAPP' | 'TWILIO' | 'SMS_GATEWAY';

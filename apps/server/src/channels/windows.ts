@@ -1,5 +1,5 @@
 import type { ChannelAccount, OutboundPart } from './types.ts';
-import type { AgentErrorRecord } from '../agent/llm/provider.ts';
+import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
 
 const HOUR = 3_600_000;
 /** Meta's standard messaging window after the prospect's last message. */
@@ -13,7 +13,7 @@ export type WindowDecision =
 
 const outside = (message: string, code: string): WindowDecision => ({
   ok: false,
-  record: { message, type: 'messaging-window', code, status: null, method: null, url: null, response: null, details: null },
+  record: agentError('messaging-window', code, message),
 });
 
 /**

@@ -2,18 +2,18 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { withAfterCommit } from './after-commit.ts';
 import { withDrizzleParsersOnce } from './pglite-parsers.ts';
 import * as schema from './schema/index.ts';
 
-export type Schema = typeof schema;
-/** Both drivers expose the same query builder; code depends on this common type only. */
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+import type { Db } from './executor.ts';
+
+export type { Db, Schema } from './executor.ts';
 
 export interface Database {
   db: Db;
@@ -52,7 +52,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     });
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => {});
-    const db = drizzlePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
+    const db = withAfterCommit(drizzlePg(pool, { schema, casing: 'snake_case' }) as unknown as Db);
     return {
       db,
       driver: 'pg',
@@ -65,7 +65,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
   // drizzle's per-query type parsers cost PGlite an object spread of its whole parser table per statement.
   const client = withDrizzleParsersOnce(new PGlite(dir));
-  const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db;
+  const db = withAfterCommit(drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db);
   return {
     db,
     driver: 'pglite',

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { followUpJob } from '../agent/follow-up.job.ts';
 import { FOLLOW_UP_JOB } from '../agent/follow-up.ts';
-import { CRM_WRITE_BACK_JOB } from '../agent/conversation-outcome.ts';
+import { CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
 import { TURN_JOB, turnJob } from '../agent/turn.job.ts';
 import { deliverJob } from '../channels/deliver.job.ts';
 import { DELIVER_JOB } from '../channels/delivery-keys.ts';
@@ -32,6 +32,11 @@ const registry = {
 };
 
 /** Name → payload of every job: what `ctx.jobs.enqueue(name, payload)` is type-checked against. */
-export type JobPayloads = { [N in keyof typeof registry]: z.input<(typeof registry)[N]['payload']> };
+type RegistryPayloads = { [N in keyof typeof registry]: z.input<(typeof registry)[N]['payload']> };
+
+declare module './runner.ts' {
+  /** Name → payload of every job: what `ctx.jobs.enqueue(name, payload)` is type-checked against. */
+  interface JobPayloads extends RegistryPayloads {}
+}
 
 export const jobDefinitions: JobDefinition[] = Object.values(registry) as JobDefinition[];

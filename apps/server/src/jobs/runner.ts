@@ -1,10 +1,22 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { jobs } from '../db/schema/index.ts';
 import { serializeError } from '../plugins/logging.ts';
-import type { JobPayloads } from './index.ts';
+
+/**
+ * What a job handler receives: the application context. Declared empty here and filled in by context.ts
+ * (`declare module`), so the runner sits below the context in the import graph instead of in a circle with it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface JobContext {}
+
+/**
+ * Name → payload of every job, filled in by jobs/index.ts from its registry (`declare module`): enqueue is
+ * type-checked against it while the runner imports none of the job definitions.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface JobPayloads {}
 
 /**
  * A job definition: `{ name, payload schema, handler }`. Handlers must be safe to run again after a crash
@@ -13,7 +25,7 @@ import type { JobPayloads } from './index.ts';
 export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   name: string;
   payload: S;
-  handler(ctx: AppContext, payload: z.infer<S>, job: ClaimedJob): Promise<void>;
+  handler(ctx: JobContext, payload: z.infer<S>, job: ClaimedJob): Promise<void>;
   /**
    * How long a claim lasts without a renewal (default DEFAULT_LEASE_MS). The worker renews it every third of
    * it while the job runs, so it bounds how soon a job whose worker died (kill -9) runs again, not how long a
@@ -71,7 +83,9 @@ export class JobClaimLostError extends Error {
   }
 }
 
-export type Executor = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+import type { Executor } from '../db/executor.ts';
+
+export type { Executor };
 
 export interface EnqueueOptions {
   runAt?: Date;
@@ -120,7 +134,7 @@ export interface JobRunnerOptions {
  *
  * `P` maps each job name to its payload (the definitions in jobs/index.ts); enqueue is typed against it.
  */
-export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
+export class JobRunner<P extends object = JobPayloads> {
   private readonly definitions = new Map<string, JobDefinition>();
   private timer: { kind: 'timeout'; handle: NodeJS.Timeout } | { kind: 'immediate'; handle: NodeJS.Immediate } | null = null;
   /** When the timer fires (ms since epoch, this process's clock). */
@@ -129,7 +143,7 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
   private wakeAfterPump = Infinity;
   private pumping: Promise<void> | null = null;
   private stopped = true;
-  private ctx: AppContext | null = null;
+  private ctx: JobContext | null = null;
   private readonly inFlight = new Map<number, Running>();
   private heartbeat: NodeJS.Timeout | null = null;
   private renewing = false;
@@ -150,7 +164,7 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
     this.definitions.set(definition.name, definition as JobDefinition);
   }
 
-  bind(ctx: AppContext): void {
+  bind(ctx: JobContext): void {
     this.ctx = ctx;
   }
 
@@ -333,7 +347,7 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
     return { claimed, full, heldBack };
   }
 
-  private async claim(ctx: AppContext, names: string[], limit: number): Promise<JobRow[]> {
+  private async claim(ctx: JobContext, names: string[], limit: number): Promise<JobRow[]> {
     // Each row is locked for its own definition's lease; the heartbeat below keeps it while the job runs.
     const result = await ctx.db.execute(sql`
       with claimed as (
@@ -354,7 +368,7 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
     return (result as unknown as { rows: JobRow[] }).rows;
   }
 
-  private launch(ctx: AppContext, row: JobRow): void {
+  private launch(ctx: JobContext, row: JobRow): void {
     const id = Number(row.id);
     const definition = this.definitions.get(row.name)!;
     const running: Running = { name: row.name, slow: definition.slow === true, attempts: row.attempts, done: Promise.resolve() };
@@ -486,7 +500,7 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
     }
   }
 
-  private async runOne(ctx: AppContext, row: JobRow): Promise<void> {
+  private async runOne(ctx: JobContext, row: JobRow): Promise<void> {
     const id = Number(row.id);
     const definition = this.definitions.get(row.name)!;
     const job: ClaimedJob = { id, name: row.name, attempts: row.attempts, maxAttempts: row.max_attempts };
@@ -526,7 +540,7 @@ export class JobRunner<P extends Record<string, unknown> = JobPayloads> {
     }
   }
 
-  private context(): AppContext {
+  private context(): JobContext {
     if (!this.ctx) throw new Error('JobRunner used before bind(ctx)');
     return this.ctx;
   }

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { receiveProspectMessage, startWebConversation } from '../agent/agent.service.ts';
-import { recordAgentError } from '../agent/unanswered.ts';
+import { recordAgentError } from '../conversations/unanswered.ts';
 import { graphError, networkError, twilioError, httpError } from '../channels/senders/errors.ts';
 import { jobs, unansweredConversations } from '../db/schema/index.ts';
 import { buildPlaybook, unansweredOf } from '../test/agent-factories.ts';

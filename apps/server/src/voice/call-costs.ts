@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { AppConfig } from '../config/env.ts';
-import type { Executor } from '../agent/conversation-store.ts';
+import type { Executor } from '../conversations/conversation-store.ts';
 import type { AppContext } from '../context.ts';
 import { conversations } from '../db/schema/index.ts';
 import { DEFAULT_PRICES_FILE, loadPrices, type Prices } from '../modules/pricing/pricing.service.ts';

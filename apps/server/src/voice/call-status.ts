@@ -1,9 +1,10 @@
 import { count, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { afterCommit } from '../db/after-commit.ts';
 import { conversationPhases, conversations } from '../db/schema/index.ts';
-import { reportConversationOutcome } from '../agent/conversation-outcome.ts';
-import { emitConversationChanged, type Executor, insertMessage } from '../agent/conversation-store.ts';
-import { isWorkingPhase } from '../agent/phases.ts';
+import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
+import { emitConversationChanged, type Executor, insertMessage } from '../conversations/conversation-store.ts';
+import { isWorkingPhase } from '../conversations/phases.ts';
 import { twilioClient } from '../channels/senders/twilio-client.ts';
 import { accountSidOf, type CallContext } from './call-context.ts';
 import { bookCallCost, callPrices, costOfCallMinutes } from './call-costs.ts';
@@ -35,8 +36,8 @@ const rankSql = sql`(case ${conversations.callStatus} ${sql.join(
 )} else -1 end)`;
 
 /**
- * Moves the call status forward (never back); answers whether it changed. In the caller's transaction
- * (`executor`) the caller tells the screens after its commit.
+ * Moves the call status forward (never back); answers whether it changed. The screens hear of it once
+ * the caller's transaction (`executor`) commits.
  */
 export async function advanceCallStatus(ctx: AppContext, call: CallContext, status: string, executor?: Executor): Promise<boolean> {
   const rank = RANK[status];
@@ -46,7 +47,7 @@ export async function advanceCallStatus(ctx: AppContext, call: CallContext, stat
     .set({ callStatus: status, updatedAt: new Date() })
     .where(sql`${conversations.id} = ${call.conversation.id} and (${conversations.callStatus} is null or ${rankSql} < ${rank})`)
     .returning({ id: conversations.id });
-  if (rows.length > 0 && !executor) emitConversationChanged(ctx, call.conversation);
+  if (rows.length > 0) await afterCommit(executor ?? ctx.db, () => emitConversationChanged(ctx, call.conversation));
   return rows.length > 0;
 }
 
@@ -65,19 +66,18 @@ export async function applyStatusCallback(ctx: AppContext, call: CallContext, fo
     return;
   }
   const seconds = /^\d{1,7}$/.test(form.CallDuration ?? '') ? Number(form.CallDuration) : 0;
-  const changed = await ctx.db.transaction(async (tx) => {
-    const moved = await advanceCallStatus(ctx, call, status, tx);
+  await ctx.db.transaction(async (tx) => {
+    await advanceCallStatus(ctx, call, status, tx);
     const [ended] = await tx
       .update(conversations)
       .set({ callDuration: seconds, updatedAt: new Date() })
       .where(sql`${conversations.id} = ${call.conversation.id} and ${conversations.callDuration} is null`)
       .returning({ phase: conversations.phase, callStatus: conversations.callStatus, crmContactId: conversations.crmContactId });
-    if (!ended) return moved;
+    if (!ended) return;
     await bookCallCost(ctx, call.conversation.id, costOfCallMinutes(callPrices(ctx.config), seconds), 0, tx);
     await reportCallOutcome(ctx, call, ended, tx);
-    return true;
+    await afterCommit(tx, () => emitConversationChanged(ctx, call.conversation));
   });
-  if (changed) emitConversationChanged(ctx, call.conversation);
 }
 
 /**

@@ -1,12 +1,13 @@
 import { PHASE } from '@sales-agent/shared/enums';
 import { eq, gt, lt, and, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { afterCommit } from '../db/after-commit.ts';
 import { conversations, messages } from '../db/schema/index.ts';
-import { reportConversationOutcome } from '../agent/conversation-outcome.ts';
-import { emitConversationChanged, insertMessage, loadConversation, storeProspectMessage } from '../agent/conversation-store.ts';
-import { isWorkingPhase } from '../agent/phases.ts';
+import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
+import { emitConversationChanged, insertMessage, loadConversation, storeProspectMessage } from '../conversations/conversation-store.ts';
+import { isWorkingPhase } from '../conversations/phases.ts';
 import { runConversationTurn } from '../agent/turn.ts';
-import { endSilence, followUpJobKey, recordAgentError } from '../agent/unanswered.ts';
+import { endSilence, followUpJobKey, recordAgentError } from '../conversations/unanswered.ts';
 import type { CallContext } from './call-context.ts';
 import { bookCallCost, callPrices, costOfSpeechRecognition } from './call-costs.ts';
 import { utter, voiceSettingsOf, type Utterance } from './speech.ts';
@@ -95,7 +96,7 @@ export async function classicTurn(
   if (result.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: conversation.id });
 
   try {
-    // Spoken on this call: the reply is the TwiML below, never also a text message (agent/send-reply.ts TurnOrigin).
+    // Spoken on this call: the reply is the TwiML below, never also a text message (conversations/agent-messages.ts TurnOrigin).
     const outcome = await runConversationTurn(ctx, conversation.id, { origin: 'voice' });
     ctx.log.debug({ conversationId: conversation.id, outcome }, 'classic call turn');
   } catch (err) {
@@ -143,14 +144,14 @@ async function answerAfter(ctx: AppContext, call: CallContext, heardId: number):
 async function markCallTurnFailed(ctx: AppContext, call: CallContext, err: unknown): Promise<void> {
   const id = call.conversation.id;
   try {
-    const moved = await ctx.db.transaction(async (tx) => {
+    await ctx.db.transaction(async (tx) => {
       const [row] = await tx
         .update(conversations)
         .set({ phase: PHASE.ERRORED, resumePhase: null, updatedAt: new Date() })
         .where(sql`${conversations.id} = ${id} and not ${conversations.aiPaused} and (${conversations.phase} = -3 or (${conversations.phase} >= 0
           and ${conversations.phase} < (select count(*) from conversation_phases p where p.conversation_type_id = ${conversations.conversationTypeId})))`)
         .returning({ id: conversations.id, crmContactId: conversations.crmContactId });
-      if (!row) return false;
+      if (!row) return;
       await recordAgentError(
         ctx,
         id,
@@ -167,11 +168,8 @@ async function markCallTurnFailed(ctx: AppContext, call: CallContext, err: unkno
         tx,
       );
       await reportConversationOutcome(ctx, row, 'errored', tx);
-      return true;
+      await afterCommit(tx, () => emitConversationChanged(ctx, call.conversation));
     });
-    if (!moved) return;
-    emitConversationChanged(ctx, call.conversation);
-    ctx.events.emit('unanswered.changed', { conversationId: id });
   } catch (cause) {
     ctx.log.error({ err: cause, conversationId: id }, 'could not mark the failed call turn');
   }

@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
 import twilio from 'twilio';
 import type { AppContext } from '../context.ts';
-import { conversations, prospects } from '../db/schema/index.ts';
-import { emitConversationChanged } from '../agent/conversation-store.ts';
+import { conversations } from '../db/schema/index.ts';
+import { createCallConversation } from '../conversations/call-conversation.ts';
+import { emitConversationChanged } from '../conversations/conversation-store.ts';
 import type { LiveAccount } from '../channels/accounts.ts';
 import { streamTwiml } from './twiml.ts';
 import { callbackUrls, mediaStreamUrl, streamBinding } from './urls.ts';
@@ -24,25 +25,15 @@ export async function answerInboundCall(ctx: AppContext, account: LiveAccount, f
   }
   const caller = form.From || 'anonymous';
   const conversation = await ctx.db.transaction(async (tx) => {
-    const [prospect] = await tx
-      .insert(prospects)
-      .values({ messagingAccountId: account.id, externalId: caller })
-      .onConflictDoUpdate({ target: [prospects.messagingAccountId, prospects.externalId, prospects.simulated], set: { externalId: sql`excluded.external_id` } })
-      .returning({ id: prospects.id });
-    const [created] = await tx
-      .insert(conversations)
-      .values({
-        prospectId: prospect.id,
-        messagingAccountId: account.id,
-        conversationTypeId: account.conversationTypeId,
-        phase: 0,
-        callSid: form.CallSid,
-        callStatus: form.CallStatus || 'ringing',
-        callDirection: 'inbound',
-        useRealtimeApi: true,
-      })
-      .onConflictDoNothing()
-      .returning({ id: conversations.id, uuid: conversations.uuid });
+    const created = await createCallConversation(tx, {
+      accountId: account.id,
+      phone: caller,
+      conversationTypeId: account.conversationTypeId!,
+      direction: 'inbound',
+      useRealtimeApi: true,
+      callSid: form.CallSid,
+      callStatus: form.CallStatus || 'ringing',
+    });
     if (created) return created;
     const [existing] = await tx
       .select({ id: conversations.id, uuid: conversations.uuid })

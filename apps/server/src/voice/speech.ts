@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DEMO_AGENT_PREFIX } from '@sales-agent/shared/agent';
 import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
 import type { AppContext } from '../context.ts';
-import { recordingStorage } from '../modules/call-recordings/call-recordings.service.ts';
+import { recordingStorage } from '../lib/recording-storage.ts';
 import type { CallContext } from './call-context.ts';
 import { bookCallCost, callPrices, costOfTts } from './call-costs.ts';
 import { azureTtsEndpoint, DEFAULT_TTS_VOICE, synthesizeSpeech, TTS_OUTPUT_FORMAT, TtsError, type TtsVoice } from './azure-tts.ts';

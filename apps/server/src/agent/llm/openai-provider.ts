@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { AppConfig } from '../../config/env.ts';
-import { type AgentErrorRecord, LlmError, type LlmProvider, type LlmRequest, type LlmResult } from './provider.ts';
+import { type AgentErrorRecord } from '../../conversations/agent-errors.ts';
+import { LlmError, type LlmProvider, type LlmRequest, type LlmResult } from './provider.ts';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { AgentErrorRecord } from '../../conversations/agent-errors.ts';
 
 /** What an LLM call is for; recorded with its usage and used by the offline demo agent to answer. */
 export type LlmPurpose = 'trigger' | 'transition' | 'draft' | 'guard' | 'rating' | 'follow-up';
@@ -59,22 +60,6 @@ export interface LlmProvider {
   complete<T>(request: LlmRequest<T>): Promise<LlmResult<T>>;
 }
 
-/**
- * The error object stored in an unanswered conversation's `errors` JSON (spec §3: message, type, code,
- * status, method, url, response, details).
- */
-export interface AgentErrorRecord {
-  message: string;
-  type: string;
-  code: string | null;
-  status: number | null;
-  method: string | null;
-  url: string | null;
-  response: string | null;
-  details: string | null;
-  /** ISO time it happened (an addition; screens show the fields above). */
-  at?: string;
-}
 
 /** An LLM call failed for good (after the SDK's retries): timeouts, 5xx, 429, refusals, unreadable answers. */
 export class LlmError extends Error {

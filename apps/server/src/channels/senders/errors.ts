@@ -1,4 +1,4 @@
-import type { AgentErrorRecord } from '../../agent/llm/provider.ts';
+import { agentError, type AgentErrorRecord } from '../../conversations/agent-errors.ts';
 import { redactText } from '../../lib/redact.ts';
 import { ChannelSendError } from '../types.ts';
 
@@ -123,7 +123,7 @@ export function httpError(call: Call, status: number, body: string, type: string
 
 /** A permanent failure found before calling the provider (a missing setting). */
 export function configError(message: string, code: string): ChannelSendError {
-  return new ChannelSendError({ message, type: 'configuration', code, status: null, method: null, url: null, response: null, details: null }, false);
+  return new ChannelSendError(agentError('configuration', code, message), false);
 }
 
 function record(call: Call, fields: Omit<AgentErrorRecord, 'method' | 'url'>): AgentErrorRecord {

@@ -53,7 +53,7 @@ export const webhookInbox = pgTable(
 );
 
 /**
- * The per-conversation lease of agent/conversation-lock.ts (PostgreSQL): who runs the conversation's turn
+ * The per-conversation lease of conversations/conversation-lock.ts (PostgreSQL): who runs the conversation's turn
  * and until when. Committed and renewed, so no pooled connection is pinned while the turn waits on its LLM.
  */
 export const conversationLocks = pgTable('conversation_locks', {

@@ -30,11 +30,11 @@ import {
   openRecording,
   readTranscript,
   recordingSize,
-  recordingStorage,
   storeRecordings,
 } from './call-recordings.service.ts';
-import { sendByteRange } from './http-range.ts';
-import { transcriptionAvailability } from './transcription.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
+import { sendByteRange } from '../../lib/http-range.ts';
+import { transcriptionAvailability } from '../../lib/transcription.ts';
 import { z } from 'zod';
 import { checkDeclaredLength, countUploadedBytes, formatBytes, type UploadBudget, UploadMeter, uploadBudget } from './upload-limits.ts';
 

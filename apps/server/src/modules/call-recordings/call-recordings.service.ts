@@ -9,21 +9,10 @@ import { callRecordings, users } from '../../db/schema/index.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { type ByteRange, createStorage, newStorageKey, type Storage } from '../../lib/storage.ts';
 import { detectMediaType, MEDIA_SNIFF_BYTES, type MediaType } from './media-type.ts';
-import { transcribeAudio } from './transcription.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
+import { transcribeAudio } from '../../lib/transcription.ts';
 
 export const NOT_MEDIA_MESSAGE = 'Only audio and video files are allowed.';
-
-const storages = new WeakMap<AppContext, Storage>();
-
-/** One storage per app (built from its config on first use). */
-export function recordingStorage(ctx: AppContext): Storage {
-  let storage = storages.get(ctx);
-  if (!storage) {
-    storage = createStorage(ctx.config);
-    storages.set(ctx, storage);
-  }
-  return storage;
-}
 
 /** A file that has fully arrived in the storage's incoming directory, not yet checked. */
 export interface IncomingFile {

@@ -5,8 +5,8 @@ import { errorBody } from '@sales-agent/shared/schemas/common';
 import { callInfo, placeCallBody, placeCallParams, placeCallResult } from '@sales-agent/shared/schemas/call';
 import type { AppContext } from '../../context.ts';
 import { requireAdmin } from '../../plugins/auth.ts';
-import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
-import { sendByteRange } from '../call-recordings/http-range.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
+import { sendByteRange } from '../../lib/http-range.ts';
 import { callInfoOf, callRecordingOf, placeCall } from './calls.service.ts';
 
 const tags = ['calls'];

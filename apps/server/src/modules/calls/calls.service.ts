@@ -2,15 +2,16 @@ import { eq, sql } from 'drizzle-orm';
 import type { PlaceCallBody } from '@sales-agent/shared/schemas/call';
 import { E164_MESSAGE, isE164 } from '@sales-agent/shared/schemas/call';
 import type { Actor, AppContext } from '../../context.ts';
-import { conversations, conversationTypes, prospects } from '../../db/schema/index.ts';
+import { conversations, conversationTypes } from '../../db/schema/index.ts';
 import { AppError, badRequest, notFound } from '../../lib/errors.ts';
-import { emitConversationChanged } from '../../agent/conversation-store.ts';
+import { createCallConversation } from '../../conversations/call-conversation.ts';
+import { emitConversationChanged } from '../../conversations/conversation-store.ts';
 import { findAccountById } from '../../channels/accounts.ts';
 import { twilioClient } from '../../channels/senders/twilio-client.ts';
 import { accountSidOf } from '../../voice/call-context.ts';
 import { callbackUrls, recordingStorageKey } from '../../voice/urls.ts';
 import { loadConversationToView } from '../conversations/conversation-policy.ts';
-import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
 
 /** Twilio errors a caller can act on, said plainly (the code stays in the sentence for support). */
 const TWILIO_HINTS: Record<number, string> = {
@@ -48,27 +49,16 @@ export async function placeCall(ctx: AppContext, phone: string, body: { conversa
     throw badRequest(`The Twilio messaging account's number (pageId) is not in E.164 format, so it cannot call.`, 'TWILIO_ACCOUNT_INCOMPLETE');
   }
 
-  const created = await ctx.db.transaction(async (tx) => {
-    const [prospect] = await tx
-      .insert(prospects)
-      .values({ messagingAccountId: account.id, externalId: phone })
-      .onConflictDoUpdate({ target: [prospects.messagingAccountId, prospects.externalId, prospects.simulated], set: { externalId: sql`excluded.external_id` } })
-      .returning({ id: prospects.id });
-    const [conversation] = await tx
-      .insert(conversations)
-      .values({
-        conversationTypeId: type.id,
-        prospectId: prospect.id,
-        // Must equal the prospect's account (composite foreign key, docs/conversations.md).
-        messagingAccountId: account.id,
-        phase: 0,
-        callDirection: 'outbound',
-        useRealtimeApi: body.useRealtimeApi,
-        crmContactId: body.contactId,
-      })
-      .returning({ id: conversations.id, uuid: conversations.uuid });
-    return conversation;
-  });
+  const created = (await ctx.db.transaction((tx) =>
+    createCallConversation(tx, {
+      accountId: account.id,
+      phone,
+      conversationTypeId: type.id,
+      direction: 'outbound',
+      useRealtimeApi: body.useRealtimeApi,
+      crmContactId: body.contactId,
+    }),
+  ))!;
 
   const urls = callbackUrls(ctx.config, created.uuid);
   try {
@@ -148,15 +138,6 @@ export async function callRecordingOf(ctx: AppContext, actor: Actor | null, uuid
   const size = await recordingStorage(ctx).size(key);
   if (size === null) throw noRecording();
   return { key, size };
-}
-
-/** Removes a call's recording file (the conversation is being deleted); a failure is logged, not thrown. */
-export async function removeCallRecording(ctx: AppContext, uuid: string): Promise<void> {
-  try {
-    await recordingStorage(ctx).remove(recordingStorageKey(uuid));
-  } catch (err) {
-    ctx.log.warn({ err, uuid }, 'could not remove the recording of a deleted call');
-  }
 }
 
 export type { PlaceCallBody };

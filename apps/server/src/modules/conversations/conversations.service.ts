@@ -2,13 +2,7 @@ import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, s
 import { isUuid } from '@sales-agent/shared/uuid';
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
 import type { ConversationListQuery } from '@sales-agent/shared/schemas/conversation';
-import {
-  receiveProspectMessage,
-  sendHumanMessage,
-  setConversationPhase,
-  startWebConversation,
-  triggerFollowUp,
-} from '../../agent/agent.service.ts';
+import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation, triggerFollowUp } from '../../agent/agent.service.ts';
 import type { Actor, AppContext } from '../../context.ts';
 import type { Database, Db } from '../../db/client.ts';
 import { type PreparedRead, preparedRead } from '../../db/prepared.ts';
@@ -22,14 +16,15 @@ import {
   prospects,
   unansweredConversations,
 } from '../../db/schema/index.ts';
-import { isWorkingPhase } from '../../agent/phases.ts';
+import { isWorkingPhase } from '../../conversations/phases.ts';
 import { cancelConversationJobs } from '../../agent/agent.service.ts';
-import { endSilence } from '../../agent/unanswered.ts';
+import { endSilence } from '../../conversations/unanswered.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
 import { type AccessibleConversation, grantedAccountSql, listedSql, viewAccess } from './conversation-policy.ts';
-import { removeCallRecording } from '../calls/calls.service.ts';
+import { removeCallRecording } from '../../voice/call-recording-file.ts';
+import { isUnreadFor } from './conversation-reads.ts';
 import { isEnded, parseJson, presentDetail, presentListRow, type StoredDetail } from './conversations.presenter.ts';
 
 /**

@@ -3,7 +3,7 @@ import { CRM_OUTCOMES, type CrmOutcome } from '@sales-agent/shared/schemas/conve
 import { truncate } from '@sales-agent/shared/truncate';
 import { and, count, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { CRM_WRITE_BACK_JOB } from '../../agent/conversation-outcome.ts';
+import { CRM_WRITE_BACK_JOB } from '../../conversations/conversation-outcome.ts';
 import type { AppContext } from '../../context.ts';
 import { conversationPhases, conversations, conversationTypes, messages } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';

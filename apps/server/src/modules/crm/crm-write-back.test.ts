@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { receiveProspectMessage, setConversationPhase, startWebConversation } from '../../agent/agent.service.ts';
-import { reportConversationOutcome } from '../../agent/conversation-outcome.ts';
+import { reportConversationOutcome } from '../../conversations/conversation-outcome.ts';
 import { conversations, jobs } from '../../db/schema/index.ts';
 import { buildPlaybook } from '../../test/agent-factories.ts';
 import { useFake, useTestApp } from '../../test/use-test-app.ts';

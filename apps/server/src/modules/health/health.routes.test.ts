@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../../test/use-test-app.ts';
 import { buildUser } from '../../test/factories.ts';
 import { multipartPayload } from '../../test/multipart.ts';
-import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
 import { WRITE_PROBE_FILE } from './storage-room.ts';
 
 describe('GET /api/health and /api/health/ready', () => {

@@ -1,7 +1,7 @@
 import { rm, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../../context.ts';
-import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
 
 export interface StorageRoom {
   /** Bytes that may still be written before the disk reaches STORAGE_MIN_FREE_BYTES (0 when below it). */

@@ -14,7 +14,7 @@ import {
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser } from '../../test/factories.ts';
 import { recordingPath, recordingStorageKey } from '../../voice/urls.ts';
-import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
 import { canAccessAccount, flagTokenRejected, grantedAccountIds, readAccessToken } from './access.ts';
 
 let typeId: number;

@@ -11,7 +11,7 @@ import {
 } from '../../db/schema/index.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { configProblems, pageIdProblem } from '../../channels/account-config.ts';
-import { removeCallRecording } from '../calls/calls.service.ts';
+import { removeCallRecording } from '../../voice/call-recording-file.ts';
 import { sealConfigSecrets } from '../crm/crm-config.ts';
 import { outboundUrlProblem } from '../../lib/outbound-url.ts';
 import { canAccessAccount, canDeleteAccount } from './access.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { callRecordings, messagingAccounts, sessions, userMessagingAccounts, users } from '../../db/schema/index.ts';
 import { newStorageKey } from '../../lib/storage.ts';
-import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
 import { useTestApp } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail } from '../../test/factories.ts';
 import { issuePasswordToken } from './password-tokens.ts';

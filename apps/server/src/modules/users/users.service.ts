@@ -6,7 +6,7 @@ import { sha256Hex } from '../../lib/crypto.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized, unavailable } from '../../lib/errors.ts';
 import { mailConfigured, sendMail } from '../../lib/mailer.ts';
 import type { UserMessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
-import { recordingStorage } from '../call-recordings/call-recordings.service.ts';
+import { recordingStorage } from '../../lib/recording-storage.ts';
 import { reconnectNeeded } from '../messaging-accounts/access.ts';
 import { clearAttempts, countAttempt } from './login-throttle.ts';
 import { assertPasswordAllowed } from './password-policy.ts';

@@ -1,6 +1,6 @@
 import type { RealtimeClientEvent, RealtimeResponseUsage } from 'openai/resources/realtime/realtime';
 import WebSocket, { type RawData } from 'ws';
-import { isWorkingPhase } from '../../agent/phases.ts';
+import { isWorkingPhase } from '../../conversations/phases.ts';
 import type { AppContext } from '../../context.ts';
 import { advancePhase, bookRealtimeUsage, type CallContext, findCall, storeTranscript } from './call-store.ts';
 import { updateCall } from './twilio-call-update.ts';

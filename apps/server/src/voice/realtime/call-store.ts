@@ -5,8 +5,8 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { isUuid } from '@sales-agent/shared/uuid';
-import { emitConversationChanged, insertMessage, loadConversation, type LoadedConversation } from '../../agent/conversation-store.ts';
-import { moveWorkingPhase } from '../../agent/send-reply.ts';
+import { emitConversationChanged, insertMessage, loadConversation, type LoadedConversation } from '../../conversations/conversation-store.ts';
+import { moveWorkingPhase } from '../../conversations/phase-moves.ts';
 import { findAccountById, type LiveAccount } from '../../channels/accounts.ts';
 import type { AppContext } from '../../context.ts';
 import { conversations, llmUsage } from '../../db/schema/index.ts';
@@ -90,9 +90,7 @@ export async function advancePhase(ctx: AppContext, loaded: LoadedConversation, 
   const to = from + 1;
   let moved: boolean;
   if (to === loaded.phases.length) {
-    const ended = await ctx.db.transaction((tx) => endRealtimeCall(ctx, id, from, tx));
-    if (ended?.unansweredChanged) ctx.events.emit('unanswered.changed', { conversationId: id });
-    moved = ended !== null;
+    moved = (await ctx.db.transaction((tx) => endRealtimeCall(ctx, id, from, tx))) !== null;
   } else {
     moved = await moveWorkingPhase(ctx, id, from, to, false);
   }

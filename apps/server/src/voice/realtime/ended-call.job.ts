@@ -1,19 +1,12 @@
 import { z } from 'zod';
 import { askLlm } from '../../agent/ask-llm.ts';
-import { reportConversationOutcome } from '../../agent/conversation-outcome.ts';
-import {
-  agentSettingsOf,
-  emitConversationChanged,
-  type Executor,
-  loadReplyContext,
-  type ReplyContext,
-  lockConversationRow,
-  playbookOf,
-} from '../../agent/conversation-store.ts';
+import { reportConversationOutcome } from '../../conversations/conversation-outcome.ts';
+import { agentSettingsOf, emitConversationChanged, type Executor, loadReplyContext, type ReplyContext, lockConversationRow } from '../../conversations/conversation-store.ts';
+import { playbookOf } from '../../agent/prompts.ts';
 import { LlmError } from '../../agent/llm/provider.ts';
 import { ratingRequest } from '../../agent/prompts.ts';
-import { moveWorkingPhase, setRating } from '../../agent/send-reply.ts';
-import { endSilence } from '../../agent/unanswered.ts';
+import { moveWorkingPhase, setRating } from '../../conversations/phase-moves.ts';
+import { endSilence } from '../../conversations/unanswered.ts';
 import type { AppContext } from '../../context.ts';
 import type { JobDefinition } from '../../jobs/runner.ts';
 
@@ -31,13 +24,13 @@ export const endedCallJobKey = (conversationId: number) => `voice-ended-call:${c
 /**
  * The `advance_phase` move into phase N, in `tx`: the end (the agent's conditional move, so an admin's change
  * made meanwhile wins), the cleared unanswered entry and the ended-call job. Answers whether it ended the
- * conversation and whether the unanswered entry changed; the caller emits the events after the commit.
+ * conversation; the unanswered list hears of it on the commit.
  */
 export async function endRealtimeCall(ctx: AppContext, conversationId: number, from: number, tx: Executor) {
   if (!(await moveWorkingPhase(ctx, conversationId, from, from + 1, true, tx))) return null;
-  const unansweredChanged = await endSilence(ctx, conversationId, tx);
+  await endSilence(ctx, conversationId, tx);
   await ctx.jobs.enqueue(ENDED_CALL_JOB, { conversationId }, { singletonKey: endedCallJobKey(conversationId), maxAttempts: 8, executor: tx });
-  return { unansweredChanged };
+  return true;
 }
 
 const payload = z.object({ conversationId: z.number().int().positive() });

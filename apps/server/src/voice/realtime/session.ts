@@ -1,6 +1,6 @@
 import { readConversationTypeConfig, REALTIME_VOICES } from '@sales-agent/shared/schemas/conversation-type-config';
 import type { RealtimeClientEvent, RealtimeFunctionTool } from 'openai/resources/realtime/realtime';
-import type { LoadedConversation } from '../../agent/conversation-store.ts';
+import type { LoadedConversation } from '../../conversations/conversation-store.ts';
 
 export const DEFAULT_REALTIME_VOICE = 'marin';
 /** Model that transcribes the caller (input_audio_transcription); its text becomes PROSPECT messages. */

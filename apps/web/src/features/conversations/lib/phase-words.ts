@@ -20,5 +20,5 @@ export const AI_STATE_TEXT: Record<AiState, { label: string; color: string }> = 
   ended: { label: 'Ended', color: 'gray' },
 };
 
-/** A working phase (0..N-1): the only place where follow-ups and hand-back make sense. */
-export const isWorkingPhase = (phase: number, phaseCount: number) => phase >= 0 && phase < phaseCount;
+/** The one definition lives in the shared package (server and web agree on it). */
+export { isWorkingPhase } from '@sales-agent/shared/enums';

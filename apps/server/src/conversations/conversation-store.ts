@@ -6,7 +6,6 @@ import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { DELIVER_JOB, deliverJobKey } from '../channels/delivery-keys.ts';
 import type { JobRunner } from '../jobs/runner.ts';
-import type { Db } from '../db/client.ts';
 import {
   conversationPhases,
   conversations,
@@ -17,11 +16,26 @@ import {
   prospects,
   unansweredConversations,
 } from '../db/schema/index.ts';
-import type { StoredMessage } from './agent.service.ts';
-import type { HistoryMessage, Playbook } from './prompts.ts';
 
 /** The database or an open transaction: both run the same queries. */
-export type Executor = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+import type { Executor } from '../db/after-commit.ts';
+
+export type { Executor };
+
+/** A message as the domain hands it back once stored. */
+export interface StoredMessage {
+  id: number;
+  conversationId: number;
+  role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
+  message: string;
+  dateSent: Date;
+}
+
+/** One line of a conversation's transcript, as the agent's prompts read it. */
+export interface HistoryMessage {
+  role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
+  message: string;
+}
 
 export type ConversationRow = typeof conversations.$inferSelect;
 
@@ -136,20 +150,6 @@ export function agentSettingsOf(ctx: AppContext, configText: string | null | und
   };
 }
 export type AgentSettings = ReturnType<typeof agentSettingsOf>;
-
-/** Phase positions are the phases sorted by their index (so 0..N-1 even when stored indexes have gaps). */
-export function playbookOf(loaded: LoadedConversation, settings: AgentSettings): Playbook {
-  const type = loaded.type!;
-  return {
-    rolePrompt: type.rolePrompt,
-    triggerConversationPrompt: type.triggerConversationPrompt,
-    checkingPrompt: type.checkingPrompt,
-    errorPrompt: type.errorPrompt,
-    phases: loaded.phases.map((p) => ({ prompt: p.prompt, transitionPrompt: p.transitionPrompt, followUpPrompt: p.followUpPrompt })),
-    model: settings.model,
-    temperature: settings.temperature,
-  };
-}
 
 /** Ids of the newest PROSPECT and AGENT messages (0 when none); a prospect id above the agent id is unanswered. */
 export async function lastMessageIds(db: Executor, conversationId: number): Promise<{ prospect: number; agent: number }> {

@@ -1,15 +1,15 @@
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { unansweredConversations } from '../db/schema/index.ts';
-import type { Executor } from './conversation-store.ts';
-import type { AgentErrorRecord } from './llm/provider.ts';
+import { afterCommit, type Executor } from '../db/after-commit.ts';
+import { agentError, type AgentErrorRecord } from './agent-errors.ts';
 import { redactDeep } from '../lib/redact.ts';
 
 /**
  * Bookkeeping of the unanswered-conversations list (spec §2.9): one entry per conversation waiting on the
  * prospect, with its follow-up count and the time the next follow-up is due, plus the errors the agent hit.
- * Functions taking an `executor` (an open transaction) write through it and leave the `unanswered.changed`
- * event to the caller, to emit after the commit (listeners re-read the list).
+ * Functions taking an `executor` (an open transaction) write through it; their `unanswered.changed` event
+ * goes out once that transaction commits (db/after-commit.ts), and never if it rolls back.
  */
 export const followUpJobKey = (conversationId: number) => `follow-up:${conversationId}`;
 
@@ -44,7 +44,7 @@ export async function startSilence(
       set: { followUpCount: 0, earliestReplyDateTime: due, updatedAt: new Date() },
     })
     .returning();
-  if (!executor) ctx.events.emit('unanswered.changed', { conversationId });
+  await afterCommit(executor ?? ctx.db, () => ctx.events.emit('unanswered.changed', { conversationId }));
   return entry;
 }
 
@@ -68,7 +68,7 @@ export async function countFollowUp(
       target: unansweredConversations.conversationId,
       set: { followUpCount: count, earliestReplyDateTime: due, updatedAt: new Date() },
     });
-  if (!executor) ctx.events.emit('unanswered.changed', { conversationId });
+  await afterCommit(db, () => ctx.events.emit('unanswered.changed', { conversationId }));
   return count;
 }
 
@@ -88,7 +88,7 @@ export async function endSilence(ctx: AppContext, conversationId: number, execut
     )
     select (select count(*) from removed) + (select count(*) from reset) as changed`);
   const changed = Number((result as unknown as { rows: { changed: string | number }[] }).rows[0]?.changed ?? 0);
-  if (changed > 0 && !executor) ctx.events.emit('unanswered.changed', { conversationId });
+  if (changed > 0) await afterCommit(executor ?? ctx.db, () => ctx.events.emit('unanswered.changed', { conversationId }));
   return changed > 0;
 }
 
@@ -123,9 +123,12 @@ export async function recordAgentError(
       .set({ errors: JSON.stringify(errors), status: 'ACTIVE', updatedAt: new Date() })
       .where(eq(unansweredConversations.id, entry.id));
   };
-  if (executor) await append(executor);
-  else await ctx.db.transaction((tx) => append(tx));
-  if (!executor) ctx.events.emit('unanswered.changed', { conversationId });
+  const write = async (db: Executor) => {
+    await append(db);
+    await afterCommit(db, () => ctx.events.emit('unanswered.changed', { conversationId }));
+  };
+  if (executor) await write(executor);
+  else await ctx.db.transaction(write);
 }
 
 /** Stored errors text as an array; unreadable text (an admin's edit) is kept as one entry rather than lost. */
@@ -134,6 +137,6 @@ function readErrors(text: string): unknown[] {
     const parsed: unknown = JSON.parse(text);
     return Array.isArray(parsed) ? parsed : [parsed];
   } catch {
-    return [{ message: text, type: 'unreadable', code: null, status: null, method: null, url: null, response: null, details: null }];
+    return [agentError('unreadable', null, text)];
   }
 }

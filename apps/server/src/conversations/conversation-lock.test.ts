@@ -7,8 +7,8 @@ import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { startTwilioFake } from '../test/fakes/twilio-fake.ts';
 import { PUBLIC_URL } from '../test/channel-factories.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, AZURE_KEY, buildCallSetup, CALLEE, callForm, callRow, freshStorageDir, messagesOfCall, postSigned } from '../voice/voice-test-kit.ts';
-import { receiveProspectMessage } from './agent.service.ts';
-import { FOLLOW_UP_JOB } from './follow-up.ts';
+import { receiveProspectMessage } from '../agent/agent.service.ts';
+import { FOLLOW_UP_JOB } from '../agent/follow-up.ts';
 import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
 
 /**

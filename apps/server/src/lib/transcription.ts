@@ -1,7 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import type { Readable } from 'node:stream';
-import type { AppContext } from '../../context.ts';
-import { AppError, unavailable } from '../../lib/errors.ts';
+import type { AppContext } from '../context.ts';
+import { AppError, unavailable } from './errors.ts';
 
 /**
  * Speech to text through any OpenAI-compatible server (POST {OPENAI_BASE_URL}/audio/transcriptions with

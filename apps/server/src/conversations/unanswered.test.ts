@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlaybook, buildProspectConversation, unansweredOf } from '../test/agent-factories.ts';
 import { useTestApp } from '../test/use-test-app.ts';
-import type { AgentErrorRecord } from './llm/provider.ts';
+import type { AgentErrorRecord } from './agent-errors.ts';
 import { recordAgentError } from './unanswered.ts';
 
 const error = (code: string): AgentErrorRecord => ({ message: `failure ${code}`, type: 'test', code, status: null, method: null, url: null, response: null, details: null });
