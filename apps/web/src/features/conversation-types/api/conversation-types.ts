@@ -8,24 +8,11 @@ import type {
 } from '@sales-agent/shared/schemas/conversation-type';
 import { api, apiRequest } from '../../../lib/api-client.ts';
 import { useWrite } from '../../../lib/use-write.ts';
-import { messagingAccountKeys } from '../../messaging-accounts/api/messaging-accounts.ts';
+import { messagingAccountKeys } from '../../messaging-accounts/api/keys.ts';
 
-/**
- * The query keys of conversation types. Everything about types sits under `all`, which a change to a type
- * refreshes: the lists, the detail, the phases, the CRM lookups and the option lists other screens use.
- */
-export const conversationTypeKeys = {
-  all: () => ['conversation-types'] as const,
-  adminList: () => ['conversation-types', 'admin-list'] as const,
-  detail: (id: number | string) => ['conversation-types', 'detail', String(id)] as const,
-  phases: (typeId: number | string) => ['conversation-types', 'phases', String(typeId)] as const,
-  crmPipelines: (typeId: string) => ['conversation-types', 'crm', typeId, 'pipelines'] as const,
-  crmContacts: <P>(typeId: string, page: P) => ['conversation-types', 'crm', typeId, 'contacts', page] as const,
-  /** The select of the messaging account form. */
-  options: () => ['conversation-types', 'options'] as const,
-  /** The pricing page's prompt lengths. */
-  pricingPrompts: () => ['conversation-types', 'pricing-prompts'] as const,
-};
+import { conversationTypeKeys } from './keys.ts';
+
+export { conversationTypeKeys };
 
 export type { ConversationPhase, ConversationTypeDetail, ConversationTypeListItem };
 

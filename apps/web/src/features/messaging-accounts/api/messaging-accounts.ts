@@ -3,15 +3,11 @@ import { TRUNCATE } from '@sales-agent/shared/limits';
 import type { MessagingAccountSaveBody, MessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import { truncate } from '@sales-agent/shared/truncate';
 import { api, apiRequest } from '../../../lib/api-client.ts';
-import { conversationTypeKeys } from '../../conversation-types/api/conversation-types.ts';
+import { conversationTypeKeys } from '../../conversation-types/api/keys.ts';
 
-/** The query keys of messaging accounts; `all` is the list and prefixes every other one. */
-export const messagingAccountKeys = {
-  all: () => ['messaging-accounts'] as const,
-  detail: (id: number | string) => ['messaging-accounts', String(id)] as const,
-  /** A select's options, per screen: each labels the accounts its own way. */
-  options: (screen: 'conversation-type' | 'permission') => ['messaging-accounts', 'options', screen] as const,
-};
+import { messagingAccountKeys } from './keys.ts';
+
+export { messagingAccountKeys };
 
 export type { MessagingAccountView };
 
