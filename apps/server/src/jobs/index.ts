@@ -11,6 +11,7 @@ import { TOKEN_REFRESH_JOB, tokenRefreshJob } from '../modules/meta-auth/token-r
 import { crmWriteBackJob } from '../modules/crm/crm-write-back.job.ts';
 import { RECORDING_JOB, recordingJob } from '../voice/recording.job.ts';
 import { ENDED_CALL_JOB, endedCallJob } from '../voice/realtime/ended-call.job.ts';
+import { KNOWLEDGE_INGEST_JOB, knowledgeIngestJob } from '../knowledge/ingest.job.ts';
 import { MAINTENANCE_JOB, maintenanceJob } from './maintenance.ts';
 import type { JobDefinition } from './runner.ts';
 
@@ -29,6 +30,7 @@ const registry = {
   [INBOUND_JOB]: { ...inboundJob, serial: true },
   [DELIVER_JOB]: deliverJob,
   [MAINTENANCE_JOB]: maintenanceJob,
+  [KNOWLEDGE_INGEST_JOB]: { ...knowledgeIngestJob, slow: true },
 };
 
 /** Name → payload of every job: what `ctx.jobs.enqueue(name, payload)` is type-checked against. */

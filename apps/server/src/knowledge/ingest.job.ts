@@ -1,0 +1,68 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import { knowledgeChunks, knowledgeSources } from '../db/schema/index.ts';
+import type { JobDefinition } from '../jobs/runner.ts';
+import { chunkText } from './chunking.ts';
+import { DocumentError, type DocumentSection, documentKind, parseDocument } from './parse-document.ts';
+
+export const KNOWLEDGE_INGEST_JOB = 'knowledge.ingest';
+
+const payload = z.object({ sourceId: z.number().int() });
+
+type SourceRow = typeof knowledgeSources.$inferSelect;
+
+/** Sections of a source, or a sentence in words saying why it cannot be read. */
+async function readSource(source: SourceRow): Promise<DocumentSection[]> {
+  if (source.type === 'faq') return [{ title: source.question ?? undefined, text: `Q: ${source.question}\nA: ${source.answer}` }];
+  if (source.type === 'website') throw new DocumentError('Website crawling is not available in this version yet.');
+  const kind = documentKind(source.fileName ?? '');
+  if (!kind || !source.content) throw new DocumentError('The file type is not one the knowledge base reads.');
+  return parseDocument(kind, source.content);
+}
+
+/**
+ * Reads a source into chunks and replaces its old chunks in one transaction, so retrieval never sees a
+ * half-ingested source. A source deleted meanwhile is skipped; a parse failure marks it failed with the reason.
+ */
+export async function ingestSource(ctx: AppContext, sourceId: number): Promise<void> {
+  const [source] = await ctx.db.select().from(knowledgeSources).where(eq(knowledgeSources.id, sourceId));
+  if (!source) return;
+  await ctx.db.update(knowledgeSources).set({ status: 'processing', error: null }).where(eq(knowledgeSources.id, sourceId));
+  let sections: DocumentSection[];
+  try {
+    sections = await readSource(source);
+  } catch (error) {
+    const reason = error instanceof DocumentError ? error.message : 'The document could not be read.';
+    if (!(error instanceof DocumentError)) ctx.log.warn({ err: error, sourceId }, 'knowledge source could not be parsed');
+    await ctx.db.update(knowledgeSources).set({ status: 'failed', error: reason }).where(eq(knowledgeSources.id, sourceId));
+    return;
+  }
+  const rows = sections.flatMap((section) =>
+    chunkText(section.text).map((text) => ({ title: section.title ?? source.title, text, url: source.url })),
+  );
+  await ctx.db.transaction(async (tx) => {
+    await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.sourceId, sourceId));
+    if (rows.length > 0) {
+      await tx.insert(knowledgeChunks).values(
+        rows.map((row, position) => ({ ...row, position, sourceId, collectionId: source.collectionId })),
+      );
+    }
+    const empty = rows.length === 0;
+    await tx
+      .update(knowledgeSources)
+      .set({
+        status: empty ? 'failed' : 'ready',
+        error: empty ? 'No text was found in this source.' : null,
+        items: sections.length,
+        refreshedAt: new Date(),
+      })
+      .where(eq(knowledgeSources.id, sourceId));
+  });
+}
+
+export const knowledgeIngestJob: JobDefinition<typeof payload> = {
+  name: KNOWLEDGE_INGEST_JOB,
+  payload,
+  handler: (ctx, { sourceId }) => ingestSource(ctx, sourceId),
+};

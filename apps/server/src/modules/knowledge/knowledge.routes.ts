@@ -1,0 +1,130 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { errorBody, idParams, messageBody } from '@sales-agent/shared/schemas/common';
+import {
+  createdId,
+  KNOWLEDGE_DOCUMENT_MAX_BYTES,
+  KNOWLEDGE_UPLOAD_FIELD,
+  knowledgeCollectionBody,
+  knowledgeCollectionList,
+  knowledgeSearchBody,
+  knowledgeSearchResult,
+  knowledgeSourceBody,
+  knowledgeSourceList,
+  knowledgeSourceParams,
+} from '@sales-agent/shared/schemas/knowledge';
+import type { AppContext } from '../../context.ts';
+import { AppError, badRequest } from '../../lib/errors.ts';
+import {
+  addDocument,
+  addJsonSource,
+  createCollection,
+  deleteCollection,
+  deleteSource,
+  listCollections,
+  listSources,
+  refreshSource,
+  searchCollection,
+} from './knowledge.service.ts';
+
+const tags = ['knowledge'];
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
+
+/** Issue 21 knowledge base admin API; `/api/admin/**` is ADMIN-only (plugins/auth.ts). */
+export async function knowledgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  // Only the source route reads multipart (a document upload); busboy's limit is one byte above ours so an
+  // oversized file is detected rather than silently cut.
+  await app.register(multipart, { limits: { fileSize: KNOWLEDGE_DOCUMENT_MAX_BYTES + 1, files: 1, fields: 5 } });
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get('/api/admin/knowledge', { schema: { tags, response: { 200: knowledgeCollectionList, ...errors } } }, () =>
+    listCollections(ctx),
+  );
+
+  r.post(
+    '/api/admin/knowledge',
+    { schema: { tags, body: knowledgeCollectionBody, response: { 201: createdId, ...errors } } },
+    async (request, reply) => reply.status(201).send(await createCollection(ctx, request.body.name)),
+  );
+
+  r.delete(
+    '/api/admin/knowledge/:id',
+    { schema: { tags, params: idParams, response: { 200: messageBody, ...errors } } },
+    async (request) => {
+      await deleteCollection(ctx, request.params.id);
+      return { message: 'Knowledge collection deleted.' };
+    },
+  );
+
+  r.get(
+    '/api/admin/knowledge/:id/sources',
+    { schema: { tags, params: idParams, response: { 200: knowledgeSourceList, ...errors } } },
+    (request) => listSources(ctx, request.params.id),
+  );
+
+  // JSON ({type:"faq"|"website", …}) or multipart with the document in the field "file"; the body is checked
+  // here because one route takes both encodings.
+  r.post(
+    '/api/admin/knowledge/:id/sources',
+    {
+      schema: {
+        tags,
+        params: idParams,
+        consumes: ['application/json', 'multipart/form-data'],
+        description: `JSON {type:"faq", question, answer} or {type:"website", url, refresh?}; or multipart with the document in the field "${KNOWLEDGE_UPLOAD_FIELD}" (PDF, DOCX, Markdown, text, HTML, CSV).`,
+        response: { 201: createdId, 413: errorBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const collectionId = request.params.id;
+      if (request.isMultipart()) {
+        const file = await request.file();
+        if (!file || file.fieldname !== KNOWLEDGE_UPLOAD_FIELD) {
+          throw badRequest(`Send the document in the multipart field "${KNOWLEDGE_UPLOAD_FIELD}".`);
+        }
+        let bytes: Buffer;
+        try {
+          bytes = await file.toBuffer();
+        } catch {
+          bytes = Buffer.alloc(0);
+        }
+        if (file.file.truncated || bytes.length > KNOWLEDGE_DOCUMENT_MAX_BYTES) {
+          reply.header('connection', 'close');
+          throw new AppError(413, 'UPLOAD_TOO_LARGE', `The document is larger than ${KNOWLEDGE_DOCUMENT_MAX_BYTES / 1024 / 1024} MB.`);
+        }
+        return reply.status(201).send(await addDocument(ctx, collectionId, { fileName: file.filename, mimeType: file.mimetype, bytes }));
+      }
+      const parsed = knowledgeSourceBody.safeParse(request.body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw badRequest(`${issue.path.join('.') || 'body'}: ${issue.message}`, 'VALIDATION_ERROR');
+      }
+      return reply.status(201).send(await addJsonSource(ctx, collectionId, parsed.data));
+    },
+  );
+
+  r.post(
+    '/api/admin/knowledge/:id/sources/:sourceId/refresh',
+    { schema: { tags, params: knowledgeSourceParams, response: { 200: messageBody, ...errors } } },
+    async (request) => {
+      await refreshSource(ctx, request.params.id, request.params.sourceId);
+      return { message: 'Refresh queued.' };
+    },
+  );
+
+  r.delete(
+    '/api/admin/knowledge/:id/sources/:sourceId',
+    { schema: { tags, params: knowledgeSourceParams, response: { 200: messageBody, ...errors } } },
+    async (request) => {
+      await deleteSource(ctx, request.params.id, request.params.sourceId);
+      return { message: 'Knowledge source deleted.' };
+    },
+  );
+
+  r.post(
+    '/api/admin/knowledge/:id/search',
+    { schema: { tags, params: idParams, body: knowledgeSearchBody, response: { 200: knowledgeSearchResult, ...errors } } },
+    (request) => searchCollection(ctx, request.params.id, request.body.query, request.body.limit),
+  );
+}
