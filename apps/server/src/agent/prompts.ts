@@ -139,7 +139,7 @@ export function transitionRequest(playbook: Playbook, phaseIndex: number, histor
 }
 
 /** The next reply to the prospect; `rejection` is the guard's reason when this is the one retry. */
-export function draftRequest(playbook: Playbook, phaseIndex: number, history: HistoryMessage[], rejection?: string) {
+export function draftRequest(playbook: Playbook, phaseIndex: number, history: HistoryMessage[], rejection?: string, knowledge = '') {
   const retry = rejection
     ? `\nYour previous draft was rejected by the reviewer for this reason: ${rejection}\nWrite a different reply that avoids it.`
     : '';
@@ -147,7 +147,7 @@ export function draftRequest(playbook: Playbook, phaseIndex: number, history: Hi
     {
       role: 'system',
       content:
-        `${playbook.rolePrompt}\n\n${phaseHeader(playbook, phaseIndex)}${retry}\n\n` +
+        `${playbook.rolePrompt}\n\n${phaseHeader(playbook, phaseIndex)}${knowledge}${retry}\n\n` +
         `Write your next message to the prospect. Answer JSON {"reply": string, "needsHuman": boolean, "reason": string}. ` +
         `Set needsHuman to true only when a human colleague must take over (the prospect asks for a person, or ` +
         `something you cannot handle); the reply is then a short holding message, and reason says why.`,

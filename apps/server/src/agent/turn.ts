@@ -8,6 +8,7 @@ import { withConversationLock } from '../conversations/conversation-lock.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
 import { agentSettingsOf, type AgentSettings, emitConversationChanged, type Executor, type LoadedConversation, loadReplyContext, lockConversationRow } from '../conversations/conversation-store.ts';
 import { playbookOf } from './prompts.ts';
+import { knowledgePromptBlock, recordPassagesUsed, retrieveForTurn } from '../knowledge/turn-knowledge.ts';
 import { scheduleFollowUp } from './follow-up.ts';
 import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
 import { LlmError } from './llm/provider.ts';
@@ -97,13 +98,15 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
       emitConversationChanged(ctx, loaded.conversation);
     }
 
+    // Issue 21: the type's knowledge for what the prospect just asked, in the draft prompt with its sources.
+    const passages = await retrieveForTurn(ctx.db, loaded.type.id, history);
     const draft = await writeGuardedReply(
       ctx,
       conversationId,
       playbook,
       phase,
       history,
-      (rejection) => draftRequest(playbook, phase, history, rejection),
+      (rejection) => draftRequest(playbook, phase, history, rejection, knowledgePromptBlock(passages)),
       { deferred: usage },
     );
     if (!draft.ok) {
@@ -123,6 +126,7 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
     const sent = await ctx.db.transaction(async (tx) => {
       const stored = await sendAgentMessage(ctx, loaded, reply, expect, tx, origin);
       if (stored) await afterAgentReply(ctx, conversationId, settings, tx);
+      if (stored) await recordPassagesUsed(tx, stored, passages);
       return stored;
     });
     // The reply's announcement and the unanswered list's refresh went out on the commit (db/after-commit.ts).

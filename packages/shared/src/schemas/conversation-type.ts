@@ -50,6 +50,8 @@ export const conversationTypeSaveBody = z.object({
    * a new type, unchanged on edit.
    */
   isPublic: z.boolean({ error: 'isPublic must be true or false' }).optional(),
+  /** Knowledge collections the agent answers from (issue 21); absent: unchanged on edit, none on create. */
+  knowledgeCollectionIds: z.array(positiveId('knowledgeCollectionIds[]')).max(50).optional(),
 });
 export type ConversationTypeSaveBody = z.input<typeof conversationTypeSaveBody>;
 
@@ -118,6 +120,8 @@ export const conversationTypeDetail = publicTypeFields.extend(adminTypeFields.sh
   messagingAccount: z
     .object({ id: z.number(), type: z.string(), pageName: z.string(), pageId: z.string() })
     .nullable(),
+  /** Issue 21: the knowledge collections attached to this type. */
+  knowledgeCollectionIds: z.array(z.number()),
 });
 export type ConversationTypeDetail = z.infer<typeof conversationTypeDetail>;
 

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { customType, index, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { conversationTypes } from './playbooks.ts';
+import { conversations, messages } from './conversations.ts';
+import { bigint, customType, index, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** PostgreSQL's full-text document type; written only by the generated column below. */
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -78,10 +80,30 @@ export const knowledgeChunks = pgTable(
 export const conversationTypeKnowledge = pgTable(
   'conversation_type_knowledge',
   {
-    conversationTypeId: integer().notNull(),
+    conversationTypeId: integer()
+      .notNull()
+      .references(() => conversationTypes.id, { onDelete: 'cascade' }),
     collectionId: integer()
       .notNull()
       .references(() => knowledgeCollections.id, { onDelete: 'cascade' }),
   },
-  (t) => [index().on(t.conversationTypeId), index().on(t.collectionId)],
+  (t) => [primaryKey({ columns: [t.conversationTypeId, t.collectionId] }), index().on(t.collectionId)],
+);
+
+/**
+ * The passages the agent's draft prompt carried for one of its messages (issue 21 "admins see which passages
+ * were used"): a JSON array of {text, score, sourceId, title?, url?}, a copy so it survives source deletion.
+ */
+export const knowledgeMessagePassages = pgTable(
+  'knowledge_message_passages',
+  {
+    messageId: bigint({ mode: 'number' })
+      .primaryKey()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    conversationId: integer()
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    passages: text().notNull(),
+  },
+  (t) => [index().on(t.conversationId)],
 );

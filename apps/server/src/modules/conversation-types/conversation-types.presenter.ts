@@ -35,7 +35,7 @@ export function presentPublicType(row: TypeRow): ConversationTypeListItem {
 }
 
 /** Everything an ADMIN edits; phases sorted by index. */
-export function presentAdminType(row: TypeRow, phases: PhaseRow[]): Omit<ConversationTypeDetail, 'messagingAccount'> {
+export function presentAdminType(row: TypeRow, phases: PhaseRow[]): Omit<ConversationTypeDetail, 'messagingAccount' | 'knowledgeCollectionIds'> {
   return {
     id: row.id,
     title: row.title,

@@ -12,6 +12,7 @@ import {
   conversationTypeSaved,
   typeIdParams,
 } from '@sales-agent/shared/schemas/conversation-type';
+import { assertCollectionsExist, setTypeCollections, typeCollectionIds } from '../../knowledge/type-collections.ts';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { requireAdmin } from '../../plugins/auth.ts';
@@ -48,13 +49,22 @@ export async function conversationTypesRoutes(app: FastifyInstance, { ctx }: { c
       onRequest: async (request) => void requireAdmin(request),
       schema: { tags, params: idParams, response: { 200: conversationTypeDetail, ...errors } },
     },
-    async (request) => getConversationType(ctx, request.params.id),
+    async (request) => ({
+      ...(await getConversationType(ctx, request.params.id)),
+      knowledgeCollectionIds: await typeCollectionIds(ctx.db, request.params.id),
+    }),
   );
 
   r.post(
     '/api/admin/conversation-type/create-edit',
     { schema: { tags, body: conversationTypeSaveBody, response: { 200: conversationTypeSaved, ...errors } } },
-    async (request) => ({ conversationType: await saveConversationType(ctx, request.body) }),
+    async (request) => {
+      const collections = request.body.knowledgeCollectionIds;
+      if (collections) await assertCollectionsExist(ctx.db, collections);
+      const saved = await saveConversationType(ctx, request.body);
+      if (collections) await setTypeCollections(ctx.db, saved.id, collections);
+      return { conversationType: saved };
+    },
   );
 
   r.post(

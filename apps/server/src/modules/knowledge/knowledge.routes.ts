@@ -7,6 +7,7 @@ import {
   KNOWLEDGE_DOCUMENT_MAX_BYTES,
   KNOWLEDGE_UPLOAD_FIELD,
   knowledgeCollectionBody,
+  knowledgePassage,
   knowledgeCollectionList,
   knowledgeSearchBody,
   knowledgeSearchResult,
@@ -14,11 +15,13 @@ import {
   knowledgeSourceList,
   knowledgeSourceParams,
 } from '@sales-agent/shared/schemas/knowledge';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, badRequest } from '../../lib/errors.ts';
 import {
   addDocument,
   addJsonSource,
+  conversationPassages,
   createCollection,
   deleteCollection,
   deleteSource,
@@ -120,6 +123,19 @@ export async function knowledgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await deleteSource(ctx, request.params.id, request.params.sourceId);
       return { message: 'Knowledge source deleted.' };
     },
+  );
+
+  // Which passages each agent message of a conversation was written from (issue 21), by message id.
+  r.get(
+    '/api/admin/knowledge/conversations/:uuid/passages',
+    {
+      schema: {
+        tags,
+        params: z.object({ uuid: z.uuid() }),
+        response: { 200: z.object({ passages: z.record(z.string(), z.array(knowledgePassage)) }), ...errors },
+      },
+    },
+    async (request) => ({ passages: await conversationPassages(ctx, request.params.uuid) }),
   );
 
   r.post(

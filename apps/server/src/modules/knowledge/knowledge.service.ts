@@ -1,7 +1,8 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { KnowledgeSourceBody } from '@sales-agent/shared/schemas/knowledge';
 import type { AppContext } from '../../context.ts';
-import { knowledgeChunks, knowledgeCollections, knowledgeSources } from '../../db/schema/index.ts';
+import { conversations, knowledgeChunks, knowledgeCollections, knowledgeSources } from '../../db/schema/index.ts';
+import { passagesOfConversation } from '../../knowledge/turn-knowledge.ts';
 import { KNOWLEDGE_INGEST_JOB } from '../../knowledge/ingest.job.ts';
 import { documentKind } from '../../knowledge/parse-document.ts';
 import { searchKnowledge } from '../../knowledge/search.ts';
@@ -126,3 +127,9 @@ export async function searchCollection(ctx: AppContext, collectionId: number, qu
   return { results: await searchKnowledge(ctx.db, [collectionId], query, limit) };
 }
 
+
+export async function conversationPassages(ctx: AppContext, uuid: string) {
+  const [conversation] = await ctx.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.uuid, uuid));
+  if (!conversation) throw notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
+  return passagesOfConversation(ctx.db, conversation.id);
+}

@@ -1,0 +1,67 @@
+import { eq } from 'drizzle-orm';
+import type { KnowledgePassage } from '@sales-agent/shared/schemas/knowledge';
+import type { Executor } from '../db/executor.ts';
+import { knowledgeMessagePassages } from '../db/schema/index.ts';
+import { searchKnowledge } from './search.ts';
+import { typeCollectionIds } from './type-collections.ts';
+
+/** Passages one turn's draft prompt carries at most. */
+export const TURN_PASSAGES = 4;
+/**
+ * A passage below this share of the best score is dropped: OR-ed lexical matching lets a passage in on one
+ * shared word, and an unrelated fact in the prompt invites the model to use it.
+ */
+const RELATIVE_SCORE_FLOOR = 0.25;
+
+/** The prospect's messages since the agent last spoke (at most the last three): what the turn must answer. */
+export function latestProspectText(history: { role: string; message: string }[]): string {
+  const lastAgent = history.map((m) => m.role).lastIndexOf('AGENT');
+  return history
+    .slice(lastAgent + 1)
+    .filter((m) => m.role === 'PROSPECT')
+    .slice(-3)
+    .map((m) => m.message)
+    .join('\n');
+}
+
+/** The passages of the type's collections relevant to the prospect's latest messages, best first. */
+export async function retrieveForTurn(
+  db: Executor,
+  typeId: number,
+  history: { role: string; message: string }[],
+): Promise<KnowledgePassage[]> {
+  const query = latestProspectText(history).slice(0, 2000);
+  if (!query.trim()) return [];
+  const collections = await typeCollectionIds(db, typeId);
+  const found = await searchKnowledge(db, collections, query, TURN_PASSAGES);
+  const best = found[0]?.score ?? 0;
+  return found.filter((p) => p.score >= best * RELATIVE_SCORE_FLOOR);
+}
+
+/** The block the draft prompt gets: each passage with its source, and the rule not to invent beyond them. */
+export function knowledgePromptBlock(passages: KnowledgePassage[]): string {
+  if (passages.length === 0) return '';
+  const items = passages.map((p, i) => {
+    const source = [p.title, p.url].filter(Boolean).join(' — ') || `source ${p.sourceId}`;
+    return `[${i + 1}] (source: ${source})\n${p.text}`;
+  });
+  return (
+    `\n\nFacts from the business's knowledge base. Answer questions from these; state no price, number, date or ` +
+    `promise they do not support, and say you will find out when the answer is not here:\n${items.join('\n\n')}`
+  );
+}
+
+/** Keeps which passages an agent message was written from, for the admin's conversation view. */
+export async function recordPassagesUsed(db: Executor, message: { id: number; conversationId: number }, passages: KnowledgePassage[]) {
+  if (passages.length === 0) return;
+  await db
+    .insert(knowledgeMessagePassages)
+    .values({ messageId: message.id, conversationId: message.conversationId, passages: JSON.stringify(passages) })
+    .onConflictDoNothing();
+}
+
+/** messageId → passages used, for one conversation. */
+export async function passagesOfConversation(db: Executor, conversationId: number): Promise<Record<number, KnowledgePassage[]>> {
+  const rows = await db.select().from(knowledgeMessagePassages).where(eq(knowledgeMessagePassages.conversationId, conversationId));
+  return Object.fromEntries(rows.map((row) => [row.messageId, JSON.parse(row.passages) as KnowledgePassage[]]));
+}
