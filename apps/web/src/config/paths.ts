@@ -35,6 +35,8 @@ export const paths = {
     permissionCreate: '/admin/user-messaging-accounts/create',
     unanswered: '/admin/unanswered-conversations/list',
     webhookSimulator: '/admin/webhook-simulation-tool',
+    knowledge: '/admin/knowledge',
+    knowledgeCollection: (id: number | string) => `/admin/knowledge/${id}`,
   },
 } as const;
 

@@ -1,0 +1,70 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { KnowledgeCollection, KnowledgePassage, KnowledgeSource, KnowledgeSourceBody } from '@sales-agent/shared/schemas/knowledge';
+import { KNOWLEDGE_UPLOAD_FIELD } from '@sales-agent/shared/schemas/knowledge';
+import { api } from '../../../lib/api-client.ts';
+import { useWrite } from '../../../lib/use-write.ts';
+
+/** Query keys of the knowledge base screens. */
+export const knowledgeKeys = {
+  collections: () => ['knowledge', 'collections'] as const,
+  sources: (id: number) => ['knowledge', 'collections', id, 'sources'] as const,
+};
+
+const base = '/api/admin/knowledge';
+
+export const collectionsQuery = () =>
+  queryOptions({ queryKey: knowledgeKeys.collections(), queryFn: () => api.get<KnowledgeCollection[]>(base) });
+
+/** Polled while a source is queued or processing, so the status moves on screen without a reload. */
+export const sourcesQuery = (id: number) =>
+  queryOptions({
+    queryKey: knowledgeKeys.sources(id),
+    queryFn: () => api.get<KnowledgeSource[]>(`${base}/${id}/sources`),
+    refetchInterval: (query) =>
+      query.state.data?.some((s) => s.status === 'queued' || s.status === 'processing') ? 1000 : false,
+  });
+
+export const useCreateCollection = () =>
+  useWrite({
+    write: (name: string) => api.post<{ id: number }>(base, { name }),
+    refreshes: () => [knowledgeKeys.collections()],
+    notice: 'Collection created.',
+  });
+
+export const useAddSource = (collectionId: number) =>
+  useWrite({
+    write: (body: KnowledgeSourceBody) => api.post<{ id: number }>(`${base}/${collectionId}/sources`, body),
+    refreshes: () => [knowledgeKeys.sources(collectionId), knowledgeKeys.collections()],
+    notice: 'Source added; it is being read.',
+  });
+
+export const useUploadDocument = (collectionId: number) =>
+  useWrite({
+    write: (file: File) => {
+      const form = new FormData();
+      form.append(KNOWLEDGE_UPLOAD_FIELD, file);
+      return api.post<{ id: number }>(`${base}/${collectionId}/sources`, form);
+    },
+    refreshes: () => [knowledgeKeys.sources(collectionId), knowledgeKeys.collections()],
+    notice: 'Document uploaded; it is being read.',
+  });
+
+export const useRefreshSource = (collectionId: number) =>
+  useWrite({
+    write: (sourceId: number) => api.post<{ message: string }>(`${base}/${collectionId}/sources/${sourceId}/refresh`),
+    refreshes: () => [knowledgeKeys.sources(collectionId)],
+  });
+
+export const useDeleteSource = (collectionId: number) =>
+  useWrite({
+    write: (sourceId: number) => api.delete<{ message: string }>(`${base}/${collectionId}/sources/${sourceId}`),
+    refreshes: () => [knowledgeKeys.sources(collectionId), knowledgeKeys.collections()],
+  });
+
+/** The test box: retrieval only, nothing is stored. */
+export const useSearchKnowledge = (collectionId: number) =>
+  useWrite({
+    write: (query: string) => api.post<{ results: KnowledgePassage[] }>(`${base}/${collectionId}/search`, { query }),
+    refreshes: () => [],
+    notice: '',
+  });

@@ -1,0 +1,182 @@
+import { Alert, Anchor, Badge, Button, Card, FileButton, Group, Loader, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import type { KnowledgeSource } from '@sales-agent/shared/schemas/knowledge';
+import { PageTitle } from '../../../components/page-title.tsx';
+import { paths } from '../../../config/paths.ts';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { confirmAction } from '../../../lib/confirm.tsx';
+import {
+  collectionsQuery,
+  sourcesQuery,
+  useAddSource,
+  useDeleteSource,
+  useRefreshSource,
+  useSearchKnowledge,
+  useUploadDocument,
+} from '../api/knowledge.ts';
+
+const STATUS_COLORS: Record<KnowledgeSource['status'], string> = { queued: 'gray', processing: 'blue', ready: 'green', failed: 'red' };
+const STATUS_LABELS: Record<KnowledgeSource['status'], string> = { queued: 'Queued', processing: 'Processing', ready: 'Ready', failed: 'Failed' };
+const TYPE_LABELS: Record<KnowledgeSource['type'], string> = { faq: 'FAQ', document: 'Document', website: 'Website' };
+
+/** Issue 21: one collection's sources, adding FAQ entries and documents, and the test box. */
+export default function KnowledgeCollectionPage() {
+  const id = Number(useParams().id);
+  const collection = useQuery(collectionsQuery()).data?.find((c) => c.id === id);
+  const sources = useQuery(sourcesQuery(id));
+  return (
+    <Stack>
+      <Anchor component={Link} to={paths.admin.knowledge} size="sm">
+        ← Knowledge base
+      </Anchor>
+      <PageTitle>{collection ? `Knowledge: ${collection.name}` : 'Knowledge collection'}</PageTitle>
+      <Group align="stretch" grow>
+        <FaqForm collectionId={id} />
+        <UploadCard collectionId={id} />
+      </Group>
+      <Title order={3}>Sources</Title>
+      {sources.isPending && <Loader aria-label="Loading sources" />}
+      {sources.isError && <Alert color="red">{errorMessage(sources.error)}</Alert>}
+      {sources.data && <SourcesTable collectionId={id} sources={sources.data} />}
+      <TestBox collectionId={id} />
+    </Stack>
+  );
+}
+
+function FaqForm({ collectionId }: { collectionId: number }) {
+  const add = useAddSource(collectionId);
+  const [question, setQuestion] = useState('');
+  const [answer, setAnswer] = useState('');
+  const onSubmit = (event: React.FormEvent) => {
+    event.preventDefault();
+    add.mutate({ type: 'faq', question, answer }, { onSuccess: () => (setQuestion(''), setAnswer('')) });
+  };
+  return (
+    <Card withBorder component="form" onSubmit={onSubmit} aria-label="Add FAQ entry">
+      <Title order={4}>Add FAQ entry</Title>
+      <TextInput label="Question" value={question} onChange={(e) => setQuestion(e.currentTarget.value)} maxLength={2000} />
+      <Textarea label="Answer" value={answer} onChange={(e) => setAnswer(e.currentTarget.value)} autosize minRows={2} />
+      <Button type="submit" mt="sm" disabled={!question.trim() || !answer.trim()} loading={add.isPending}>
+        Add entry
+      </Button>
+    </Card>
+  );
+}
+
+function UploadCard({ collectionId }: { collectionId: number }) {
+  const upload = useUploadDocument(collectionId);
+  return (
+    <Card withBorder>
+      <Title order={4}>Upload a document</Title>
+      <Text size="sm" c="dimmed">
+        PDF, DOCX, Markdown, text, HTML or CSV (each CSV row is one fact), up to 20 MB.
+      </Text>
+      <FileButton onChange={(file) => file && upload.mutate(file)} accept=".pdf,.docx,.md,.markdown,.txt,.html,.htm,.csv">
+        {(props) => (
+          <Button {...props} mt="sm" variant="light" loading={upload.isPending}>
+            Choose file
+          </Button>
+        )}
+      </FileButton>
+    </Card>
+  );
+}
+
+function SourcesTable({ collectionId, sources }: { collectionId: number; sources: KnowledgeSource[] }) {
+  const refresh = useRefreshSource(collectionId);
+  const remove = useDeleteSource(collectionId);
+  if (sources.length === 0) return <Text c="dimmed">No sources yet: add an FAQ entry or upload a document.</Text>;
+  const onDelete = async (source: KnowledgeSource) => {
+    if (await confirmAction(`Delete "${source.title}" and its passages?`, { confirmLabel: 'Delete' })) remove.mutate(source.id);
+  };
+  return (
+    <Table aria-label="Knowledge sources" striped>
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Source</Table.Th>
+          <Table.Th>Type</Table.Th>
+          <Table.Th>Status</Table.Th>
+          <Table.Th>Passages</Table.Th>
+          <Table.Th>Last refresh</Table.Th>
+          <Table.Th>Actions</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {sources.map((s) => (
+          <Table.Tr key={s.id}>
+            <Table.Td>{s.title}</Table.Td>
+            <Table.Td>{TYPE_LABELS[s.type]}</Table.Td>
+            <Table.Td>
+              <Badge color={STATUS_COLORS[s.status]} variant="light">
+                {STATUS_LABELS[s.status]}
+              </Badge>
+              {s.error && (
+                <Text size="xs" c="red">
+                  {s.error}
+                </Text>
+              )}
+            </Table.Td>
+            <Table.Td>{s.chunks}</Table.Td>
+            <Table.Td>{s.refreshedAt ? new Date(s.refreshedAt).toLocaleString() : '—'}</Table.Td>
+            <Table.Td>
+              <Group gap="xs">
+                <Button size="xs" variant="subtle" onClick={() => refresh.mutate(s.id)}>
+                  Refresh
+                </Button>
+                <Button size="xs" variant="subtle" color="red" onClick={() => void onDelete(s)}>
+                  Delete
+                </Button>
+              </Group>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+/** Ask a question and see the passages the agent would get, best first, with their scores. */
+function TestBox({ collectionId }: { collectionId: number }) {
+  const search = useSearchKnowledge(collectionId);
+  const [question, setQuestion] = useState('');
+  const onSubmit = (event: React.FormEvent) => {
+    event.preventDefault();
+    search.mutate(question);
+  };
+  const results = search.data?.results;
+  return (
+    <Card withBorder component="form" onSubmit={onSubmit} aria-label="Test the knowledge base">
+      <Title order={4}>Try a question</Title>
+      <Group align="flex-end">
+        <TextInput label="Question" style={{ flex: 1 }} value={question} onChange={(e) => setQuestion(e.currentTarget.value)} maxLength={2000} />
+        <Button type="submit" disabled={!question.trim()} loading={search.isPending}>
+          Search
+        </Button>
+      </Group>
+      {results && results.length === 0 && (
+        <Text mt="sm" c="dimmed">
+          Nothing in this collection matches: the agent would say it will find out.
+        </Text>
+      )}
+      {results && results.length > 0 && (
+        <Stack mt="sm" gap="xs" aria-label="Retrieved passages">
+          {results.map((r, i) => (
+            <Card key={i} withBorder padding="xs">
+              <Group justify="space-between">
+                <Text fw={600} size="sm">
+                  {r.title ?? `Source ${r.sourceId}`}
+                </Text>
+                <Badge variant="light">score {r.score.toFixed(3)}</Badge>
+              </Group>
+              <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+                {r.text}
+              </Text>
+            </Card>
+          ))}
+        </Stack>
+      )}
+    </Card>
+  );
+}
