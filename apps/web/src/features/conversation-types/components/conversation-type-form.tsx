@@ -2,6 +2,7 @@ import { Alert, Button, Card, Group, Select, Stack, Switch, Textarea, TextInput 
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../../../lib/api-client.ts';
+import { KnowledgeCollectionsSelect } from '../../knowledge/components/knowledge-collections-select.tsx';
 import { type ConversationTypeDetail, messagingAccountOptionsQuery } from '../api/conversation-types.ts';
 
 export interface ConversationTypeFormValues {
@@ -14,6 +15,8 @@ export interface ConversationTypeFormValues {
   messagingAccountId: string | null;
   /** Listed on the public start page (issue 12); a new type is public, a '[D] ' duplicate is not. */
   isPublic: boolean;
+  /** Issue 21: ids of the knowledge collections, as strings for the MultiSelect. */
+  knowledgeCollectionIds: string[];
 }
 
 export function toFormValues(type?: ConversationTypeDetail): ConversationTypeFormValues {
@@ -26,6 +29,7 @@ export function toFormValues(type?: ConversationTypeDetail): ConversationTypeFor
     initialMessage: type?.initialMessage ?? '',
     messagingAccountId: type?.messagingAccountId ? String(type.messagingAccountId) : null,
     isPublic: type?.isPublic ?? true,
+    knowledgeCollectionIds: (type?.knowledgeCollectionIds ?? []).map(String),
   };
 }
 
@@ -93,7 +97,7 @@ export function ConversationTypeForm(props: {
   const [saving, setSaving] = useState(false);
   const accounts = useQuery(messagingAccountOptionsQuery());
 
-  const field = (key: Exclude<keyof ConversationTypeFormValues, 'isPublic'>) => ({
+  const field = (key: Exclude<keyof ConversationTypeFormValues, 'isPublic' | 'knowledgeCollectionIds'>) => ({
     value: values[key] ?? '',
     error: errors[key],
     onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
@@ -138,6 +142,10 @@ export function ConversationTypeForm(props: {
           onChange={(value) => setValues((v) => ({ ...v, messagingAccountId: value }))}
           clearable
           searchable
+        />
+        <KnowledgeCollectionsSelect
+          value={values.knowledgeCollectionIds}
+          onChange={(ids) => setValues((v) => ({ ...v, knowledgeCollectionIds: ids }))}
         />
         <Switch
           label="Public"

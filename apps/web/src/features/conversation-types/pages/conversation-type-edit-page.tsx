@@ -29,6 +29,7 @@ export default function ConversationTypeEditPage() {
         initialMessage: values.initialMessage,
         messagingAccountId: values.messagingAccountId ? Number(values.messagingAccountId) : null,
         isPublic: values.isPublic,
+        knowledgeCollectionIds: values.knowledgeCollectionIds.map(Number),
       });
       await client.invalidateQueries({ queryKey: conversationTypeKeys.all() });
       toastSuccess('Conversation type saved');
