@@ -17,6 +17,8 @@ export interface ChatMessagesProps {
   onEdit(messageId: number, text: string): Promise<boolean>;
   /** Where a message's stored voice note or picture is served (GET /api/conversation/{uuid}/messages/{id}/media). */
   mediaUrl?(messageId: number): string;
+  /** Shown under an agent message (issue 21: the knowledge passages it used, for an ADMIN). */
+  agentMessageFooter?(messageId: number): React.ReactNode;
 }
 
 /** Chat bubbles: the viewer's own side on the right. */
@@ -84,6 +86,7 @@ export function ChatMessages(props: ChatMessagesProps) {
           ) : (
             <MessageBody message={m} mediaUrl={props.mediaUrl?.(m.id) ?? null} />
           )}
+          {m.role === 'AGENT' && props.agentMessageFooter?.(m.id)}
         </Bubble>
       ))}
     </Stack>

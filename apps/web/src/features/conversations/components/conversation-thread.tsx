@@ -17,6 +17,7 @@ import {
 import { isWorkingPhase, phaseWords } from '../lib/phase-words.ts';
 import { AdminControls } from './admin-controls.tsx';
 import { ChatMessages } from './chat-messages.tsx';
+import { MessageSources } from '../../knowledge/components/message-sources.tsx';
 import { isAgentWorking } from './phase-options.ts';
 
 export interface ConversationThreadProps {
@@ -37,6 +38,7 @@ export function ConversationThread({ conversation: c, foldControls, onDeleted }:
   const working = isAgentWorking(c);
   const controls = c.canAdminister && <ConversationControls conversation={c} selected={selected} onSelect={setSelected} onDeleted={onDeleted} />;
   const editMessage = useEditMessage();
+  const { isAdmin } = useAuth();
 
   return (
     <Stack gap="sm">
@@ -57,6 +59,9 @@ export function ConversationThread({ conversation: c, foldControls, onDeleted }:
       <ChatMessages
         messages={c.messages}
         mediaUrl={(id) => `/api/conversation/${c.uuid}/messages/${id}/media`}
+        agentMessageFooter={
+          isAdmin ? (id) => <MessageSources conversationUuid={c.uuid} messageCount={c.messages.length} messageId={id} /> : undefined
+        }
         initialMessage={c.ConversationType?.initialMessage ?? null}
         hasProspect={c.Prospect !== null}
         canAdminister={c.canAdminister}

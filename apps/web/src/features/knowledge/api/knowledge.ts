@@ -68,3 +68,11 @@ export const useSearchKnowledge = (collectionId: number) =>
     refreshes: () => [],
     notice: '',
   });
+
+/** messageId → passages the agent's draft carried (ADMIN); refetched when the thread grows. */
+export const messagePassagesQuery = (uuid: string, messageCount: number) =>
+  queryOptions({
+    queryKey: ['knowledge', 'passages', uuid, messageCount] as const,
+    queryFn: () => api.get<{ passages: Record<string, KnowledgePassage[]> }>(`${base}/conversations/${uuid}/passages`),
+    staleTime: 30_000,
+  });
