@@ -119,6 +119,32 @@ describe('knowledge collections and sources', () => {
     expect((await t.request({ method: 'POST', url: '/api/admin/knowledge/999999/sources', as: admin.cookie, payload: { type: 'faq', question: 'q', answer: 'a' } })).statusCode).toBe(404);
   });
 
+  it('imports FAQ entries from a CSV (question, answer), skipping incomplete rows; refuses a CSV without those columns', async () => {
+    const id = await createCollection('FAQ import');
+    const csv = 'Answer,Question,Note\n"Yes, WhatsApp is in Pro.",Does Pro include WhatsApp?,x\n,No answer here,\n"14 days, no questions asked.",What is the refund period?,\n';
+    const post = (data: string) => {
+      const { payload, headers } = multipartPayload([{ name: 'faq.csv', data: Buffer.from(data), field: 'file' }]);
+      return t.request({ method: 'POST', url: `/api/admin/knowledge/${id}/faq-import`, as: admin.cookie, payload, headers });
+    };
+    const res = await post(csv);
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({ created: 2, skipped: 1 });
+    await t.ctx.jobs.drain();
+    expect(await sources(id)).toMatchObject([
+      { type: 'faq', title: 'Does Pro include WhatsApp?', status: 'ready', chunks: 1 },
+      { type: 'faq', title: 'What is the refund period?', status: 'ready', chunks: 1 },
+    ]);
+    expect((await search(id, 'refund period')).json().results[0].text).toContain('14 days');
+
+    const wrong = await post('q,a\nx,y\n');
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().error).toMatch(/columns "question" and "answer"/);
+    const json = await t.request({ method: 'POST', url: `/api/admin/knowledge/${id}/faq-import`, as: admin.cookie, payload: {} });
+    expect(json.statusCode).toBe(400);
+    const { payload, headers } = multipartPayload([{ name: 'faq.csv', data: Buffer.from(csv), field: 'file' }]);
+    expect((await t.request({ method: 'POST', url: '/api/admin/knowledge/999999/faq-import', as: admin.cookie, payload, headers })).statusCode).toBe(404);
+  });
+
   it('is ADMIN-only: 401 anonymous, 403 NORMAL', async () => {
     expect((await t.request({ method: 'GET', url: '/api/admin/knowledge' })).statusCode).toBe(401);
     expect((await t.request({ method: 'GET', url: '/api/admin/knowledge', as: normal.cookie })).statusCode).toBe(403);

@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBody, idParams, messageBody } from '@sales-agent/shared/schemas/common';
 import {
@@ -25,6 +25,7 @@ import {
   createCollection,
   deleteCollection,
   deleteSource,
+  importFaqCsv,
   listCollections,
   listSources,
   refreshSource,
@@ -82,21 +83,7 @@ export async function knowledgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     async (request, reply) => {
       const collectionId = request.params.id;
       if (request.isMultipart()) {
-        const file = await request.file();
-        if (!file || file.fieldname !== KNOWLEDGE_UPLOAD_FIELD) {
-          throw badRequest(`Send the document in the multipart field "${KNOWLEDGE_UPLOAD_FIELD}".`);
-        }
-        let bytes: Buffer;
-        try {
-          bytes = await file.toBuffer();
-        } catch {
-          bytes = Buffer.alloc(0);
-        }
-        if (file.file.truncated || bytes.length > KNOWLEDGE_DOCUMENT_MAX_BYTES) {
-          reply.header('connection', 'close');
-          throw new AppError(413, 'UPLOAD_TOO_LARGE', `The document is larger than ${KNOWLEDGE_DOCUMENT_MAX_BYTES / 1024 / 1024} MB.`);
-        }
-        return reply.status(201).send(await addDocument(ctx, collectionId, { fileName: file.filename, mimeType: file.mimetype, bytes }));
+        return reply.status(201).send(await addDocument(ctx, collectionId, await uploadedFile(request, reply)));
       }
       const parsed = knowledgeSourceBody.safeParse(request.body);
       if (!parsed.success) {
@@ -104,6 +91,23 @@ export async function knowledgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
         throw badRequest(`${issue.path.join('.') || 'body'}: ${issue.message}`, 'VALIDATION_ERROR');
       }
       return reply.status(201).send(await addJsonSource(ctx, collectionId, parsed.data));
+    },
+  );
+
+  // FAQ entries from a CSV with the columns question and answer, in the multipart field "file".
+  r.post(
+    '/api/admin/knowledge/:id/faq-import',
+    {
+      schema: {
+        tags,
+        params: idParams,
+        consumes: ['multipart/form-data'],
+        response: { 201: z.object({ created: z.number().int(), skipped: z.number().int() }), 413: errorBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const file = await uploadedFile(request, reply);
+      return reply.status(201).send(await importFaqCsv(ctx, request.params.id, file.bytes));
     },
   );
 
@@ -143,4 +147,24 @@ export async function knowledgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     { schema: { tags, params: idParams, body: knowledgeSearchBody, response: { 200: knowledgeSearchResult, ...errors } } },
     (request) => searchCollection(ctx, request.params.id, request.body.query, request.body.limit),
   );
+}
+
+/** The one file of a multipart request in the field "file", whole in memory (documents are at most 20 MB). */
+async function uploadedFile(request: FastifyRequest, reply: FastifyReply) {
+  const file = request.isMultipart() ? await request.file() : undefined;
+  if (!file || file.fieldname !== KNOWLEDGE_UPLOAD_FIELD) {
+    throw badRequest(`Send the file as multipart/form-data in the field "${KNOWLEDGE_UPLOAD_FIELD}".`);
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await file.toBuffer();
+  } catch {
+    bytes = Buffer.alloc(0);
+  }
+  if (file.file.truncated || bytes.length > KNOWLEDGE_DOCUMENT_MAX_BYTES) {
+    // Refused before the body ended: close rather than read the rest.
+    reply.header('connection', 'close');
+    throw new AppError(413, 'UPLOAD_TOO_LARGE', `The file is larger than ${KNOWLEDGE_DOCUMENT_MAX_BYTES / 1024 / 1024} MB.`);
+  }
+  return { fileName: file.filename, mimeType: file.mimetype, bytes };
 }

@@ -5,6 +5,7 @@ import { conversations, knowledgeChunks, knowledgeCollections, knowledgeSources 
 import { passagesOfConversation } from '../../knowledge/turn-knowledge.ts';
 import { KNOWLEDGE_INGEST_JOB } from '../../knowledge/ingest.job.ts';
 import { documentKind } from '../../knowledge/parse-document.ts';
+import { parseFaqCsv } from '../../knowledge/faq-csv.ts';
 import { searchKnowledge } from '../../knowledge/search.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 
@@ -132,4 +133,20 @@ export async function conversationPassages(ctx: AppContext, uuid: string) {
   const [conversation] = await ctx.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.uuid, uuid));
   if (!conversation) throw notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
   return passagesOfConversation(ctx.db, conversation.id);
+}
+
+/** FAQ entries from a CSV (question, answer columns): one source and one ingestion job per row, all or none. */
+export async function importFaqCsv(ctx: AppContext, collectionId: number, bytes: Buffer) {
+  await requireCollection(ctx, collectionId);
+  const parsed = parseFaqCsv(bytes.toString('utf8'));
+  if (!parsed.ok) throw badRequest(parsed.error);
+  if (parsed.entries.length === 0) throw badRequest('The CSV has no row with both a question and an answer.');
+  await ctx.db.transaction(async (tx) => {
+    const rows = await tx
+      .insert(knowledgeSources)
+      .values(parsed.entries.map((e) => ({ collectionId, type: 'faq' as const, title: e.question, question: e.question, answer: e.answer })))
+      .returning({ id: knowledgeSources.id });
+    for (const row of rows) await ctx.jobs.enqueue(KNOWLEDGE_INGEST_JOB, { sourceId: row.id }, { executor: tx });
+  });
+  return { created: parsed.entries.length, skipped: parsed.skipped };
 }

@@ -76,3 +76,14 @@ export const messagePassagesQuery = (uuid: string, messageCount: number) =>
     queryFn: () => api.get<{ passages: Record<string, KnowledgePassage[]> }>(`${base}/conversations/${uuid}/passages`),
     staleTime: 30_000,
   });
+
+/** FAQ entries from a CSV with the columns question and answer. */
+export const useImportFaqCsv = (collectionId: number) =>
+  useWrite({
+    write: (file: File) => {
+      const form = new FormData();
+      form.append(KNOWLEDGE_UPLOAD_FIELD, file);
+      return api.post<{ created: number; skipped: number }>(`${base}/${collectionId}/faq-import`, form);
+    },
+    refreshes: () => [knowledgeKeys.sources(collectionId), knowledgeKeys.collections()],
+  });

@@ -7,11 +7,13 @@ import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
+import { toastSuccess } from '../../../lib/toast.ts';
 import {
   collectionsQuery,
   sourcesQuery,
   useAddSource,
   useDeleteSource,
+  useImportFaqCsv,
   useRefreshSource,
   useSearchKnowledge,
   useUploadDocument,
@@ -67,19 +69,38 @@ function FaqForm({ collectionId }: { collectionId: number }) {
 
 function UploadCard({ collectionId }: { collectionId: number }) {
   const upload = useUploadDocument(collectionId);
+  const importFaq = useImportFaqCsv(collectionId);
   return (
     <Card withBorder>
       <Title order={4}>Upload a document</Title>
       <Text size="sm" c="dimmed">
         PDF, DOCX, Markdown, text, HTML or CSV (each CSV row is one fact), up to 20 MB.
       </Text>
-      <FileButton onChange={(file) => file && upload.mutate(file)} accept=".pdf,.docx,.md,.markdown,.txt,.html,.htm,.csv">
-        {(props) => (
-          <Button {...props} mt="sm" variant="light" loading={upload.isPending}>
-            Choose file
-          </Button>
-        )}
-      </FileButton>
+      <Group mt="sm">
+        <FileButton onChange={(file) => file && upload.mutate(file)} accept=".pdf,.docx,.md,.markdown,.txt,.html,.htm,.csv">
+          {(props) => (
+            <Button {...props} variant="light" loading={upload.isPending}>
+              Choose file
+            </Button>
+          )}
+        </FileButton>
+        <FileButton
+          onChange={(file) =>
+            file &&
+            importFaq.mutate(file, {
+              onSuccess: ({ created, skipped }) =>
+                toastSuccess(`${created} FAQ ${created === 1 ? 'entry' : 'entries'} imported${skipped ? `; ${skipped} incomplete rows skipped` : ''}.`),
+            })
+          }
+          accept=".csv"
+        >
+          {(props) => (
+            <Button {...props} variant="subtle" loading={importFaq.isPending}>
+              Import FAQ CSV (question, answer)
+            </Button>
+          )}
+        </FileButton>
+      </Group>
     </Card>
   );
 }
