@@ -2,7 +2,15 @@ import { eq, like, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversations, jobs, llmUsage } from '../db/schema/index.ts';
 import type { JobRunner } from '../jobs/runner.ts';
-import { agentMessagesOf, buildPlaybook, buildProspectConversation, conversationRow, outboxOf, pendingJobs, unansweredOf } from '../test/agent-factories.ts';
+import {
+  agentMessagesOf,
+  buildPlaybook,
+  buildProspectConversation,
+  conversationRow,
+  outboxOf,
+  pendingJobs,
+  unansweredOf,
+} from '../test/agent-factories.ts';
 import { buildTestApp, type TestApp } from '../test/build-test-app.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';

@@ -7,7 +7,18 @@ import { startAzureTtsFake, type AzureTtsFake } from '../test/fakes/azure-tts-fa
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { startTwilioFake, type TwilioFake } from '../test/fakes/twilio-fake.ts';
 import { PUBLIC_URL } from '../test/channel-factories.ts';
-import { ACCOUNT_SID, AUTH_TOKEN, AZURE_KEY, buildCallSetup, CALLEE, callRow, freshStorageDir, messagesOfCall, OUR_NUMBER, postSigned } from '../voice/voice-test-kit.ts';
+import {
+  ACCOUNT_SID,
+  AUTH_TOKEN,
+  AZURE_KEY,
+  buildCallSetup,
+  CALLEE,
+  callRow,
+  freshStorageDir,
+  messagesOfCall,
+  OUR_NUMBER,
+  postSigned,
+} from '../voice/voice-test-kit.ts';
 import { receiveProspectMessage } from '../agent/agent.service.ts';
 import { FOLLOW_UP_JOB } from '../agent/follow-up.ts';
 import { ConversationBusyError, withConversationLock } from './conversation-lock.ts';
