@@ -8,7 +8,16 @@ import { eq, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../context.ts';
 import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
-import { agentSettingsOf, emitConversationChanged, insertMessage, lastMessageIds, loadConversation, lockConversationRow, storeProspectMessage, type StoredMessage } from '../conversations/conversation-store.ts';
+import {
+  agentSettingsOf,
+  emitConversationChanged,
+  insertMessage,
+  lastMessageIds,
+  loadConversation,
+  lockConversationRow,
+  storeProspectMessage,
+  type StoredMessage,
+} from '../conversations/conversation-store.ts';
 import { scheduleFollowUp, sendFollowUp } from './follow-up.ts';
 import { isValidPhase, isWorkingPhase } from '../conversations/phases.ts';
 import { scheduleTurn, turnJobKey } from './turn.job.ts';

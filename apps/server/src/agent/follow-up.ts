@@ -6,7 +6,14 @@ import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { ConversationBusyError, withConversationLock } from '../conversations/conversation-lock.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
-import { agentSettingsOf, type AgentSettings, type Executor, type LoadedConversation, loadReplyContext, lockConversationRow } from '../conversations/conversation-store.ts';
+import {
+  agentSettingsOf,
+  type AgentSettings,
+  type Executor,
+  type LoadedConversation,
+  loadReplyContext,
+  lockConversationRow,
+} from '../conversations/conversation-store.ts';
 import { playbookOf } from './prompts.ts';
 import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
 import { LlmError } from './llm/provider.ts';

@@ -6,7 +6,15 @@ import { conversations } from '../db/schema/index.ts';
 import { askLlm, bookDeferred, type DeferredUsage } from './ask-llm.ts';
 import { withConversationLock } from '../conversations/conversation-lock.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
-import { agentSettingsOf, type AgentSettings, emitConversationChanged, type Executor, type LoadedConversation, loadReplyContext, lockConversationRow } from '../conversations/conversation-store.ts';
+import {
+  agentSettingsOf,
+  type AgentSettings,
+  emitConversationChanged,
+  type Executor,
+  type LoadedConversation,
+  loadReplyContext,
+  lockConversationRow,
+} from '../conversations/conversation-store.ts';
 import { playbookOf } from './prompts.ts';
 import { knowledgePromptBlock, recordPassagesUsed, retrieveForTurn } from '../knowledge/turn-knowledge.ts';
 import { scheduleFollowUp } from './follow-up.ts';

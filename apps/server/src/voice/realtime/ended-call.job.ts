@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { askLlm } from '../../agent/ask-llm.ts';
 import { reportConversationOutcome } from '../../conversations/conversation-outcome.ts';
-import { agentSettingsOf, emitConversationChanged, type Executor, loadReplyContext, type ReplyContext, lockConversationRow } from '../../conversations/conversation-store.ts';
+import {
+  agentSettingsOf,
+  emitConversationChanged,
+  type Executor,
+  loadReplyContext,
+  type ReplyContext,
+  lockConversationRow,
+} from '../../conversations/conversation-store.ts';
 import { playbookOf } from '../../agent/prompts.ts';
 import { LlmError } from '../../agent/llm/provider.ts';
 import { ratingRequest } from '../../agent/prompts.ts';
