@@ -16,6 +16,7 @@ import { draftRequest, type HistoryMessage, type Playbook, ratingRequest, transi
 import { sendAgentMessage, type SendExpectation, type TurnOrigin } from '../conversations/agent-messages.ts';
 import { leaveWorkingPhase, moveWorkingPhase, setRating } from '../conversations/phase-moves.ts';
 import { writeGuardedReply } from './guarded-reply.ts';
+import { runToolStep } from './tools/tool-step.ts';
 import { endSilence, recordAgentError, startSilence } from '../conversations/unanswered.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
@@ -97,13 +98,15 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
       emitConversationChanged(ctx, loaded.conversation);
     }
 
+    // Tools first (booking, custom tools): their results reach the draft as notes of this turn's history.
+    const acted = await runToolStep(ctx, loaded, playbook.rolePrompt, history, usage);
     const draft = await writeGuardedReply(
       ctx,
       conversationId,
       playbook,
       phase,
-      history,
-      (rejection) => draftRequest(playbook, phase, history, rejection),
+      acted,
+      (rejection) => draftRequest(playbook, phase, acted, rejection),
       { deferred: usage },
     );
     if (!draft.ok) {
