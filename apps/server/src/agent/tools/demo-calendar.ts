@@ -8,19 +8,19 @@ export function createDemoCalendar(): CalendarProvider {
   return {
     kind: 'demo',
     async freeSlots(from, to) {
+      // The same slots whatever range is asked (from tomorrow on), so a booking re-checks the slot it was offered.
+      const now = new Date();
       const slots: Slot[] = [];
-      const day = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate() + 1));
-      while (day < to && slots.length < 6) {
+      const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+      for (let days = 0; days < 14; days += 1, day.setUTCDate(day.getUTCDate() + 1)) {
         const weekday = day.getUTCDay();
-        if (weekday !== 0 && weekday !== 6) {
-          for (const hour of [10, 14]) {
-            const start = new Date(day.getTime() + hour * 3_600_000);
-            slots.push({ start: start.toISOString(), end: new Date(start.getTime() + 30 * 60_000).toISOString() });
-          }
+        if (weekday === 0 || weekday === 6) continue;
+        for (const hour of [10, 14]) {
+          const start = new Date(day.getTime() + hour * 3_600_000);
+          if (start >= from && start < to) slots.push({ start: start.toISOString(), end: new Date(start.getTime() + 30 * 60_000).toISOString() });
         }
-        day.setUTCDate(day.getUTCDate() + 1);
       }
-      return slots;
+      return slots.slice(0, 8);
     },
     async book(slot) {
       return { ...slot, externalId: `demo-${Date.parse(slot.start)}` };
