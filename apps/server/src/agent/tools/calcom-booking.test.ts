@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, expect, it } from 'vitest';
-import { agentToolCalls, bookings } from '../../db/schema/index.ts';
+import { agentToolCalls, bookings, conversationTypes } from '../../db/schema/index.ts';
 import { agentMessagesOf, buildPlaybook } from '../../test/agent-factories.ts';
 import { startCalcomFake } from '../../test/fakes/calcom-fake.ts';
 import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
-import { useFake, useTestApp } from '../../test/use-test-app.ts';
+import { useFake, useTestApp, useUser } from '../../test/use-test-app.ts';
 import { receiveProspectMessage, startWebConversation } from '../agent.service.ts';
 import { describeSlot } from './booking-tools.ts';
 import { MAX_TOOL_CALLS_PER_TURN } from './tool-step.ts';
@@ -12,6 +12,7 @@ import { MAX_TOOL_CALLS_PER_TURN } from './tool-step.ts';
 const llm = useFake(new OpenAiFake());
 const cal = useFake(() => startCalcomFake());
 const t = useTestApp({ env: () => ({ ...llm.env({ LLM_MAX_RETRIES: '0' }), CALCOM_API_URL: cal.baseUrl }) });
+const admin = useUser(t, 'ADMIN');
 
 // Slots within check_availability's two-week window: tomorrow 15:00 and the day after 09:00 UTC.
 const day = (offset: number, hour: number) => {
@@ -80,4 +81,30 @@ it('refuses a slot Cal.com does not offer, and caps the tool calls of one turn',
   expect(calls.every((c) => !c.ok && c.result.includes('no longer free'))).toBe(true);
   expect(cal.bookings).toEqual([]);
   expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('Fake reply');
+});
+
+it('seals the Cal.com apiKey saved through the config API, answers it masked, and books with the opened key', async () => {
+  const type = await buildPlaybook(t.ctx, { phases: 3 });
+  const config = `{\n  "replyDebounceSeconds": 0,\n  "booking": { "provider": "calcom", "apiKey": "${cal.apiKey}", "eventTypeId": 77 }\n}`;
+  const saved = await t.request({ method: 'POST', url: `/api/admin/conversation-type/${type.id}/config`, as: admin.cookie, payload: config, headers: { 'content-type': 'text/plain' } });
+  expect(saved.statusCode, saved.body).toBe(200);
+  expect(saved.body).not.toContain(cal.apiKey);
+  const answered = (await t.request({ method: 'GET', url: `/api/conversation-type/${type.id}`, as: admin.cookie })).json().config as string;
+  expect(answered).toContain(`"apiKey": "••••${cal.apiKey.slice(-4)}"`);
+  const [stored] = await t.ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, type.id));
+  expect(stored!.config).toMatch(/"apiKey": "sealed:v1\./);
+
+  // Saving the masked value back keeps the key; a mask of another key is refused in words.
+  const back = await t.request({ method: 'POST', url: `/api/admin/conversation-type/${type.id}/config`, as: admin.cookie, payload: answered, headers: { 'content-type': 'text/plain' } });
+  expect(back.statusCode, back.body).toBe(200);
+  const wrong = await t.request({ method: 'POST', url: `/api/admin/conversation-type/${type.id}/config`, as: admin.cookie, payload: answered.replace(/••••\w+/, '••••zzzz'), headers: { 'content-type': 'text/plain' } });
+  expect(wrong.statusCode).toBe(400);
+  expect(wrong.json().error).toContain('booking.apiKey');
+
+  llm.once('tools', { toolCalls: [{ name: 'check_availability', arguments: {} }] });
+  const { id } = await startWebConversation(t.ctx, type.id);
+  await receiveProspectMessage(t.ctx, id, 'Any times?');
+  await t.ctx.jobs.drain();
+  const [call] = await t.ctx.db.select().from(agentToolCalls).where(eq(agentToolCalls.conversationId, id));
+  expect(call).toMatchObject({ name: 'check_availability', ok: true });
 });
