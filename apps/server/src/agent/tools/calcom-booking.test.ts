@@ -7,7 +7,7 @@ import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
 import { useFake, useTestApp, useUser } from '../../test/use-test-app.ts';
 import { receiveProspectMessage, startWebConversation } from '../agent.service.ts';
 import { describeSlot } from './booking-tools.ts';
-import { MAX_TOOL_CALLS_PER_TURN } from './tool-step.ts';
+import { MAX_TOOL_CALLS_PER_TURN, toolLimits } from './tool-step.ts';
 
 const llm = useFake(new OpenAiFake());
 const cal = useFake(() => startCalcomFake());
@@ -25,6 +25,7 @@ beforeEach(() => {
   cal.slots = [SLOT, day(2, 9)];
   cal.bookings.length = 0;
   cal.requests.length = 0;
+  cal.hangSlots = false;
 });
 
 async function calcomConversation(apiKey = cal.apiKey) {
@@ -107,4 +108,21 @@ it('seals the Cal.com apiKey saved through the config API, answers it masked, an
   await t.ctx.jobs.drain();
   const [call] = await t.ctx.db.select().from(agentToolCalls).where(eq(agentToolCalls.conversationId, id));
   expect(call).toMatchObject({ name: 'check_availability', ok: true });
+});
+
+it('a tool that does not answer in time fails the call, and the prospect is still answered', async () => {
+  const saved = toolLimits.timeoutMs;
+  toolLimits.timeoutMs = 200;
+  try {
+    cal.hangSlots = true;
+    llm.once('tools', { toolCalls: [{ name: 'check_availability', arguments: {} }] });
+    const { id } = await calcomConversation();
+    await receiveProspectMessage(t.ctx, id, 'When are you free?');
+    await t.ctx.jobs.drain();
+    const calls = await t.ctx.db.select().from(agentToolCalls).where(eq(agentToolCalls.conversationId, id));
+    expect(calls).toEqual([expect.objectContaining({ name: 'check_availability', ok: false, result: 'check_availability did not answer within 0.2 s' })]);
+    expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('Fake reply');
+  } finally {
+    toolLimits.timeoutMs = saved;
+  }
 });

@@ -13,8 +13,8 @@ import type { ToolChatMessage, ToolDefinition } from './tool-types.ts';
 
 /** Tool calls one turn may make at most (a model looping on tools would otherwise never answer). */
 export const MAX_TOOL_CALLS_PER_TURN = 4;
-/** How long one tool may take before it counts as failed. */
-export const TOOL_TIMEOUT_MS = 10_000;
+/** How long one tool may take before it counts as failed (an object so a test can shorten it). */
+export const toolLimits = { timeoutMs: 10_000 };
 /** The most of a tool's answer kept and given back to the model. */
 const RESULT_MAX_CHARS = 4000;
 
@@ -85,7 +85,7 @@ async function runOne(ctx: AppContext, conversationId: number, name: string, raw
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('the arguments must be a JSON object');
     args = parsed as Record<string, unknown>;
     if (!run) throw new Error(`there is no tool named ${name}`);
-    const value = await withTimeout(run(args), TOOL_TIMEOUT_MS, name);
+    const value = await withTimeout(run(args), toolLimits.timeoutMs, name);
     note = { name, ok: true, value };
     outcome = 'ok';
   } catch (err) {

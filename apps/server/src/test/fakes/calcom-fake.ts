@@ -15,13 +15,15 @@ export interface CalcomFake {
   slots: string[];
   bookings: { uid: string; start: string; eventTypeId: number; attendee: { name: string; email: string; timeZone: string } }[];
   requests: { method: string; path: string; version: string | undefined }[];
+  /** /slots never answers (a calendar that hangs). */
+  hangSlots: boolean;
   close(): Promise<void>;
 }
 
 export async function startCalcomFake(options: { apiKey?: string; lengthMinutes?: number } = {}): Promise<CalcomFake> {
   const apiKey = options.apiKey ?? 'cal_live_fake_8d2e';
   const length = (options.lengthMinutes ?? 30) * 60_000;
-  const fake: CalcomFake = { baseUrl: '', apiKey, slots: [], bookings: [], requests: [], close: async () => undefined };
+  const fake: CalcomFake = { baseUrl: '', apiKey, slots: [], bookings: [], requests: [], hangSlots: false, close: async () => undefined };
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
@@ -35,6 +37,7 @@ export async function startCalcomFake(options: { apiKey?: string; lengthMinutes?
     fake.requests.push({ method: req.method ?? '', path: url.pathname, version });
     if (req.headers.authorization !== `Bearer ${apiKey}`) return fail(res, 401, 'UnauthorizedException', 'Invalid API Key');
     if (req.method === 'GET' && url.pathname === '/v2/slots') {
+      if (fake.hangSlots) return;
       if (version !== '2024-09-04') return fail(res, 400, 'BadRequestException', 'cal-api-version 2024-09-04 is required');
       const start = Date.parse(url.searchParams.get('start') ?? '');
       const end = Date.parse(url.searchParams.get('end') ?? '');
