@@ -81,6 +81,8 @@ function chatOf(history: HistoryMessage[]): ChatMessage[] {
   );
 }
 
+import { toolNotesOf } from './tools/tool-notes.ts';
+
 export function factsOf(playbook: Playbook, phaseIndex: number, history: HistoryMessage[]): PlaybookFacts {
   const phase = playbook.phases[Math.min(phaseIndex, playbook.phases.length - 1)];
   const prospect = history.filter((m) => m.role === 'PROSPECT');
@@ -91,6 +93,7 @@ export function factsOf(playbook: Playbook, phaseIndex: number, history: History
     followUpPrompt: phase?.followUpPrompt ?? null,
     prospectMessageCount: prospect.length,
     lastProspectMessage: prospect.at(-1)?.message ?? null,
+    toolNotes: toolNotesOf(history),
   };
 }
 

@@ -25,6 +25,7 @@ import { draftRequest, type HistoryMessage, type Playbook, ratingRequest, transi
 import { sendAgentMessage, type SendExpectation, type TurnOrigin } from '../conversations/agent-messages.ts';
 import { leaveWorkingPhase, moveWorkingPhase, setRating } from '../conversations/phase-moves.ts';
 import { writeGuardedReply } from './guarded-reply.ts';
+import { runToolStep } from './tools/tool-step.ts';
 import { endSilence, recordAgentError, startSilence } from '../conversations/unanswered.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
@@ -108,13 +109,15 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
 
     // Issue 21: the type's knowledge for what the prospect just asked, in the draft prompt with its sources.
     const passages = await retrieveForTurn(ctx.db, loaded.type.id, history);
+    // Tools first (booking, custom tools): their results reach the draft as notes of this turn's history.
+    const acted = await runToolStep(ctx, loaded, playbook.rolePrompt, history, usage);
     const draft = await writeGuardedReply(
       ctx,
       conversationId,
       playbook,
       phase,
-      history,
-      (rejection) => draftRequest(playbook, phase, history, rejection, knowledgePromptBlock(passages)),
+      acted,
+      (rejection) => draftRequest(playbook, phase, acted, rejection, knowledgePromptBlock(passages)),
       { deferred: usage },
     );
     if (!draft.ok) {

@@ -72,6 +72,8 @@ const envSchema = z.object({
   OPENAI_REALTIME_URL: optionalString.transform((v) => v ?? 'wss://api.openai.com/v1/realtime'),
   REALTIME_MODEL: z.string().default('gpt-realtime'),
   GHL_API_URL: url('https://services.leadconnectorhq.com'),
+  /** Cal.com API v2 base URL for booking.provider "calcom" (docs/agent.md "Booking"). */
+  CALCOM_API_URL: url('https://api.cal.com/v2'),
   /** GoHighLevel Private Integration token and location of types whose config is the bare "GHL" (docs/crm.md). */
   GHL_API_KEY: optionalString,
   GHL_LOCATION_ID: optionalString,

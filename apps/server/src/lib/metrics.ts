@@ -47,3 +47,16 @@ export function recordLlmCall(call: LlmCallRecord): void {
     /* a metric with bad labels is not worth failing the caller */
   }
 }
+
+const toolCalls = new Histogram({
+  name: 'sales_agent_tool_call_duration_seconds',
+  help: 'Duration of tools the agent called (booking and custom tools), by tool and outcome.',
+  labelNames: ['tool', 'outcome'] as const,
+  buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+  registers: [processRegistry],
+});
+
+/** One tool call of an agent turn (agent/tools/tool-step.ts). */
+export function recordToolCall(tool: string, seconds: number, outcome: 'ok' | 'error' | 'timeout'): void {
+  toolCalls.observe({ tool, outcome }, seconds);
+}

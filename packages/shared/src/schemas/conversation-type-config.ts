@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bookingConfig } from './booking-config.ts';
 
 /**
  * How a conversation started from a CRM contact ended (docs/crm.md write-back): `ended` phase N reached,
@@ -51,6 +52,8 @@ export const conversationTypeConfigObject = z.looseObject({
       voicemailMessage: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').optional(),
     })
     .optional(),
+  /** The calendar the agent books into (booking-config.ts). */
+  booking: bookingConfig.optional(),
   crm: z.literal('GHL').optional(),
   /** GoHighLevel sub-account (location) id; with the bare "GHL" config, GHL_LOCATION_ID is used instead. */
   locationId: z.string().trim().min(1, 'must not be empty').max(200).optional(),

@@ -1,3 +1,4 @@
+import { conversationActions } from './agent-actions.ts';
 import { z } from 'zod';
 import { ACCOUNT_TYPES, CONVERSATION_ORDERS, MESSAGE_ROLES } from '../enums.ts';
 import { LIMITS } from '../limits.ts';
@@ -176,6 +177,7 @@ export const conversationDetail = z.object({
   isDemoAgent: z.boolean(),
   /** The playbook has ended (phase N) or the conversation is ignored (9999): a web chat takes no more messages. */
   ended: z.boolean(),
+  ...conversationActions,
 });
 export type ConversationDetail = z.infer<typeof conversationDetail>;
 

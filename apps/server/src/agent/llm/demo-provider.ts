@@ -1,5 +1,6 @@
 import { DEMO_AGENT_PREFIX } from '@sales-agent/shared/agent';
 import { truncate } from '@sales-agent/shared/truncate';
+import { demoToolStep } from '../tools/demo-acts.ts';
 import type { LlmProvider, LlmRequest, LlmResult, PlaybookFacts } from './provider.ts';
 
 /**
@@ -15,6 +16,9 @@ export function createDemoProvider(): LlmProvider {
       const value = request.answer.parse.parse(answerFor(request.purpose, request.facts));
       return { value, model: 'offline-demo', usage: null };
     },
+    async act(request) {
+      return demoToolStep(request);
+    },
   };
 }
 
@@ -29,6 +33,8 @@ function answerFor(purpose: LlmRequest<unknown>['purpose'], facts: PlaybookFacts
     case 'rating':
       return { rating: Math.min(10, Math.max(1, 4 + facts.prospectMessageCount)), reason: 'Demo rating: more replies, higher rating.' };
     case 'draft': {
+      const acted = demoReplyAfterTools(facts);
+      if (acted) return { reply: DEMO_AGENT_PREFIX + acted, needsHuman: false, reason: '' };
       const heard = facts.lastProspectMessage ? ` You wrote: "${truncate(facts.lastProspectMessage, 80)}".` : '';
       const text = `Phase ${facts.phaseIndex + 1} of ${facts.phaseCount}: ${firstSentence(facts.phasePrompt)}${heard}`;
       return { reply: DEMO_AGENT_PREFIX + text, needsHuman: false, reason: '' };
@@ -42,4 +48,15 @@ function firstSentence(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const end = flat.search(/[.!?](\s|$)/);
   return truncate(end === -1 ? flat : flat.slice(0, end + 1), 160);
+}
+
+/** The demo agent's reply when a tool ran this turn: the booking confirmed with date, time and time zone. */
+function demoReplyAfterTools(facts: PlaybookFacts): string | null {
+  const failed = facts.toolNotes.find((n) => !n.ok);
+  if (failed) return `I could not do that just now (${truncate(String(failed.value), 120)}). Shall I try again, or would you like a colleague to help?`;
+  const booked = facts.toolNotes.find((n) => n.name === 'book_meeting')?.value as { confirmation?: string } | undefined;
+  if (booked?.confirmation) return `You're booked for ${booked.confirmation}. See you then!`;
+  const checked = facts.toolNotes.find((n) => n.name === 'check_availability')?.value as { slots?: { label: string }[] } | undefined;
+  if (checked) return checked.slots?.length ? `Free times: ${checked.slots.slice(0, 3).map((s) => s.label).join('; ')}.` : 'There are no free times in the next two weeks.';
+  return null;
 }

@@ -18,7 +18,7 @@ const request = (model: string): LlmRequest<{ pass: boolean; reason: string }> =
     schema: { type: 'object', properties: { pass: { type: 'boolean' }, reason: { type: 'string' } }, required: ['pass', 'reason'], additionalProperties: false },
     parse: z.object({ pass: z.boolean(), reason: z.string() }),
   },
-  facts: { phaseIndex: 0, phaseCount: 1, phasePrompt: '', followUpPrompt: null, lastProspectMessage: null, prospectMessageCount: 0 },
+  facts: { phaseIndex: 0, phaseCount: 1, phasePrompt: '', followUpPrompt: null, lastProspectMessage: null, toolNotes: [], prospectMessageCount: 0 },
 });
 
 describe('temperature and reasoning models', () => {

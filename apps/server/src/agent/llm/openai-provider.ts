@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { AppConfig } from '../../config/env.ts';
 import { type AgentErrorRecord } from '../../conversations/agent-errors.ts';
+import type { ToolChatMessage, ToolRequest, ToolStep } from '../tools/tool-types.ts';
 import { LlmError, type LlmProvider, type LlmRequest, type LlmResult } from './provider.ts';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -25,6 +26,27 @@ export function createOpenAiProvider(config: AppConfig): LlmProvider {
 
   return {
     kind: 'openai',
+    async act(request: ToolRequest): Promise<ToolStep> {
+      let completion: OpenAI.Chat.Completions.ChatCompletion;
+      try {
+        completion = await client.chat.completions.create({
+          model: request.model,
+          messages: request.messages.map(toSdkMessage),
+          tools: request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })),
+          tool_choice: 'auto',
+          parallel_tool_calls: false,
+        });
+      } catch (err) {
+        throw new LlmError(describeSdkError(err, url));
+      }
+      const calls = completion.choices?.[0]?.message?.tool_calls ?? [];
+      const usage = completion.usage;
+      return {
+        toolCalls: calls.flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [])),
+        model: completion.model || request.model,
+        usage: usage ? { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0 } : null,
+      };
+    },
     async complete<T>(request: LlmRequest<T>): Promise<LlmResult<T>> {
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       const params = {
@@ -117,4 +139,19 @@ function describeSdkError(err: unknown, url: string): AgentErrorRecord {
   }
   const message = err instanceof Error ? err.message : String(err);
   return { message: 'The LLM call failed.', type: 'unknown', code: null, status: null, method: 'POST', url, response: null, details: message };
+}
+
+/** Our tool conversation in the chat completions wire shape (assistant `tool_calls`, `tool` results). */
+function toSdkMessage(m: ToolChatMessage): OpenAI.Chat.Completions.ChatCompletionMessageParam {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+  if (m.role === 'assistant') {
+    return {
+      role: 'assistant',
+      content: m.content,
+      ...(m.toolCalls?.length
+        ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+        : {}),
+    };
+  }
+  return m;
 }

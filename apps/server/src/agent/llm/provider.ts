@@ -1,8 +1,10 @@
 import type { z } from 'zod';
 import type { AgentErrorRecord } from '../../conversations/agent-errors.ts';
+import type { ToolNote } from '../tools/tool-notes.ts';
+import type { ToolRequest, ToolStep } from '../tools/tool-types.ts';
 
 /** What an LLM call is for; recorded with its usage and used by the offline demo agent to answer. */
-export type LlmPurpose = 'trigger' | 'transition' | 'draft' | 'guard' | 'rating' | 'follow-up';
+export type LlmPurpose = 'trigger' | 'transition' | 'draft' | 'guard' | 'rating' | 'follow-up' | 'tools';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -30,6 +32,8 @@ export interface PlaybookFacts {
   prospectMessageCount: number;
   /** The latest prospect message, when any. */
   lastProspectMessage: string | null;
+  /** What the tools called this turn answered (agent/tools/tool-notes.ts), for the demo agent's reply. */
+  toolNotes: ToolNote[];
 }
 
 export interface LlmRequest<T> {
@@ -58,6 +62,8 @@ export interface LlmResult<T> {
 export interface LlmProvider {
   readonly kind: 'openai' | 'offline-demo';
   complete<T>(request: LlmRequest<T>): Promise<LlmResult<T>>;
+  /** One step of the tool loop (agent/tools/tool-step.ts): the calls the model asks for, or none. */
+  act(request: ToolRequest): Promise<ToolStep>;
 }
 
 

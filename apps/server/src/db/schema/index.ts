@@ -5,3 +5,4 @@ export * from './recordings.ts';
 export * from './infra.ts';
 export * from './platform.ts';
 export * from './knowledge.ts';
+export * from './actions.ts';

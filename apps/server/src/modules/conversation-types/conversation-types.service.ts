@@ -73,7 +73,7 @@ export async function getConversationType(ctx: AppContext, id: number) {
 
 /** Every answer shows the config with its CRM apiKey masked (docs/crm.md); the stored text keeps it sealed. */
 function withMaskedConfig<T extends { config: string }>(ctx: AppContext, type: T): T {
-  return { ...type, config: maskConfigSecrets(ctx, type.config) };
+  return { ...type, config: maskConfigSecrets(ctx, maskConfigSecrets(ctx, type.config), 'booking.apiKey') };
 }
 
 /** The config text to store: validated, then its CRM apiKey sealed (or the stored one kept for its mask). */
@@ -82,7 +82,8 @@ async function configToStore(ctx: AppContext, id: number | null | undefined, tex
   const [previous] = id
     ? await ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, id)).limit(1)
     : [];
-  return sealConfigSecrets(ctx, text, previous?.config);
+  const sealed = sealConfigSecrets(ctx, text, previous?.config);
+  return sealConfigSecrets(ctx, sealed, previous?.config, 'booking.apiKey', 'the full Cal.com API key');
 }
 
 /**

@@ -74,6 +74,9 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
       isDemoAgent: true,
       // Phase 2 of a 2-phase type: the playbook has ended.
       ended: true,
+      // No agent actions yet (issue 22): no bookings, and the admin's empty tool-call list.
+      bookings: [],
+      toolCalls: [],
     });
   });
 

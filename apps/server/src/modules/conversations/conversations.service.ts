@@ -25,6 +25,7 @@ import { grantedAccountIds } from '../messaging-accounts/access.ts';
 import { type AccessibleConversation, grantedAccountSql, listedSql, viewAccess } from './conversation-policy.ts';
 import { removeCallRecording } from '../../voice/call-recording-file.ts';
 import { isUnreadFor } from './conversation-reads.ts';
+import { readConversationActions } from './conversation-actions.ts';
 import { isEnded, parseJson, presentDetail, presentListRow, type StoredDetail } from './conversations.presenter.ts';
 
 /**
@@ -228,7 +229,8 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
   const [row] = await detailRead(ctx.database).execute({ uuid, userId: actor?.id ?? null });
   const detail = parseJson<StoredDetail>(row?.detail);
   if (!detail) throw notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
-  return presentDetail(detail, viewAccess(actor, detail, detail.granted), !ctx.config.OPENAI_API_KEY);
+  const canAdminister = viewAccess(actor, detail, detail.granted);
+  return { ...presentDetail(detail, canAdminister, !ctx.config.OPENAI_API_KEY), ...(await readConversationActions(ctx, detail.id, canAdminister)) };
 }
 
 const detailReads = new WeakMap<Database, PreparedRead<{ uuid: string; userId: number | null }, { detail: unknown }>>();

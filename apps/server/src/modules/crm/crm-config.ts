@@ -14,14 +14,15 @@ const MASK_PREFIX = '••••';
 /** Longest token accepted; its sealed form must still fit the config schema's apiKey limit (4000). */
 const API_KEY_MAX = 2000;
 
-/** The top-level `apiKey` (or `field`) string of a config text, when it has one. */
+/** The `apiKey` (or `field`, a dotted path such as `booking.apiKey`) string of a config text, when it has one. */
 function topLevelApiKey(text: string, field = 'apiKey'): string | undefined {
   try {
-    const value: unknown = JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) {
-      const key = (value as Record<string, unknown>)[field];
-      return typeof key === 'string' ? key : undefined;
+    let value: unknown = JSON.parse(text);
+    for (const part of field.split('.')) {
+      if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+      value = (value as Record<string, unknown>)[part];
     }
+    return typeof value === 'string' ? value : undefined;
   } catch {
     // Not JSON: nothing to seal or mask (the validator has already refused it on save).
   }
@@ -34,7 +35,9 @@ function topLevelApiKey(text: string, field = 'apiKey'): string | undefined {
  */
 function replaceApiKey(text: string, current: string, next: string, field = 'apiKey'): string {
   let found = false;
-  const replaced = text.replace(new RegExp(`("${field}"\\s*:\\s*)"((?:[^"\\\\]|\\\\.)*)"`, 'g'), (match, head: string, literal: string) => {
+  // The literal is found by its key name and current value, so a nested key (booking.apiKey) works the same.
+  const name = field.split('.').at(-1)!;
+  const replaced = text.replace(new RegExp(`("${name}"\\s*:\\s*)"((?:[^"\\\\]|\\\\.)*)"`, 'g'), (match, head: string, literal: string) => {
     let decoded: unknown;
     try {
       decoded = JSON.parse(`"${literal}"`);
@@ -47,7 +50,11 @@ function replaceApiKey(text: string, current: string, next: string, field = 'api
   });
   if (found) return replaced;
   const value = JSON.parse(text) as Record<string, unknown>;
-  return JSON.stringify({ ...value, [field]: next }, null, 2);
+  const parts = field.split('.');
+  let holder = value;
+  for (const part of parts.slice(0, -1)) holder = holder[part] as Record<string, unknown>;
+  holder[parts.at(-1)!] = next;
+  return JSON.stringify(value, null, 2);
 }
 
 /** Opens a stored key; null when it cannot be read (sealed under another APP_SECRET). Plain legacy text passes. */

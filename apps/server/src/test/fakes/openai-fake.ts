@@ -8,6 +8,8 @@ export interface FakeChatRequest {
   messages: { role: string; content: string }[];
   /** The json_schema name of response_format (e.g. `transition_decision`), or null for a plain request. */
   schemaName: string | null;
+  /** The function names of `tools`, for a tool-step request (answered under the name "tools"). */
+  tools: string[];
   authorization: string | undefined;
 }
 
@@ -15,6 +17,8 @@ export interface FakeChatRequest {
 export type FakeReply =
   | { json: unknown; usage?: { prompt_tokens: number; completion_tokens: number } }
   | { content: string }
+  /** A tool-calling answer (chat completions `tool_calls`, finish_reason "tool_calls"); [] asks for none. */
+  | { toolCalls: { name: string; arguments: unknown }[] }
   | { status: number; body?: unknown }
   | { hang: true };
 
@@ -29,6 +33,8 @@ const DEFAULT_ANSWERS: Record<string, unknown> = {
   conversation_rating: { rating: 7, reason: 'fine' },
   follow_up: { reply: 'Fake follow-up' },
 };
+/** A tool step calls no tool unless a test says so. */
+const DEFAULT_TOOL_STEP: FakeReply = { toolCalls: [] };
 
 /**
  * A loopback OpenAI-compatible server speaking the real wire format: `POST /v1/chat/completions` answers a
@@ -115,6 +121,7 @@ export class OpenAiFake {
       temperature?: number;
       messages: FakeChatRequest['messages'];
       response_format?: { type: string; json_schema?: { name: string } };
+      tools?: { type: string; function: { name: string } }[];
     };
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -125,7 +132,8 @@ export class OpenAiFake {
       model: body.model,
       temperature: body.temperature,
       messages: body.messages,
-      schemaName: body.response_format?.json_schema?.name ?? null,
+      schemaName: body.response_format?.json_schema?.name ?? (body.tools?.length ? 'tools' : null),
+      tools: (body.tools ?? []).map((t) => t.function.name),
       authorization: req.headers.authorization,
     };
     this.requests.push(request);
@@ -141,7 +149,7 @@ export class OpenAiFake {
     }
     const name = request.schemaName ?? 'plain';
     const handler = this.queued.get(name)?.shift() ?? this.handlers.get(name) ?? this.handlers.get('*');
-    const reply: FakeReply = handler ? await handler(request) : { json: DEFAULT_ANSWERS[name] ?? {} };
+    const reply: FakeReply = handler ? await handler(request) : name === 'tools' ? DEFAULT_TOOL_STEP : { json: DEFAULT_ANSWERS[name] ?? {} };
     const wait = this.delay ? this.delay(request) : this.latencyMs;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 
@@ -152,6 +160,22 @@ export class OpenAiFake {
     }
     if ('status' in reply) {
       return this.send(res, reply.status, reply.body ?? { error: { message: `Fake error ${reply.status}`, type: reply.status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } });
+    }
+    if ('toolCalls' in reply) {
+      this.sequence += 1;
+      const toolCalls = reply.toolCalls.map((c, i) => ({
+        id: `call_fake_${this.sequence}_${i}`,
+        type: 'function',
+        function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+      }));
+      return this.send(res, 200, {
+        id: `chatcmpl-fake-${this.sequence}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: `${body.model}-2024-07-18`,
+        choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }, logprobs: null, finish_reason: toolCalls.length ? 'tool_calls' : 'stop' }],
+        usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 },
+      });
     }
     const content = 'json' in reply ? JSON.stringify(reply.json) : reply.content;
     const usage = ('json' in reply && reply.usage) || { prompt_tokens: 100, completion_tokens: 20 };

@@ -229,3 +229,21 @@ describe('the inbox stream coalesces live events (issue 18)', () => {
     expect(source.closed).toBe(true);
   });
 });
+
+describe('ConversationView shows what the agent did (issue 22)', () => {
+  it('shows a booked meeting in its time zone and one compact line per tool call, the failure in words', async () => {
+    server.conversation = conversationDetail({
+      bookings: [{ start: '2026-12-01T09:00:00.000Z', end: '2026-12-01T09:30:00.000Z', timeZone: 'Europe/Berlin', provider: 'calcom', externalId: 'bk_1', status: 'booked' }],
+      toolCalls: [
+        { name: 'check_availability', arguments: {}, result: '{"slots":[]}', ok: true, durationMs: 42, createdAt: '2026-12-01T08:00:00.000Z' },
+        { name: 'book_meeting', arguments: {}, result: 'Cal.com answered 401: Invalid API Key', ok: false, durationMs: 7, createdAt: '2026-12-01T08:00:01.000Z' },
+      ],
+    });
+    renderApp(<ConversationView uuid={UUID} mode="page" />, { client });
+    const actions = await screen.findByTestId('agent-actions');
+    expect(within(actions).getByText('Meeting booked')).toBeTruthy();
+    expect(within(actions).getByText('Tue, 1 Dec 2026, 10:00 (Europe/Berlin)')).toBeTruthy();
+    const lines = within(actions).getAllByTestId('tool-call').map((l) => l.textContent);
+    expect(lines).toEqual(['Tool check_availability answered in 42 ms', 'Tool book_meeting failed in 7 ms: Cal.com answered 401: Invalid API Key']);
+  });
+});

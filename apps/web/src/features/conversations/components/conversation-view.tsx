@@ -5,6 +5,7 @@ import { isRefreshFailing, ReconnectingNotice } from '../../../components/reconn
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth.ts';
 import { conversationQuery, useConversationEvents, useMarkRead } from '../api/conversations.ts';
+import { AgentActions } from './agent-actions.tsx';
 import { ConversationHeader } from './conversation-header.tsx';
 import { ConversationReply } from './conversation-reply.tsx';
 import { ConversationThread } from './conversation-thread.tsx';
@@ -86,7 +87,10 @@ export function ConversationView(props: ConversationViewProps) {
 
   const header = <ConversationHeader conversation={c} mode={props.mode} />;
   const thread = (
-    <ConversationThread conversation={c} foldControls={props.mode === 'pane' || Boolean(props.foldControls)} onDeleted={props.onDeleted} />
+    <>
+      <ConversationThread conversation={c} foldControls={props.mode === 'pane' || Boolean(props.foldControls)} onDeleted={props.onDeleted} />
+      <AgentActions conversation={c} />
+    </>
   );
   const hasReply = (c.ended && c.Prospect === null) || !props.viewOnly;
   const reply = hasReply ? (

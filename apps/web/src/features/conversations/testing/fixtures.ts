@@ -28,5 +28,6 @@ export const conversationDetail = (over: Partial<ConversationDetail> = {}): Conv
   aiPaused: false,
   isDemoAgent: false,
   ended: false,
+  bookings: [],
   ...over,
 });

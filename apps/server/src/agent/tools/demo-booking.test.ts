@@ -1,0 +1,42 @@
+import { isDemoAgentMessage } from '@sales-agent/shared/agent';
+import { eq } from 'drizzle-orm';
+import { expect, it } from 'vitest';
+import { agentToolCalls } from '../../db/schema/index.ts';
+import { agentMessagesOf, buildPlaybook } from '../../test/agent-factories.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import { receiveProspectMessage, startWebConversation } from '../agent.service.ts';
+
+// No OPENAI_API_KEY: the offline demo agent acts, with the demo calendar (no booking config on the type).
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+
+it('books the first free slot when the prospect says "book", confirms it with date, time and zone, and answers it on the detail', async () => {
+  const type = await buildPlaybook(t.ctx, { phases: 4 });
+  const { id, uuid } = await startWebConversation(t.ctx, type.id);
+  await receiveProspectMessage(t.ctx, id, 'Sounds good, can I book a call?');
+  await t.ctx.jobs.drain();
+
+  const reply = (await agentMessagesOf(t.ctx, id)).at(-1)!;
+  expect(isDemoAgentMessage(reply)).toBe(true);
+  expect(reply).toMatch(/You're booked for \w+day, \d{1,2} \w+ \d{4} at (10|14):00 \(UTC\)/);
+
+  const calls = await t.ctx.db.select().from(agentToolCalls).where(eq(agentToolCalls.conversationId, id));
+  expect(calls.map((c) => [c.name, c.ok])).toEqual([['check_availability', true], ['book_meeting', true]]);
+
+  const asAdmin = await t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as: admin.cookie });
+  expect(asAdmin.statusCode).toBe(200);
+  const body = asAdmin.json();
+  expect(body.bookings).toHaveLength(1);
+  expect(body.bookings[0]).toMatchObject({ provider: 'demo', timeZone: 'UTC', status: 'booked' });
+  expect(Date.parse(body.bookings[0].end) - Date.parse(body.bookings[0].start)).toBe(30 * 60_000);
+  expect(body.toolCalls.map((c: { name: string }) => c.name)).toEqual(['check_availability', 'book_meeting']);
+});
+
+it('calls no tool when the prospect does not ask to book', async () => {
+  const type = await buildPlaybook(t.ctx, { phases: 4 });
+  const { id } = await startWebConversation(t.ctx, type.id);
+  await receiveProspectMessage(t.ctx, id, 'Tell me more about widgets');
+  await t.ctx.jobs.drain();
+  expect(await t.ctx.db.select().from(agentToolCalls).where(eq(agentToolCalls.conversationId, id))).toEqual([]);
+  expect((await agentMessagesOf(t.ctx, id)).at(-1)).toContain('You wrote');
+});

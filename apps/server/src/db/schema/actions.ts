@@ -1,0 +1,43 @@
+import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { conversations } from './conversations.ts';
+
+/**
+ * Every tool the agent called in a turn (docs/agent.md "Tools"): its arguments and what it answered, kept on
+ * the conversation for admins (never shown to the prospect) and for debugging a booking that went wrong.
+ */
+export const agentToolCalls = pgTable(
+  'agent_tool_calls',
+  {
+    id: bigserial({ mode: 'number' }).primaryKey(),
+    conversationId: integer()
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    name: text().notNull(),
+    arguments: jsonb().notNull(),
+    /** What the model was given back (JSON or text, capped). */
+    result: text().notNull(),
+    ok: boolean().notNull(),
+    durationMs: integer().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.conversationId)],
+);
+
+/** A meeting the agent booked for the prospect, as the calendar provider confirmed it. */
+export const bookings = pgTable(
+  'bookings',
+  {
+    id: bigserial({ mode: 'number' }).primaryKey(),
+    conversationId: integer()
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    provider: text({ enum: ['ghl', 'calcom', 'demo'] }).notNull(),
+    externalId: text().notNull(),
+    start: timestamp({ withTimezone: true }).notNull(),
+    end: timestamp({ withTimezone: true }).notNull(),
+    timeZone: text().notNull(),
+    status: text({ enum: ['booked', 'cancelled'] }).notNull().default('booked'),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.conversationId)],
+);

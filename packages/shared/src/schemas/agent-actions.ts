@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/** A meeting the agent booked (issue 22): instants in ISO 8601 UTC, shown in `timeZone`. */
+export const bookingView = z.object({
+  start: z.string(),
+  end: z.string(),
+  timeZone: z.string(),
+  provider: z.enum(['ghl', 'calcom', 'demo']),
+  externalId: z.string(),
+  status: z.enum(['booked', 'cancelled']),
+});
+
+/** One tool the agent called: the compact line admins see in the conversation view (never the prospect). */
+export const toolCallView = z.object({
+  name: z.string(),
+  arguments: z.unknown(),
+  result: z.string(),
+  ok: z.boolean(),
+  durationMs: z.number(),
+  createdAt: z.string(),
+});
+
+/** What GET /api/conversation/{uuid} answers of the agent's actions; `toolCalls` for admins only. */
+export const conversationActions = {
+  bookings: z.array(bookingView),
+  toolCalls: z.array(toolCallView).optional(),
+};
