@@ -1,3 +1,4 @@
+import { addressOfLoaded, assertMayContact } from '../conversations/opt-out.ts';
 import { PHASE } from '@sales-agent/shared/enums';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
@@ -113,6 +114,11 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         return refuse(conflict('A follow-up can only be sent while the conversation is in a working phase.', 'NOT_WORKING_PHASE'));
       }
       if (conversation.aiPaused) return refuse(conflict('The AI is paused on this conversation: a person is answering.', 'AI_PAUSED'));
+      try {
+        await assertMayContact(ctx.db, addressOfLoaded(loaded), 'A follow-up');
+      } catch (err) {
+        return refuse(err as AppError);
+      }
       const settings = agentSettingsOf(ctx, loaded.type.config);
       const { lastIds, history } = loaded;
       if (!manual) {

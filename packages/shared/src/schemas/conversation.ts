@@ -1,3 +1,4 @@
+import { doNotContactView } from './compliance.ts';
 import { z } from 'zod';
 import { ACCOUNT_TYPES, CONVERSATION_ORDERS, MESSAGE_ROLES } from '../enums.ts';
 import { LIMITS } from '../limits.ts';
@@ -176,6 +177,8 @@ export const conversationDetail = z.object({
   isDemoAgent: z.boolean(),
   /** The playbook has ended (phase N) or the conversation is ignored (9999): a web chat takes no more messages. */
   ended: z.boolean(),
+  /** Active opt-outs of the prospect (issue 23); null for a web chat or a prospect who may be contacted. */
+  doNotContact: doNotContactView.optional(),
 });
 export type ConversationDetail = z.infer<typeof conversationDetail>;
 

@@ -4,3 +4,4 @@ export * from './conversations.ts';
 export * from './recordings.ts';
 export * from './infra.ts';
 export * from './platform.ts';
+export * from './compliance.ts';

@@ -1,3 +1,4 @@
+import { assertMayContact, phoneAddress } from '../../conversations/opt-out.ts';
 import { eq, sql } from 'drizzle-orm';
 import type { PlaceCallBody } from '@sales-agent/shared/schemas/call';
 import { E164_MESSAGE, isE164 } from '@sales-agent/shared/schemas/call';
@@ -49,6 +50,7 @@ export async function placeCall(ctx: AppContext, phone: string, body: { conversa
     throw badRequest(`The Twilio messaging account's number (pageId) is not in E.164 format, so it cannot call.`, 'TWILIO_ACCOUNT_INCOMPLETE');
   }
 
+  await assertMayContact(ctx.db, phoneAddress(phone), 'Calling this number');
   const created = (await ctx.db.transaction((tx) =>
     createCallConversation(tx, {
       accountId: account.id,

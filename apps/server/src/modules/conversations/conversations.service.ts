@@ -1,3 +1,4 @@
+import { doNotContactOfProspect } from '../compliance/opt-out.service.ts';
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { isUuid } from '@sales-agent/shared/uuid';
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
@@ -228,7 +229,8 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
   const [row] = await detailRead(ctx.database).execute({ uuid, userId: actor?.id ?? null });
   const detail = parseJson<StoredDetail>(row?.detail);
   if (!detail) throw notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
-  return presentDetail(detail, viewAccess(actor, detail, detail.granted), !ctx.config.OPENAI_API_KEY);
+  const doNotContact = await doNotContactOfProspect(ctx.db, detail.prospectId);
+  return { ...presentDetail(detail, viewAccess(actor, detail, detail.granted), !ctx.config.OPENAI_API_KEY), doNotContact };
 }
 
 const detailReads = new WeakMap<Database, PreparedRead<{ uuid: string; userId: number | null }, { detail: unknown }>>();
