@@ -179,7 +179,7 @@ describe('opt-out on inbound channels', () => {
       expect(noNote.statusCode).toBe(400);
       const ok = await clear(id, { note: 'They asked by phone to be contacted again.' }, admin.cookie);
       expect(ok.statusCode).toBe(200);
-      expect(ok.json()).toEqual({ doNotContact: null });
+      expect(ok.json()).toEqual({ message: 'Opt-out cleared', doNotContact: null });
       expect((await detail(found.conversation.uuid)).json().doNotContact).toBeNull();
       expect((await clear(id, { note: 'Again.' }, admin.cookie)).statusCode).toBe(409);
     });

@@ -16,10 +16,10 @@ export async function optOutRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.post(
     '/api/conversation/:id/do-not-contact/clear',
-    { schema: { tags, params: conversationIdParams, body: clearOptOutBody, response: { 200: z.object({ doNotContact: doNotContactView }), ...errors } } },
+    { schema: { tags, params: conversationIdParams, body: clearOptOutBody, response: { 200: z.object({ message: z.string(), doNotContact: doNotContactView }), ...errors } } },
     async (request) => {
       const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
-      return { doNotContact: await clearProspectOptOut(ctx, conversation, request.actor!.id, request.body.note) };
+      return { message: 'Opt-out cleared', doNotContact: await clearProspectOptOut(ctx, conversation, request.actor!.id, request.body.note) };
     },
   );
 }

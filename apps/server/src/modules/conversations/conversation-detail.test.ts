@@ -74,6 +74,7 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
       isDemoAgent: true,
       // Phase 2 of a 2-phase type: the playbook has ended.
       ended: true,
+      doNotContact: null,
     });
   });
 
