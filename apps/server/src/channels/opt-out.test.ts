@@ -147,6 +147,19 @@ describe('opt-out on inbound channels', () => {
     expect((await detail(found.conversation.uuid)).json().doNotContact).toBeNull();
   });
 
+  it('the inbox list marks an opted-out prospect', async () => {
+    const account = await smsAccount();
+    await sms(account.pageId, '+15553330011', 'STOP');
+    await sms(account.pageId, '+15553330012', 'Hello');
+    const list = await t.request({ method: 'GET', url: '/api/conversation/list?limit=100', as: admin.cookie });
+    expect(list.statusCode).toBe(200);
+    const items = list.json<{ conversations: { uuid: string; doNotContact: boolean }[] }>().conversations;
+    const stopped = (await conversationOfProspect(t.ctx, account.id, '+15553330011'))!.conversation.uuid;
+    const open = (await conversationOfProspect(t.ctx, account.id, '+15553330012'))!.conversation.uuid;
+    expect(items.find((i) => i.uuid === stopped)!.doNotContact).toBe(true);
+    expect(items.find((i) => i.uuid === open)!.doNotContact).toBe(false);
+  });
+
   it('WhatsApp plain-language opt-out and Instagram STOP: one confirmation, no agent reply', async () => {
     const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
     await postMeta(t, whatsAppPayload(wa.pageId, '34600111999', `wamid.${unique('w')}`, 'Stop messaging me, thanks'));

@@ -87,6 +87,8 @@ export const conversationListItem = z.object({
    * PUT /api/conversation/{uuid}/read clears it.
    */
   unread: z.boolean(),
+  /** The prospect opted out (issue 23): the inbox marks them; the detail says when and how. */
+  doNotContact: z.boolean().optional(),
 });
 export type ConversationListItem = z.infer<typeof conversationListItem>;
 

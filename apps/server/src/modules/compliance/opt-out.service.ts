@@ -1,7 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { afterCommit } from '../../db/after-commit.ts';
-import { messagingAccounts, prospects } from '../../db/schema/index.ts';
+import { doNotContact, messagingAccounts, prospects } from '../../db/schema/index.ts';
 import { emitConversationChanged, type Executor, insertMessage } from '../../conversations/conversation-store.ts';
 import { clearOptOut, contactAddress, type DoNotContact, doNotContactOf } from '../../conversations/opt-out.ts';
 import { conflict } from '../../lib/errors.ts';
@@ -34,4 +34,31 @@ export async function clearProspectOptOut(ctx: AppContext, conversation: Accessi
     await afterCommit(tx, () => emitConversationChanged(ctx, conversation));
   });
   return doNotContactOf(ctx.db, address);
+}
+
+/**
+ * The inbox's opt-out mark: the page's prospect addresses looked up in one query (the address is computed
+ * here, where phone numbers are normalised, not in SQL).
+ */
+export async function withOptOutMarks<R extends { prospectExternalId: string | null; accountId: number | null; accountType: string | null }, P>(
+  db: Executor,
+  rows: R[],
+  present: (row: R) => P,
+): Promise<(P & { doNotContact: boolean })[]> {
+  const addressOf = (r: R) => (r.prospectExternalId && r.accountId !== null && r.accountType ? contactAddress(r.accountType, r.accountId, r.prospectExternalId) : null);
+  const addresses = [...new Set(rows.map(addressOf).filter((a): a is string => a !== null))];
+  const opted = addresses.length
+    ? new Set(
+        (
+          await db
+            .select({ address: doNotContact.address })
+            .from(doNotContact)
+            .where(and(inArray(doNotContact.address, addresses), isNull(doNotContact.clearedAt)))
+        ).map((r) => r.address),
+      )
+    : new Set<string>();
+  return rows.map((r) => {
+    const address = addressOf(r);
+    return { ...present(r), doNotContact: address !== null && opted.has(address) };
+  });
 }

@@ -1,4 +1,4 @@
-import { doNotContactOfProspect } from '../compliance/opt-out.service.ts';
+import { doNotContactOfProspect, withOptOutMarks } from '../compliance/opt-out.service.ts';
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { isUuid } from '@sales-agent/shared/uuid';
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
@@ -128,6 +128,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
         prospectId: page.prospectId,
         prospectUuid: prospects.uuid,
         prospectName: prospects.name,
+        prospectExternalId: prospects.externalId,
         accountId: messagingAccounts.id,
         pageName: messagingAccounts.pageName,
         accountType: messagingAccounts.type,
@@ -155,16 +156,17 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       .orderBy(...pageOrder),
     countWithinBudget(ctx, where, cap + 1),
   ]);
+  const present = await withOptOutMarks(ctx.db, rows, presentListRow);
   if (total === null) {
     // The count ran out of time (a rare filter combination over millions of rows): say there is at least
     // one more page when this one is full.
     const full = rows.length === query.limit;
-    return { conversations: rows.map(presentListRow), totalPages: query.page + (full ? 1 : 0), totalPagesIsLowerBound: full };
+    return { conversations: present, totalPages: query.page + (full ? 1 : 0), totalPagesIsLowerBound: full };
   }
   const counted = Math.min(total, cap);
 
   return {
-    conversations: rows.map(presentListRow),
+    conversations: present,
     totalPages: Math.ceil(counted / query.limit),
     totalPagesIsLowerBound: total > cap,
   };
