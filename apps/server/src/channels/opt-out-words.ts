@@ -10,6 +10,7 @@ import {
   OPT_OUT_CONFIRMATION,
   optOutIntent,
   recordOptOut,
+  reportOptOutToCrm,
   RESUBSCRIBE_CONFIRMATION,
 } from '../conversations/opt-out.ts';
 import type { LiveAccount } from './accounts.ts';
@@ -22,6 +23,7 @@ export type OptOutChange = 'stopped' | 'restarted';
  * the debounce window (-3) so no turn answers it. Returns what changed (null: nothing, or nothing new).
  */
 export async function applyOptOutWords(
+  ctx: AppContext,
   tx: Executor,
   account: LiveAccount,
   senderId: string,
@@ -41,6 +43,7 @@ export async function applyOptOutWords(
     return intent.kind === 'stop' ? leaveWaiting(tx, conversationId).then(() => null) : null;
   }
   await leaveWaiting(tx, conversationId);
+  await reportOptOutToCrm(ctx.jobs, tx, { address, channel, on: intent.kind === 'stop' });
   const note =
     intent.kind === 'stop'
       ? `Opted out (${intent.how} on ${channel}): no agent reply, follow-up, call or campaign message until the prospect writes START or a person clears it.`

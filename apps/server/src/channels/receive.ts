@@ -89,7 +89,7 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
         .update(channelMessages)
         .set({ conversationId, messageId: stored.stored.id })
         .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)));
-      optOut = await applyOptOutWords(tx, account, event.senderId, conversationId, text);
+      optOut = await applyOptOutWords(ctx, tx, account, event.senderId, conversationId, text);
       if (optOut) waiting = false;
       if (media?.key) await tx.update(messages).set({ mediaKey: media.key, mediaType: media.mimeType }).where(eq(messages.id, stored.stored.id));
       const reason = media?.problem ?? (waiting && demoOnly ? NO_LLM_REASON : null);

@@ -120,3 +120,18 @@ export async function clearOptOut(db: Executor, address: string, by: { userId: n
 /** The one confirmation each gets (CTIA: one message, no marketing in it). */
 export const OPT_OUT_CONFIRMATION = "You're unsubscribed and won't get further messages from us. Reply START to subscribe again.";
 export const RESUBSCRIBE_CONFIRMATION = "You're subscribed again. Reply STOP at any time to unsubscribe.";
+
+/** The job that writes an opt-out (or its end) to the GoHighLevel contact's DND (modules/crm/crm-dnd.job.ts). */
+export const CRM_DND_JOB = 'crm.dnd';
+
+/**
+ * Queues the CRM DND write in the caller's transaction, so it commits with the opt-out. Only enqueues by
+ * name, as reportConversationOutcome does: conversations/ imports nothing from modules/.
+ */
+export async function reportOptOutToCrm(
+  jobs: { enqueue: (name: typeof CRM_DND_JOB, payload: { address: string; channel: string; on: boolean }, options: { executor: Executor; maxAttempts: number }) => Promise<unknown> },
+  executor: Executor,
+  change: { address: string; channel: string; on: boolean },
+): Promise<void> {
+  await jobs.enqueue(CRM_DND_JOB, change, { executor, maxAttempts: 8 });
+}

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { afterCommit } from '../../db/after-commit.ts';
 import { doNotContact, messagingAccounts, prospects } from '../../db/schema/index.ts';
 import { emitConversationChanged, type Executor, insertMessage } from '../../conversations/conversation-store.ts';
-import { clearOptOut, contactAddress, type DoNotContact, doNotContactOf } from '../../conversations/opt-out.ts';
+import { clearOptOut, contactAddress, reportOptOutToCrm, type DoNotContact, doNotContactOf } from '../../conversations/opt-out.ts';
 import { conflict } from '../../lib/errors.ts';
 import type { AccessibleConversation } from '../conversations/conversation-policy.ts';
 
@@ -29,7 +29,9 @@ export async function clearProspectOptOut(ctx: AppContext, conversation: Accessi
   const address = await addressOfProspect(ctx.db, conversation.prospectId);
   if (!address) throw conflict('This conversation has no prospect, so there is no opt-out to clear.', 'CONFLICT');
   await ctx.db.transaction(async (tx) => {
-    if (!(await clearOptOut(tx, address, { userId, note }))) throw conflict('This prospect has not opted out.', 'CONFLICT');
+    const active = await doNotContactOf(tx, address);
+    if (!active || !(await clearOptOut(tx, address, { userId, note }))) throw conflict('This prospect has not opted out.', 'CONFLICT');
+    for (const channel of Object.keys(active)) await reportOptOutToCrm(ctx.jobs, tx, { address, channel, on: false });
     await insertMessage(tx, { conversationId: conversation.id, role: 'SYSTEM', message: `Opt-out cleared by a person: ${note}` });
     await afterCommit(tx, () => emitConversationChanged(ctx, conversation));
   });
