@@ -9,6 +9,7 @@ import {
   contactAddress,
   OPT_OUT_CONFIRMATION,
   optOutIntent,
+  phoneAddress,
   recordOptOut,
   reportOptOutToCrm,
   RESUBSCRIBE_CONFIRMATION,
@@ -65,4 +66,13 @@ export async function confirmOptOutChange(ctx: AppContext, conversationId: numbe
   const loaded = await loadConversation(ctx, conversationId);
   if (!loaded) return;
   await sendAgentMessage(ctx, loaded, change === 'stopped' ? OPT_OUT_CONFIRMATION : RESUBSCRIBE_CONFIRMATION, {});
+}
+
+/** Twilio's "Attempt to send to unsubscribed recipient": Advanced Opt-Out has this number as opted out. */
+export const TWILIO_OPTED_OUT = '21610';
+
+/** Records an opt-out the carrier reported (the person wrote STOP where we could not see it). */
+export async function recordCarrierOptOut(ctx: AppContext, recipient: string): Promise<void> {
+  const address = phoneAddress(recipient);
+  if (address) await recordOptOut(ctx.db, address, 'sms', 'Twilio Advanced Opt-Out (error 21610)');
 }

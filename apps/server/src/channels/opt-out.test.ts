@@ -14,6 +14,7 @@ import {
   metaMessagePayload,
   postMeta,
   postSmsGateway,
+  postTwilioSms,
   PUBLIC_URL,
   settle,
   smsGatewayEvent,
@@ -173,6 +174,19 @@ describe('opt-out on inbound channels', () => {
     expect(texts).toEqual([OPT_OUT_CONFIRMATION, OPT_OUT_CONFIRMATION]);
     const waFound = (await conversationOfProspect(t.ctx, wa.id, '34600111999'))!;
     expect(Object.keys((await detail(waFound.conversation.uuid)).json().doNotContact)).toEqual(['whatsapp']);
+  });
+
+  it("Twilio's 21610 (Advanced Opt-Out) on a send records the opt-out: no reply afterwards", async () => {
+    const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100088', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+    twilio.failNext('Messages', { status: 400, code: 21610 });
+    await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), AccountSid: TWILIO_SID, From: '+15557779999', To: account.pageId, Body: 'Hi', NumMedia: '0' });
+    await settle(t.ctx);
+    const found = (await conversationOfProspect(t.ctx, account.id, '+15557779999'))!;
+    expect((await detail(found.conversation.uuid)).json().doNotContact).toMatchObject({ sms: { how: 'Twilio Advanced Opt-Out (error 21610)' } });
+    twilio.requests.length = 0;
+    await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), AccountSid: TWILIO_SID, From: '+15557779999', To: account.pageId, Body: 'Hello?', NumMedia: '0' });
+    await settle(t.ctx);
+    expect(twilio.requests).toHaveLength(0);
   });
 
   describe('POST /api/conversation/{id}/do-not-contact/clear', () => {
