@@ -1,9 +1,10 @@
+import { quietNow } from '../conversations/quiet-hours.ts';
 import { addressOfLoaded, assertMayContact } from '../conversations/opt-out.ts';
 import { PHASE } from '@sales-agent/shared/enums';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { decideWindow } from '../channels/windows.ts';
-import { conversations, conversationTypes } from '../db/schema/index.ts';
+import { conversations, conversationTypes, unansweredConversations } from '../db/schema/index.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { ConversationBusyError, withConversationLock } from '../conversations/conversation-lock.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
@@ -128,6 +129,12 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         if (entry.followUpCount >= settings.maxFollowUps) return 'skipped';
         if (lastIds.prospect > lastIds.agent || lastIds.agent === 0) return 'skipped';
         if (!loaded.phases[phase].followUpPrompt?.trim()) return 'skipped';
+        // Quiet hours: wait for 8 AM local; the job reschedules itself at the entry's new time.
+        const quiet = quietNow(ctx.config);
+        if (quiet) {
+          await ctx.db.update(unansweredConversations).set({ earliestReplyDateTime: quiet.until }).where(eq(unansweredConversations.conversationId, conversationId));
+          return 'not-due';
+        }
       }
       const closed = await closedMessagingWindow(ctx, loaded);
       if (closed) {
