@@ -25,6 +25,7 @@ import { conversationsRoutes } from './modules/conversations/conversations.route
 import { crmRoutes } from './modules/crm/crm.routes.ts';
 import { channelsRoutes } from './channels/channels.routes.ts';
 import { callsRoutes } from './modules/calls/calls.routes.ts';
+import { optOutRoutes } from './modules/compliance/opt-out.routes.ts';
 import { voiceRoutes } from './voice/voice.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { messagingAccountsRoutes } from './modules/messaging-accounts/messaging-accounts.routes.ts';
@@ -135,6 +136,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     callRecordingsRoutes,
     channelsRoutes,
     callsRoutes,
+    optOutRoutes,
     voiceRoutes,
     mediaStreamRoutes,
     crmRoutes,

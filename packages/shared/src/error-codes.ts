@@ -134,6 +134,10 @@ export const ERROR_CODES = [
   'CRM_REJECTED',
   'CRM_STAGE_NOT_FOUND',
   'CRM_UNAVAILABLE',
+
+  // Compliance: opt-outs and quiet hours (docs/compliance.md).
+  'OPTED_OUT',
+  'QUIET_HOURS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,8 +1,10 @@
+import { quietNow } from '../conversations/quiet-hours.ts';
+import { addressOfLoaded, assertMayContact } from '../conversations/opt-out.ts';
 import { PHASE } from '@sales-agent/shared/enums';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { decideWindow } from '../channels/windows.ts';
-import { conversations, conversationTypes } from '../db/schema/index.ts';
+import { conversations, conversationTypes, unansweredConversations } from '../db/schema/index.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { ConversationBusyError, withConversationLock } from '../conversations/conversation-lock.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
@@ -120,6 +122,11 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         return refuse(conflict('A follow-up can only be sent while the conversation is in a working phase.', 'NOT_WORKING_PHASE'));
       }
       if (conversation.aiPaused) return refuse(conflict('The AI is paused on this conversation: a person is answering.', 'AI_PAUSED'));
+      try {
+        await assertMayContact(ctx.db, addressOfLoaded(loaded), 'A follow-up');
+      } catch (err) {
+        return refuse(err as AppError);
+      }
       const settings = agentSettingsOf(ctx, loaded.type.config);
       const { lastIds, history } = loaded;
       if (!manual) {
@@ -129,6 +136,12 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         if (entry.followUpCount >= settings.maxFollowUps) return 'skipped';
         if (lastIds.prospect > lastIds.agent || lastIds.agent === 0) return 'skipped';
         if (!loaded.phases[phase].followUpPrompt?.trim()) return 'skipped';
+        // Quiet hours: wait for 8 AM local; the job reschedules itself at the entry's new time.
+        const quiet = quietNow(ctx.config);
+        if (quiet) {
+          await ctx.db.update(unansweredConversations).set({ earliestReplyDateTime: quiet.until }).where(eq(unansweredConversations.conversationId, conversationId));
+          return 'not-due';
+        }
       }
       const closed = await closedMessagingWindow(ctx, loaded);
       if (closed) {

@@ -1,3 +1,4 @@
+import { addressOfLoaded, isOptedOut } from '../conversations/opt-out.ts';
 import { PHASE } from '@sales-agent/shared/enums';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
@@ -42,7 +43,8 @@ export type TurnOutcome =
   | 'replied'
   | 'stale'
   | 'needs-human'
-  | 'errored';
+  | 'errored'
+  | 'opted-out';
 
 /**
  * One turn of the agent on a conversation (DESIGN.md §6, docs/agent.md): close the debounce window →
@@ -79,6 +81,8 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
   if (!isWorkingPhase(phase, phaseCount)) return 'not-working';
   const { lastIds, history } = loaded;
   if (lastIds.prospect <= lastIds.agent) return 'nothing-to-answer';
+  // An opted-out person gets no agent reply, whatever path scheduled this turn (docs/compliance.md).
+  if (await isOptedOut(ctx.db, addressOfLoaded(loaded))) return 'opted-out';
   // A real prospect handed back to a working phase with no LLM configured: a person, not demo text. A call's
   // spoken turn is exempt: the team placed that call (Make a Call) and hears the demo agent as such.
   if (origin === 'channel' && demoAgentMustNotAnswer(ctx, loaded.prospect)) {

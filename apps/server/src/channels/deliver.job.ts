@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { channelMessages } from '../db/schema/index.ts';
 import type { ClaimedJob, JobDefinition } from '../jobs/runner.ts';
 import { recordAgentError } from '../conversations/unanswered.ts';
+import { recordCarrierOptOut, TWILIO_OPTED_OUT } from './opt-out-words.ts';
 import { redactText } from '../lib/redact.ts';
 import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
 import { endpointsOf, findAccountById, flagTokenRejected } from './accounts.ts';
@@ -205,6 +206,8 @@ async function fail(ctx: AppContext, row: OutboxRow, attempts: number, record: A
     await flagTokenRejected(ctx, row.messaging_account_id);
   }
   if (row.conversation_id) await recordAgentError(ctx, row.conversation_id, record);
+  // Twilio Advanced Opt-Out answered for us: the person wrote STOP to Twilio, so they are opted out here too.
+  if (row.channel === 'TWILIO' && record.code === TWILIO_OPTED_OUT) await recordCarrierOptOut(ctx, row.payload.recipientId);
 }
 
 /** Frees this job's singleton key and queues the next attempt under it, in one transaction. */

@@ -10,6 +10,7 @@ import { endpointsOf, findAccountByKey, type LiveAccount } from './accounts.ts';
 import { fetchProfileName } from './profile-name.ts';
 import type { InboundEvent } from './inbound-events.ts';
 import { type ReceivedMedia, receiveInboundMedia } from './inbound-media.ts';
+import { applyOptOutWords, confirmOptOutChange, type OptOutChange } from './opt-out-words.ts';
 
 /** What became of one inbound event; for logs and tests. */
 export type ReceiveOutcome =
@@ -82,11 +83,14 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
     });
     let waiting = stored?.waiting ?? false;
     let handedOff = false;
+    let optOut: OptOutChange | null = null;
     if (stored?.stored) {
       await tx
         .update(channelMessages)
         .set({ conversationId, messageId: stored.stored.id })
         .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)));
+      optOut = await applyOptOutWords(ctx, tx, account, event.senderId, conversationId, text);
+      if (optOut) waiting = false;
       if (media?.key) await tx.update(messages).set({ mediaKey: media.key, mediaType: media.mimeType }).where(eq(messages.id, stored.stored.id));
       const reason = media?.problem ?? (waiting && demoOnly ? NO_LLM_REASON : null);
       if (reason) {
@@ -98,7 +102,7 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
       // a redelivery or a rerun of this job would find the id claimed and stop, leaving it unanswered.
       if (waiting) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, stored.typeConfig).debounceSeconds, tx);
     }
-    return stored ? { ...stored, waiting, handedOff, noted: Boolean(media?.problem), prospect } : null;
+    return stored ? { ...stored, waiting, handedOff, noted: Boolean(media?.problem), prospect, optOut } : null;
   });
   if (!result?.stored) return 'duplicate';
   const conversationId = result.conversation.id;
@@ -109,6 +113,7 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
   // commit (docs/agent.md, Concurrency 4), and the runner is woken. A second enqueue of a waiting turn only
   // moves it; one that already ran finds nothing left to answer.
   if (result.waiting) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, result.typeConfig).debounceSeconds);
+  if (result.optOut) await confirmOptOutChange(ctx, conversationId, result.optOut);
   // After the turn is scheduled: the lookup is a network call the reply must not wait for.
   if (result.prospect.isNew && !result.prospect.name && !simulated) await nameNewProspect(ctx, account, result.prospect.id, event.senderId);
   return 'stored';

@@ -1,3 +1,4 @@
+import { isTimeZone } from '../lib/time-zone.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -31,6 +32,10 @@ const envSchema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: url(),
   LLM_MODEL: z.string().default('gpt-4o-mini'),
+  /** Quiet hours (docs/compliance.md): the prospects' time zone when nothing better is known. */
+  DEFAULT_TIME_ZONE: z.string().refine((zone) => isTimeZone(zone), 'DEFAULT_TIME_ZONE must be an IANA time zone such as America/New_York').default('UTC'),
+  /** Off only in tests that do not test quiet hours (their clock is the real one, which may be at night). */
+  QUIET_HOURS_ENFORCED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Retries of one LLM call on 408/409/429/5xx and connection errors (the openai SDK's backoff). */
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),

@@ -9,6 +9,8 @@ import { inboundJob } from '../channels/inbound.job.ts';
 import { INBOUND_JOB } from '../channels/inbox.ts';
 import { TOKEN_REFRESH_JOB, tokenRefreshJob } from '../modules/meta-auth/token-refresh.job.ts';
 import { crmWriteBackJob } from '../modules/crm/crm-write-back.job.ts';
+import { crmDndJob } from '../modules/crm/crm-dnd.job.ts';
+import { CRM_DND_JOB } from '../conversations/opt-out.ts';
 import { RECORDING_JOB, recordingJob } from '../voice/recording.job.ts';
 import { ENDED_CALL_JOB, endedCallJob } from '../voice/realtime/ended-call.job.ts';
 import { KNOWLEDGE_INGEST_JOB, knowledgeIngestJob } from '../knowledge/ingest.job.ts';
@@ -24,6 +26,7 @@ const registry = {
   [FOLLOW_UP_JOB]: { ...followUpJob, slow: true },
   [ENDED_CALL_JOB]: { ...endedCallJob, slow: true },
   [CRM_WRITE_BACK_JOB]: { ...crmWriteBackJob, slow: true },
+  [CRM_DND_JOB]: { ...crmDndJob, slow: true },
   [RECORDING_JOB]: { ...recordingJob, slow: true },
   [TOKEN_REFRESH_JOB]: { ...tokenRefreshJob, slow: true },
   // One at a time per process: a prospect's messages are stored in the order they came (runner.ts `serial`).

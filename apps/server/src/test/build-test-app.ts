@@ -39,6 +39,8 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     // The channel tests run without an LLM and expect the demo agent's replies on their (fake) accounts;
     // the tests of "no demo text to real people" pass 'false'.
     DEMO_AGENT_ON_LIVE_CHANNELS: 'true',
+    // Tests run on the real clock, which may be at night; quiet-hours tests pass 'true' and move the clock.
+    QUIET_HOURS_ENFORCED: 'false',
     ...env,
   });
   const { app, ctx } = await buildApp({ config, database });

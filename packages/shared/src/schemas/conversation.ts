@@ -1,4 +1,5 @@
 import { conversationActions } from './agent-actions.ts';
+import { doNotContactView } from './compliance.ts';
 import { z } from 'zod';
 import { ACCOUNT_TYPES, CONVERSATION_ORDERS, MESSAGE_ROLES } from '../enums.ts';
 import { LIMITS } from '../limits.ts';
@@ -87,6 +88,8 @@ export const conversationListItem = z.object({
    * PUT /api/conversation/{uuid}/read clears it.
    */
   unread: z.boolean(),
+  /** The prospect opted out (issue 23): the inbox marks them; the detail says when and how. */
+  doNotContact: z.boolean().optional(),
 });
 export type ConversationListItem = z.infer<typeof conversationListItem>;
 
@@ -178,6 +181,8 @@ export const conversationDetail = z.object({
   /** The playbook has ended (phase N) or the conversation is ignored (9999): a web chat takes no more messages. */
   ended: z.boolean(),
   ...conversationActions,
+  /** Active opt-outs of the prospect (issue 23); null for a web chat or a prospect who may be contacted. */
+  doNotContact: doNotContactView.optional(),
 });
 export type ConversationDetail = z.infer<typeof conversationDetail>;
 

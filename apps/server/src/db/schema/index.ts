@@ -6,3 +6,4 @@ export * from './infra.ts';
 export * from './platform.ts';
 export * from './knowledge.ts';
 export * from './actions.ts';
+export * from './compliance.ts';

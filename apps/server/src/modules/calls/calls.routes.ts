@@ -23,7 +23,7 @@ export async function callsRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
         tags,
         params: placeCallParams,
         body: placeCallBody,
-        response: { 200: placeCallResult, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 502: errorBody },
+        response: { 200: placeCallResult, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody, 502: errorBody },
       },
     },
     async (request) => {

@@ -1,9 +1,11 @@
+import { assertMayContact, phoneAddress } from '../../conversations/opt-out.ts';
 import { eq, sql } from 'drizzle-orm';
 import type { PlaceCallBody } from '@sales-agent/shared/schemas/call';
 import { E164_MESSAGE, isE164 } from '@sales-agent/shared/schemas/call';
 import type { Actor, AppContext } from '../../context.ts';
 import { conversations, conversationTypes } from '../../db/schema/index.ts';
-import { AppError, badRequest, notFound } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { quietHoursMessage, quietNow } from '../../conversations/quiet-hours.ts';
 import { createCallConversation } from '../../conversations/call-conversation.ts';
 import { emitConversationChanged } from '../../conversations/conversation-store.ts';
 import { findAccountById } from '../../channels/accounts.ts';
@@ -49,6 +51,9 @@ export async function placeCall(ctx: AppContext, phone: string, body: { conversa
     throw badRequest(`The Twilio messaging account's number (pageId) is not in E.164 format, so it cannot call.`, 'TWILIO_ACCOUNT_INCOMPLETE');
   }
 
+  await assertMayContact(ctx.db, phoneAddress(phone), 'Calling this number');
+  const quiet = quietNow(ctx.config);
+  if (quiet) throw conflict(quietHoursMessage('Calling this number', quiet.until, quiet.timeZone), 'QUIET_HOURS');
   const created = (await ctx.db.transaction((tx) =>
     createCallConversation(tx, {
       accountId: account.id,

@@ -77,6 +77,7 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
       // No agent actions yet (issue 22): no bookings, and the admin's empty tool-call list.
       bookings: [],
       toolCalls: [],
+      doNotContact: null,
     });
   });
 

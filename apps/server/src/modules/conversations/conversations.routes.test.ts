@@ -117,6 +117,7 @@ describe('GET /api/conversation/list', () => {
       costUsd: 0,
       // The prospect wrote last and this ADMIN never read it (conversation-reads.test.ts).
       unread: true,
+      doNotContact: false,
     });
     const webRow = res.json().conversations.find((c: { uuid: string }) => c.uuid === web.uuid);
     expect(webRow.Prospect).toBeNull();

@@ -1,3 +1,4 @@
+import { doNotContactOfProspect, withOptOutMarks } from '../compliance/opt-out.service.ts';
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { isUuid } from '@sales-agent/shared/uuid';
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
@@ -128,6 +129,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
         prospectId: page.prospectId,
         prospectUuid: prospects.uuid,
         prospectName: prospects.name,
+        prospectExternalId: prospects.externalId,
         accountId: messagingAccounts.id,
         pageName: messagingAccounts.pageName,
         accountType: messagingAccounts.type,
@@ -155,16 +157,17 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       .orderBy(...pageOrder),
     countWithinBudget(ctx, where, cap + 1),
   ]);
+  const present = await withOptOutMarks(ctx.db, rows, presentListRow);
   if (total === null) {
     // The count ran out of time (a rare filter combination over millions of rows): say there is at least
     // one more page when this one is full.
     const full = rows.length === query.limit;
-    return { conversations: rows.map(presentListRow), totalPages: query.page + (full ? 1 : 0), totalPagesIsLowerBound: full };
+    return { conversations: present, totalPages: query.page + (full ? 1 : 0), totalPagesIsLowerBound: full };
   }
   const counted = Math.min(total, cap);
 
   return {
-    conversations: rows.map(presentListRow),
+    conversations: present,
     totalPages: Math.ceil(counted / query.limit),
     totalPagesIsLowerBound: total > cap,
   };
@@ -230,7 +233,12 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
   const detail = parseJson<StoredDetail>(row?.detail);
   if (!detail) throw notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
   const canAdminister = viewAccess(actor, detail, detail.granted);
-  return { ...presentDetail(detail, canAdminister, !ctx.config.OPENAI_API_KEY), ...(await readConversationActions(ctx, detail.id, canAdminister)) };
+  const doNotContact = await doNotContactOfProspect(ctx.db, detail.prospectId);
+  return {
+    ...presentDetail(detail, canAdminister, !ctx.config.OPENAI_API_KEY),
+    ...(await readConversationActions(ctx, detail.id, canAdminister)),
+    doNotContact,
+  };
 }
 
 const detailReads = new WeakMap<Database, PreparedRead<{ uuid: string; userId: number | null }, { detail: unknown }>>();

@@ -94,6 +94,11 @@ export class GhlClient {
     await this.request('POST', `/contacts/${encodeURIComponent(contactId)}/notes`, { body: { body: text } });
   }
 
+  /** PUT /contacts/{id} (partial): the DND settings of an opt-out, say. */
+  async updateContact(contactId: string, fields: Record<string, unknown>): Promise<void> {
+    await this.request('PUT', `/contacts/${encodeURIComponent(contactId)}`, { body: fields });
+  }
+
   /** PUT /opportunities/{id} { pipelineStageId } */
   async moveOpportunity(opportunityId: string, pipelineStageId: string): Promise<void> {
     await this.request('PUT', `/opportunities/${encodeURIComponent(opportunityId)}`, { body: { pipelineStageId } });

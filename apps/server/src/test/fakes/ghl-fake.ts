@@ -49,6 +49,8 @@ export interface GhlFake {
   opportunities: GhlFakeOpportunity[];
   /** Notes added per contact id. */
   notes: Map<string, string[]>;
+  /** PUT /contacts/{id} bodies, in order (DND writes of opt-outs). */
+  contactUpdates: { contactId: string; body: unknown }[];
   requests: GhlFakeRequest[];
   /** The next `times` requests answer this status with GoHighLevel's body (and rate-limit headers for 429). */
   failNext(status: number, times?: number, options?: { retryAfterIntervalMs?: number; path?: string }): void;
@@ -123,6 +125,7 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
   const intervalMs = options.rateLimitIntervalMs ?? 10_000;
   const { pipelines, opportunities } = seed(options.seedCount ?? 25);
   const notes = new Map<string, string[]>();
+  const contactUpdates: { contactId: string; body: unknown }[] = [];
   const requests: GhlFakeRequest[] = [];
   const failures: { status: number; retryAfterIntervalMs?: number; path?: string }[] = [];
   let windowStart = Date.now();
@@ -244,6 +247,13 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
       notes.set(contactId, [...(notes.get(contactId) ?? []), noteBody]);
       return send(res, 201, { note: { id: `note-${requests.length}`, body: noteBody, userId: null, dateAdded: new Date().toISOString(), contactId } }, headers);
     }
+    const contactMatch = /^\/contacts\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'PUT' && contactMatch) {
+      const contactId = decodeURIComponent(contactMatch[1]);
+      if (!opportunities.some((o) => o.contact.id === contactId)) return error(res, 400, 'Contact not found');
+      contactUpdates.push({ contactId, body });
+      return send(res, 200, { succeded: true, contact: { id: contactId } }, headers);
+    }
     const oppMatch = /^\/opportunities\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'PUT' && oppMatch && oppMatch[1] !== 'search' && oppMatch[1] !== 'pipelines') {
       const opportunity = opportunities.find((o) => o.id === decodeURIComponent(oppMatch[1]));
@@ -265,6 +275,7 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
     pipelines,
     opportunities,
     notes,
+    contactUpdates,
     requests,
     failNext(status, times = 1, failOptions = {}) {
       for (let i = 0; i < times; i += 1) failures.push({ status, ...failOptions });

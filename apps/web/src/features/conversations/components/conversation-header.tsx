@@ -5,6 +5,7 @@ import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
 import { CallStatus } from './call-status.tsx';
 import { HandOff } from './hand-off.tsx';
+import { DoNotContact } from './do-not-contact.tsx';
 
 /**
  * Who the conversation is with and where it stands: the prospect (or web chat), the type, and for the team
@@ -60,6 +61,7 @@ export function ConversationHeader({ conversation: c, mode }: { conversation: Co
         )}
       </Group>
       {admin && c.Prospect && <HandOff conversation={c} />}
+      <DoNotContact conversation={c} canClear={admin} />
       <CallStatus uuid={c.uuid} />
     </Stack>
   );

@@ -57,6 +57,11 @@ export function InboxRow(props: { c: ConversationListItem; selected: boolean; un
             New
           </Badge>
         )}
+        {c.doNotContact && (
+          <Badge size="xs" color="red" variant="outline" data-testid="opted-out-mark" title="This prospect opted out: nothing automated is sent to them">
+            Opted out
+          </Badge>
+        )}
         {state !== 'working' && (
           <Badge size="xs" color={AI_STATE_TEXT[state].color} variant={state === 'needs-human' ? 'filled' : 'light'} data-testid="row-state">
             {state === 'paused' ? 'AI paused' : AI_STATE_TEXT[state].label}

@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { quietHoursClock, quietUntil } from '../conversations/quiet-hours.ts';
+import { agentMessagesOf, buildPlaybook, buildProspectConversation, makeFollowUpDue, pendingJobs, unansweredOf } from '../test/agent-factories.ts';
+import { PUBLIC_URL } from '../test/channel-factories.ts';
+import { OpenAiFake } from '../test/fakes/openai-fake.ts';
+import { startTwilioFake } from '../test/fakes/twilio-fake.ts';
+import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { ACCOUNT_SID, AUTH_TOKEN, buildCallSetup, CALLEE, freshStorageDir } from '../voice/voice-test-kit.ts';
+import { receiveProspectMessage } from './agent.service.ts';
+
+/** Quiet hours (issue 23): follow-ups and calls wait for 8 AM–9 PM of the prospect's zone, on a moved clock. */
+const ZONE = 'America/New_York';
+// 2 AM and 8 AM in New York on a winter day (UTC-5), far enough ahead that no real "now" reaches them.
+const TWO_AM = new Date('2030-01-15T07:00:00.000Z');
+const EIGHT_AM = new Date('2030-01-15T13:00:00.000Z');
+
+describe('quietUntil', () => {
+  it('is null between 8 AM and 9 PM local, else the next 8 AM local', () => {
+    expect(quietUntil(new Date('2030-01-15T19:00:00Z'), ZONE)).toBeNull(); // 2 PM
+    expect(quietUntil(TWO_AM, ZONE)).toEqual(EIGHT_AM);
+    expect(quietUntil(new Date('2030-01-16T02:30:00Z'), ZONE)).toEqual(new Date('2030-01-16T13:00:00Z')); // 9:30 PM
+    expect(quietUntil(new Date('2030-01-15T13:00:00Z'), ZONE)).toBeNull(); // 8:00 sharp
+    expect(quietUntil(new Date('2030-01-16T02:00:00Z'), ZONE)).toEqual(new Date('2030-01-16T13:00:00Z')); // 9:00 PM sharp
+    expect(quietUntil(TWO_AM, 'Asia/Tokyo')).toBeNull(); // 4 PM in Tokyo
+  });
+});
+
+describe('quiet hours on follow-ups and calls', () => {
+  const fake = useFake(new OpenAiFake());
+  const twilio = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } }));
+  const t = useTestApp({
+    env: () => ({ ...fake.env(), QUIET_HOURS_ENFORCED: 'true', DEFAULT_TIME_ZONE: ZONE, TWILIO_API_URL: twilio.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }),
+  });
+  const admin = useUser(t, 'ADMIN');
+  const realNow = quietHoursClock.now;
+  beforeEach(() => fake.reset());
+  afterEach(() => {
+    quietHoursClock.now = realNow;
+  });
+
+  it('a follow-up due at 2 AM waits until 8 AM local, then goes out', async () => {
+    const type = await buildPlaybook(t.ctx, { config: { followUp: { delaysMinutes: [30], max: 1 } } });
+    const { conversation } = await buildProspectConversation(t.ctx, type.id);
+    quietHoursClock.now = () => new Date('2030-01-15T19:00:00Z');
+    await receiveProspectMessage(t.ctx, conversation.id, 'tell me more'); // a reply is never delayed
+    await t.ctx.jobs.drain();
+    const answered = (await agentMessagesOf(t.ctx, conversation.id)).length;
+    expect(answered).toBe(1);
+
+    quietHoursClock.now = () => TWO_AM;
+    await makeFollowUpDue(t.ctx, conversation.id);
+    await t.ctx.jobs.drain();
+    expect(fake.count('follow_up')).toBe(0);
+    expect((await unansweredOf(t.ctx, conversation.id)).earliestReplyDateTime).toEqual(EIGHT_AM);
+    const [job] = await pendingJobs(t.ctx, `follow-up:${conversation.id}`);
+    expect(job.runAt).toEqual(EIGHT_AM);
+
+    quietHoursClock.now = () => EIGHT_AM;
+    await makeFollowUpDue(t.ctx, conversation.id);
+    await t.ctx.jobs.drain();
+    expect(fake.count('follow_up')).toBe(1);
+    expect(await agentMessagesOf(t.ctx, conversation.id)).toHaveLength(answered + 1);
+  });
+
+  it('Make a Call at 2 AM local answers 409 QUIET_HOURS with the time it may happen, and places nothing', async () => {
+    const setup = await buildCallSetup(t.ctx);
+    quietHoursClock.now = () => TWO_AM;
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/admin/call/${encodeURIComponent(CALLEE)}`,
+      as: admin.cookie,
+      payload: { conversationTypeId: setup.type.id, contactId: null, useRealtimeApi: false },
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'QUIET_HOURS', error: expect.stringContaining('Jan 15, 2030, 8:00') });
+    expect(twilio.calls).toHaveLength(0);
+  });
+});

@@ -1,0 +1,78 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { conversations } from '../db/schema/index.ts';
+import { type Executor, insertMessage, loadConversation } from '../conversations/conversation-store.ts';
+import { sendAgentMessage } from '../conversations/agent-messages.ts';
+import {
+  channelOfAccount,
+  clearOptOut,
+  contactAddress,
+  OPT_OUT_CONFIRMATION,
+  optOutIntent,
+  phoneAddress,
+  recordOptOut,
+  reportOptOutToCrm,
+  RESUBSCRIBE_CONFIRMATION,
+} from '../conversations/opt-out.ts';
+import type { LiveAccount } from './accounts.ts';
+
+export type OptOutChange = 'stopped' | 'restarted';
+
+/**
+ * Acts on STOP/START words in an inbound message, inside the transaction that stores it: records or clears
+ * the opt-out of the sender's address, leaves a note on the conversation, and takes the conversation out of
+ * the debounce window (-3) so no turn answers it. Returns what changed (null: nothing, or nothing new).
+ */
+export async function applyOptOutWords(
+  ctx: AppContext,
+  tx: Executor,
+  account: LiveAccount,
+  senderId: string,
+  conversationId: number,
+  text: string,
+): Promise<OptOutChange | null> {
+  const intent = optOutIntent(text);
+  if (!intent) return null;
+  const address = contactAddress(account.type, account.id, senderId);
+  const channel = channelOfAccount(account.type);
+  const changed =
+    intent.kind === 'stop'
+      ? await recordOptOut(tx, address, channel, intent.how)
+      : await clearOptOut(tx, address, { userId: null, note: `The prospect wrote ${intent.how} on ${channel}.` });
+  if (!changed) {
+    // A second STOP gets no second confirmation and no reply either; START without an opt-out is a message.
+    return intent.kind === 'stop' ? leaveWaiting(tx, conversationId).then(() => null) : null;
+  }
+  await leaveWaiting(tx, conversationId);
+  await reportOptOutToCrm(ctx.jobs, tx, { address, channel, on: intent.kind === 'stop' });
+  const note =
+    intent.kind === 'stop'
+      ? `Opted out (${intent.how} on ${channel}): no agent reply, follow-up, call or campaign message until the prospect writes START or a person clears it.`
+      : `Subscribed again (${intent.how} on ${channel}).`;
+  await insertMessage(tx, { conversationId, role: 'SYSTEM', message: note });
+  return intent.kind === 'stop' ? 'stopped' : 'restarted';
+}
+
+/** Back from the debounce window (-3) to the working phase it held, so the conversation does not look like it waits for the agent. */
+async function leaveWaiting(tx: Executor, conversationId: number): Promise<void> {
+  await tx
+    .update(conversations)
+    .set({ phase: sql`coalesce(${conversations.resumePhase}, 0)`, resumePhase: null })
+    .where(and(eq(conversations.id, conversationId), eq(conversations.phase, -3)));
+}
+
+/** The one confirmation, after the commit, through the same outbox as any agent message. */
+export async function confirmOptOutChange(ctx: AppContext, conversationId: number, change: OptOutChange): Promise<void> {
+  const loaded = await loadConversation(ctx, conversationId);
+  if (!loaded) return;
+  await sendAgentMessage(ctx, loaded, change === 'stopped' ? OPT_OUT_CONFIRMATION : RESUBSCRIBE_CONFIRMATION, {});
+}
+
+/** Twilio's "Attempt to send to unsubscribed recipient": Advanced Opt-Out has this number as opted out. */
+export const TWILIO_OPTED_OUT = '21610';
+
+/** Records an opt-out the carrier reported (the person wrote STOP where we could not see it). */
+export async function recordCarrierOptOut(ctx: AppContext, recipient: string): Promise<void> {
+  const address = phoneAddress(recipient);
+  if (address) await recordOptOut(ctx.db, address, 'sms', 'Twilio Advanced Opt-Out (error 21610)');
+}

@@ -1,0 +1,214 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sendFollowUp } from '../agent/follow-up.ts';
+import { conversationTypes } from '../db/schema/index.ts';
+import { OPT_OUT_CONFIRMATION, optOutIntent, RESUBSCRIBE_CONFIRMATION } from '../conversations/opt-out.ts';
+import { AppError } from '../lib/errors.ts';
+import { buildPlaybook } from '../test/agent-factories.ts';
+import {
+  buildChannelAccount,
+  conversationOfProspect,
+  META_APP_ID,
+  META_APP_SECRET,
+  META_VERIFY_TOKEN,
+  metaMessagePayload,
+  postMeta,
+  postSmsGateway,
+  postTwilioSms,
+  PUBLIC_URL,
+  settle,
+  smsGatewayEvent,
+  whatsAppPayload,
+} from '../test/channel-factories.ts';
+import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
+import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
+import { startTwilioFake } from '../test/fakes/twilio-fake.ts';
+import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+
+/**
+ * Opt-out (issue 23) through the channel fakes: a STOP word or a plain-language opt-out gets one
+ * confirmation and then no agent reply, no follow-up and no call; START re-subscribes; the flag shows in the
+ * conversation detail and only a person with a note clears it.
+ */
+const IG_TOKEN = 'EAAig-page-token-0123456789';
+const WA_TOKEN = 'EAAwa-system-user-token-0123456789';
+const TWILIO_SID = 'AC00000000000000000000000000000007';
+const TWILIO_TOKEN = 'twilio-auth-token-0123456789';
+const GATEWAY_LOGIN = 'gwuser';
+const GATEWAY_PASSWORD = 'gw-password-0123456789';
+
+describe('recognising opt-out words', () => {
+  it.each(['STOP', 'stop', 'Stop.', 'UNSUBSCRIBE', 'END', 'QUIT', 'CANCEL', 'STOPALL', ' stop! '])('"%s" is an opt-out keyword', (text) => {
+    expect(optOutIntent(text)?.kind).toBe('stop');
+  });
+  it.each(['START', 'unstop'])('"%s" re-subscribes', (text) => expect(optOutIntent(text)?.kind).toBe('start'));
+  it.each(["Please don't text me again", 'stop calling me', 'Remove me from your list', 'no more messages please', 'leave me alone'])(
+    'plain language "%s" is an opt-out',
+    (text) => expect(optOutIntent(text)).toEqual({ kind: 'stop', how: 'plain-language opt-out' }),
+  );
+  it.each(['Can you stop by tomorrow?', 'When does the offer end?', 'I want to cancel my old plan and buy yours', "Don't call it a deal yet"])(
+    '"%s" is not an opt-out',
+    (text) => expect(optOutIntent(text)).toBeNull(),
+  );
+});
+
+describe('opt-out on inbound channels', () => {
+  let typeId: number;
+  let seq = 0;
+  const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
+  const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, WA_TOKEN] }));
+  const twilio = useFake(() => startTwilioFake({ accounts: { [TWILIO_SID]: TWILIO_TOKEN } }));
+  const gateway = useFake(() => startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD }));
+  const t = useTestApp({
+    env: () => ({ META_APP_SECRET, META_VERIFY_TOKEN, META_APP_ID, PUBLIC_URL, META_GRAPH_URL: graph.url, TWILIO_API_URL: twilio.url }),
+  });
+  const admin = useUser(t, 'ADMIN');
+  const normal = useUser(t);
+  beforeAll(async () => {
+    typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: 'Nudge them.' })).id;
+  });
+  afterAll(async () => {
+    await Promise.all([graph.close(), twilio.close(), gateway.close()]);
+  });
+  beforeEach(() => {
+    graph.reset();
+    gateway.requests.length = 0;
+    gateway.messages.length = 0;
+    twilio.requests.length = 0;
+    twilio.calls.length = 0;
+  });
+
+  const smsAccount = () =>
+    buildChannelAccount(t.ctx, {
+      type: 'SMS_GATEWAY',
+      pageId: unique('device'),
+      token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`,
+      config: { baseUrl: gateway.baseUrl, signingKey: 'gw-sign' },
+      conversationTypeId: typeId,
+    });
+  const sms = async (deviceId: string, from: string, text: string) => {
+    expect((await postSmsGateway(t, 'gw-sign', smsGatewayEvent(deviceId, from, unique('evt'), text))).statusCode).toBe(200);
+    await settle(t.ctx);
+  };
+  const gatewayTexts = () => gateway.requests.map((r) => (r.body as { textMessage: { text: string } }).textMessage.text);
+  const detail = async (uuid: string, cookie = admin.cookie) => t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as: cookie });
+  const twilioCallSetup = () =>
+    buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100077', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+
+  it.each(['STOP', 'UNSUBSCRIBE', 'END', 'QUIT', 'CANCEL', 'STOPALL', "please don't text me again"])(
+    'SMS "%s": one confirmation, then no reply, no follow-up, no call',
+    async (word) => {
+      const account = await smsAccount();
+      const phone = `+1555${String(2000000 + seq).padStart(7, '0')}`;
+      await sms(account.pageId, phone, 'Hi, tell me more');
+      expect(gateway.requests).toHaveLength(1); // the agent's answer
+      await sms(account.pageId, phone, word);
+      expect(gatewayTexts().slice(1)).toEqual([OPT_OUT_CONFIRMATION]);
+      await sms(account.pageId, phone, 'Are you still there?');
+      await sms(account.pageId, phone, word);
+      expect(gatewayTexts().slice(1)).toEqual([OPT_OUT_CONFIRMATION]);
+
+      const found = (await conversationOfProspect(t.ctx, account.id, phone))!;
+      expect(found.messages.filter((m) => m.role === 'SYSTEM').map((m) => m.message)[0]).toMatch(/^Opted out/);
+      expect(await sendFollowUp(t.ctx, found.conversation.id, { manual: false })).toBe('skipped');
+      await expect(sendFollowUp(t.ctx, found.conversation.id, { manual: true })).rejects.toMatchObject({ status: 409, code: 'OPTED_OUT' } satisfies Partial<AppError>);
+
+      const res = await detail(found.conversation.uuid);
+      expect(res.statusCode).toBe(200);
+      const dnc = res.json<{ doNotContact: Record<string, { since: string; how: string }> }>().doNotContact;
+      expect(Object.keys(dnc)).toEqual(['sms']);
+      expect(dnc.sms.how).toMatch(word.includes(' ') ? /plain-language/ : new RegExp(`keyword "${word}"`));
+      expect(new Date(dnc.sms.since).getTime()).toBeLessThanOrEqual(Date.now());
+
+      // An SMS STOP also stops calls to the number, from any account.
+      const type = await buildPlaybook(t.ctx, { initialMessage: null });
+      const twilioAccount = await twilioCallSetup();
+      await t.ctx.db.update(conversationTypes).set({ messagingAccountId: twilioAccount.id }).where(eq(conversationTypes.id, type.id));
+      const call = await t.request({
+        method: 'POST',
+        url: `/api/admin/call/${encodeURIComponent(phone)}`,
+        as: admin.cookie,
+        payload: { conversationTypeId: type.id, contactId: null, useRealtimeApi: false },
+      });
+      expect(call.statusCode).toBe(409);
+      expect(call.json()).toMatchObject({ code: 'OPTED_OUT', error: expect.stringMatching(/opted out/) });
+      expect(twilio.calls).toHaveLength(0);
+    },
+  );
+
+  it('START re-subscribes: one confirmation, and the agent answers again', async () => {
+    const account = await smsAccount();
+    const phone = '+15553330001';
+    await sms(account.pageId, phone, 'STOP');
+    await sms(account.pageId, phone, 'START');
+    expect(gatewayTexts()).toEqual([OPT_OUT_CONFIRMATION, RESUBSCRIBE_CONFIRMATION]);
+    await sms(account.pageId, phone, 'Tell me more');
+    expect(gateway.requests).toHaveLength(3);
+    const found = (await conversationOfProspect(t.ctx, account.id, phone))!;
+    expect((await detail(found.conversation.uuid)).json().doNotContact).toBeNull();
+  });
+
+  it('the inbox list marks an opted-out prospect', async () => {
+    const account = await smsAccount();
+    await sms(account.pageId, '+15553330011', 'STOP');
+    await sms(account.pageId, '+15553330012', 'Hello');
+    const list = await t.request({ method: 'GET', url: '/api/conversation/list?limit=100', as: admin.cookie });
+    expect(list.statusCode).toBe(200);
+    const items = list.json<{ conversations: { uuid: string; doNotContact: boolean }[] }>().conversations;
+    const stopped = (await conversationOfProspect(t.ctx, account.id, '+15553330011'))!.conversation.uuid;
+    const open = (await conversationOfProspect(t.ctx, account.id, '+15553330012'))!.conversation.uuid;
+    expect(items.find((i) => i.uuid === stopped)!.doNotContact).toBe(true);
+    expect(items.find((i) => i.uuid === open)!.doNotContact).toBe(false);
+  });
+
+  it('WhatsApp plain-language opt-out and Instagram STOP: one confirmation, no agent reply', async () => {
+    const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
+    await postMeta(t, whatsAppPayload(wa.pageId, '34600111999', `wamid.${unique('w')}`, 'Stop messaging me, thanks'));
+    await settle(t.ctx);
+    const ig = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token: IG_TOKEN, conversationTypeId: typeId });
+    await postMeta(t, metaMessagePayload('instagram', ig.pageId, 'igsid-stop', unique('mid'), 'STOP'));
+    await settle(t.ctx);
+    await postMeta(t, metaMessagePayload('instagram', ig.pageId, 'igsid-stop', unique('mid'), 'hello?'));
+    await settle(t.ctx);
+    const texts = graph.sends().map((s) => (s.body.text as { body?: string } | undefined)?.body ?? (s.body.message as { text: string }).text);
+    expect(texts).toEqual([OPT_OUT_CONFIRMATION, OPT_OUT_CONFIRMATION]);
+    const waFound = (await conversationOfProspect(t.ctx, wa.id, '34600111999'))!;
+    expect(Object.keys((await detail(waFound.conversation.uuid)).json().doNotContact)).toEqual(['whatsapp']);
+  });
+
+  it("Twilio's 21610 (Advanced Opt-Out) on a send records the opt-out: no reply afterwards", async () => {
+    const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100088', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+    twilio.failNext('Messages', { status: 400, code: 21610 });
+    await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), AccountSid: TWILIO_SID, From: '+15557779999', To: account.pageId, Body: 'Hi', NumMedia: '0' });
+    await settle(t.ctx);
+    const found = (await conversationOfProspect(t.ctx, account.id, '+15557779999'))!;
+    expect((await detail(found.conversation.uuid)).json().doNotContact).toMatchObject({ sms: { how: 'Twilio Advanced Opt-Out (error 21610)' } });
+    twilio.requests.length = 0;
+    await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), AccountSid: TWILIO_SID, From: '+15557779999', To: account.pageId, Body: 'Hello?', NumMedia: '0' });
+    await settle(t.ctx);
+    expect(twilio.requests).toHaveLength(0);
+  });
+
+  describe('POST /api/conversation/{id}/do-not-contact/clear', () => {
+    const clear = (id: number, payload: unknown, cookie?: string) =>
+      t.request({ method: 'POST', url: `/api/conversation/${id}/do-not-contact/clear`, payload: payload as object, as: cookie });
+
+    it('clears only with a note (400 without), 401 anonymous, 404 for a user without the account or an unknown id, 409 when not opted out', async () => {
+      const account = await smsAccount();
+      const phone = '+15553330002';
+      await sms(account.pageId, phone, 'STOP');
+      const found = (await conversationOfProspect(t.ctx, account.id, phone))!;
+      const id = found.conversation.id;
+      expect((await clear(id, { note: 'They asked by phone.' })).statusCode).toBe(401);
+      expect((await clear(id, { note: 'They asked by phone to be contacted again.' }, normal.cookie)).statusCode).toBe(404);
+      expect((await clear(999999, { note: 'They asked by phone.' }, admin.cookie)).statusCode).toBe(404);
+      const noNote = await clear(id, { note: ' ' }, admin.cookie);
+      expect(noNote.statusCode).toBe(400);
+      const ok = await clear(id, { note: 'They asked by phone to be contacted again.' }, admin.cookie);
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json()).toEqual({ message: 'Opt-out cleared', doNotContact: null });
+      expect((await detail(found.conversation.uuid)).json().doNotContact).toBeNull();
+      expect((await clear(id, { note: 'Again.' }, admin.cookie)).statusCode).toBe(409);
+    });
+  });
+});

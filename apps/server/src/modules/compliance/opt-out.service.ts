@@ -1,0 +1,66 @@
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import type { AppContext } from '../../context.ts';
+import { afterCommit } from '../../db/after-commit.ts';
+import { doNotContact, messagingAccounts, prospects } from '../../db/schema/index.ts';
+import { emitConversationChanged, type Executor, insertMessage } from '../../conversations/conversation-store.ts';
+import { clearOptOut, contactAddress, reportOptOutToCrm, type DoNotContact, doNotContactOf } from '../../conversations/opt-out.ts';
+import { conflict } from '../../lib/errors.ts';
+import type { AccessibleConversation } from '../conversations/conversation-policy.ts';
+
+/** The address opt-outs of a prospect are kept under, or null (web chat, prospect gone). */
+export async function addressOfProspect(db: Executor, prospectId: number | null): Promise<string | null> {
+  if (prospectId === null) return null;
+  const [row] = await db
+    .select({ externalId: prospects.externalId, accountId: prospects.messagingAccountId, type: messagingAccounts.type })
+    .from(prospects)
+    .innerJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+    .where(eq(prospects.id, prospectId))
+    .limit(1);
+  return row ? contactAddress(row.type, row.accountId, row.externalId) : null;
+}
+
+/** `doNotContact` of GET /api/conversation/{uuid}. */
+export async function doNotContactOfProspect(db: Executor, prospectId: number | null): Promise<DoNotContact | null> {
+  return doNotContactOf(db, await addressOfProspect(db, prospectId));
+}
+
+/** Clears the opt-out with the person's note, which is also left on the conversation for the team to see. */
+export async function clearProspectOptOut(ctx: AppContext, conversation: AccessibleConversation, userId: number, note: string) {
+  const address = await addressOfProspect(ctx.db, conversation.prospectId);
+  if (!address) throw conflict('This conversation has no prospect, so there is no opt-out to clear.', 'CONFLICT');
+  await ctx.db.transaction(async (tx) => {
+    const active = await doNotContactOf(tx, address);
+    if (!active || !(await clearOptOut(tx, address, { userId, note }))) throw conflict('This prospect has not opted out.', 'CONFLICT');
+    for (const channel of Object.keys(active)) await reportOptOutToCrm(ctx.jobs, tx, { address, channel, on: false });
+    await insertMessage(tx, { conversationId: conversation.id, role: 'SYSTEM', message: `Opt-out cleared by a person: ${note}` });
+    await afterCommit(tx, () => emitConversationChanged(ctx, conversation));
+  });
+  return doNotContactOf(ctx.db, address);
+}
+
+/**
+ * The inbox's opt-out mark: the page's prospect addresses looked up in one query (the address is computed
+ * here, where phone numbers are normalised, not in SQL).
+ */
+export async function withOptOutMarks<R extends { prospectExternalId: string | null; accountId: number | null; accountType: string | null }, P>(
+  db: Executor,
+  rows: R[],
+  present: (row: R) => P,
+): Promise<(P & { doNotContact: boolean })[]> {
+  const addressOf = (r: R) => (r.prospectExternalId && r.accountId !== null && r.accountType ? contactAddress(r.accountType, r.accountId, r.prospectExternalId) : null);
+  const addresses = [...new Set(rows.map(addressOf).filter((a): a is string => a !== null))];
+  const opted = addresses.length
+    ? new Set(
+        (
+          await db
+            .select({ address: doNotContact.address })
+            .from(doNotContact)
+            .where(and(inArray(doNotContact.address, addresses), isNull(doNotContact.clearedAt)))
+        ).map((r) => r.address),
+      )
+    : new Set<string>();
+  return rows.map((r) => {
+    const address = addressOf(r);
+    return { ...present(r), doNotContact: address !== null && opted.has(address) };
+  });
+}
