@@ -20,6 +20,7 @@ import {
   smsGatewayEvent,
   unansweredErrors,
   whatsAppPayload,
+  buildSmsGatewayAccount,
 } from '../test/channel-factories.ts';
 import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
@@ -178,13 +179,7 @@ describe('channel delivery', () => {
     });
 
     it('SMS gateway: POST {baseUrl}/messages (the documented route), Basic login:password', async () => {
-      const account = await buildChannelAccount(t.ctx, {
-        type: 'SMS_GATEWAY',
-        pageId: unique('device'),
-        token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`,
-        config: { baseUrl: gateway.baseUrl, signingKey: 'gw-sign' },
-        conversationTypeId: typeId,
-      });
+      const account = await buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, typeId);
       expect((await postSmsGateway(t, 'gw-sign', smsGatewayEvent(account.pageId, '+34600222333', unique('evt'), 'Hola gateway'))).statusCode).toBe(200);
       await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, '+34600222333');

@@ -19,6 +19,7 @@ import {
   settle,
   smsGatewayEvent,
   whatsAppPayload,
+  buildSmsGatewayAccount,
 } from '../test/channel-factories.ts';
 import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
@@ -79,13 +80,7 @@ describe('opt-out on inbound channels', () => {
   });
 
   const smsAccount = () =>
-    buildChannelAccount(t.ctx, {
-      type: 'SMS_GATEWAY',
-      pageId: unique('device'),
-      token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`,
-      config: { baseUrl: gateway.baseUrl, signingKey: 'gw-sign' },
-      conversationTypeId: typeId,
-    });
+    buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, typeId);
   const sms = async (deviceId: string, from: string, text: string) => {
     expect((await postSmsGateway(t, 'gw-sign', smsGatewayEvent(deviceId, from, unique('evt'), text))).statusCode).toBe(200);
     await settle(t.ctx);

@@ -85,10 +85,7 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
     let handedOff = false;
     let optOut: OptOutChange | null = null;
     if (stored?.stored) {
-      await tx
-        .update(channelMessages)
-        .set({ conversationId, messageId: stored.stored.id })
-        .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)));
+      await linkChannelMessage(tx, account.id, event.externalId, conversationId, stored.stored.id);
       optOut = await applyOptOutWords(ctx, tx, account, event.senderId, conversationId, text);
       if (optOut) waiting = false;
       if (media?.key) await tx.update(messages).set({ mediaKey: media.key, mediaType: media.mimeType }).where(eq(messages.id, stored.stored.id));
@@ -215,10 +212,7 @@ async function receiveUnsupported(
     const conversationId = await openConversationOf(tx, account, prospect.id);
     const stored = await insertMessage(tx, { conversationId, role: 'SYSTEM', message: note, externalId: event.externalId, dateSent: event.sentAt });
     if (stored) {
-      await tx
-        .update(channelMessages)
-        .set({ conversationId, messageId: stored.id })
-        .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)));
+      await linkChannelMessage(tx, account.id, event.externalId, conversationId, stored.id);
     }
     await recordAgentError(ctx, conversationId, agentError('channel', 'UNSUPPORTED_MESSAGE', note, event.reason), tx);
     const [row] = await tx.select({ id: conversations.id, uuid: conversations.uuid }).from(conversations).where(eq(conversations.id, conversationId));
@@ -234,6 +228,14 @@ async function receiveUnsupported(
 }
 
 /** The stored message a provider id refers to, with its conversation. */
+/** Points the channel's delivery record (claimed before the message existed) at the stored message. */
+async function linkChannelMessage(tx: Executor, accountId: number, externalId: string, conversationId: number, messageId: number): Promise<void> {
+  await tx
+    .update(channelMessages)
+    .set({ conversationId, messageId })
+    .where(and(eq(channelMessages.messagingAccountId, accountId), eq(channelMessages.externalId, externalId)));
+}
+
 async function storedMessageOf(tx: Executor, accountId: number, externalId: string) {
   const [row] = await tx
     .select({ messageId: channelMessages.messageId, conversationId: channelMessages.conversationId })
@@ -367,10 +369,7 @@ async function receiveEcho(ctx: AppContext, account: LiveAccount, event: Extract
       .where(eq(conversations.id, conversationId))
       .returning({ id: conversations.id, uuid: conversations.uuid });
     if (stored) {
-      await tx
-        .update(channelMessages)
-        .set({ conversationId, messageId: stored.id })
-        .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)));
+      await linkChannelMessage(tx, account.id, event.externalId, conversationId, stored.id);
     }
     return { kind: 'human-reply-stored' as const, conversation };
   });

@@ -15,6 +15,23 @@ export const PUBLIC_URL = 'http://localhost:3000';
 
 let sequence = 0;
 
+/**
+ * An SMS gateway account pointing at the gateway fake at `baseUrl`: Basic `login:password` for sending, and
+ * webhooks signed with `signingKey`.
+ */
+export function buildSmsGatewayAccount(
+  ctx: AppContext,
+  gateway: { baseUrl: string; login: string; password: string; signingKey: string },
+  conversationTypeId: number,
+) {
+  return buildChannelAccount(ctx, {
+    type: 'SMS_GATEWAY',
+    token: `${gateway.login}:${gateway.password}`,
+    config: { baseUrl: gateway.baseUrl, signingKey: gateway.signingKey },
+    conversationTypeId,
+  });
+}
+
 export async function buildChannelAccount(
   ctx: AppContext,
   seed: { type: ChannelType; pageId?: string; token?: string; config?: Record<string, unknown>; conversationTypeId?: number | null },
