@@ -60,7 +60,7 @@ test.describe('shell', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click();
     await expect(page).toHaveURL(/\/admin\/hello$/);
     const links = page.getByRole('list', { name: 'Admin actions' }).getByRole('link');
-    await expect(links).toHaveCount(9);
+    await expect(links).toHaveCount(10);
     const hrefs = await links.evaluateAll((els) => els.map((e) => e.getAttribute('href')));
     expect(hrefs).toEqual([
       '/admin/app-config',
@@ -71,6 +71,7 @@ test.describe('shell', () => {
       '/admin/user-messaging-accounts/list',
       '/admin/pricing/conversation',
       '/admin/webhook-simulation-tool',
+      '/admin/knowledge',
       '/admin/unanswered-conversations/list',
     ]);
   });
