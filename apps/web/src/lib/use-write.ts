@@ -3,13 +3,15 @@ import { toastError, toastSuccess } from './toast.ts';
 
 /**
  * A write as the app does them all (issue 20): on success a toast (`notice`, else the server's `message`) and a
- * refresh of `refreshes` (query-key factory keys; each prefix refreshes what is under it); on failure the
+ * refresh of `refreshes`, if any (query-key factory keys; each prefix refreshes what is under it); on failure the
  * error's toast, in words. The features' mutation hooks are built on it; components call `mutate()`.
  */
 export function useWrite<TVars, TResult>(options: {
   write: (vars: TVars) => Promise<TResult>;
-  refreshes: (vars: TVars) => readonly QueryKey[];
+  refreshes?: (vars: TVars) => readonly QueryKey[];
   notice?: string;
+  /** Failures the page shows in its own way (true: no toast), e.g. a refusal shown as an alert. */
+  showsItself?: (err: unknown) => boolean;
 }) {
   const client = useQueryClient();
   return useMutation({
@@ -17,9 +19,11 @@ export function useWrite<TVars, TResult>(options: {
     onSuccess: async (result, vars) => {
       const notice = options.notice ?? serverNotice(result);
       if (notice) toastSuccess(notice);
-      await Promise.all(options.refreshes(vars).map((queryKey) => client.invalidateQueries({ queryKey })));
+      await Promise.all((options.refreshes?.(vars) ?? []).map((queryKey) => client.invalidateQueries({ queryKey })));
     },
-    onError: (err) => toastError(err),
+    onError: (err) => {
+      if (!options.showsItself?.(err)) toastError(err);
+    },
   });
 }
 

@@ -1,7 +1,8 @@
-import { queryOptions } from '@tanstack/react-query';
+import { queryOptions, useQueryClient } from '@tanstack/react-query';
 import type { AppConfigKey } from '@sales-agent/shared/enums';
 import type { AppConfigEntry } from '@sales-agent/shared/schemas/app-config';
 import { api } from '../../../lib/api-client.ts';
+import { useWrite } from '../../../lib/use-write.ts';
 
 export const appConfigKeys = { entry: (key: AppConfigKey) => ['app-config', key] as const, health: () => ['health'] as const };
 
@@ -13,5 +14,14 @@ export const appConfigQuery = (key: AppConfigKey) =>
     staleTime: 60_000,
   });
 
-export const saveAppConfig = (key: AppConfigKey, value: string) =>
-  api.post<{ message: string }>('/api/admin/app-config', { key, value });
+/** Saves one app text; the cached value becomes the saved one at once (no refetch). */
+export function useSaveAppConfig(key: AppConfigKey) {
+  const client = useQueryClient();
+  return useWrite({
+    write: async (value: string) => {
+      const answer = await api.post<{ message: string }>('/api/admin/app-config', { key, value });
+      client.setQueryData(appConfigKeys.entry(key), value);
+      return answer;
+    },
+  });
+}

@@ -1,11 +1,10 @@
 import { Button, Card, Group, Loader, Stack, Textarea } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import type { AppConfigKey } from '@sales-agent/shared/enums';
 import { DEFAULT_SUPPORT_MESSAGE, LIMITS } from '@sales-agent/shared/limits';
 import { useEffect, useState } from 'react';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { appConfigQuery, saveAppConfig } from '../api/app-config.ts';
+import { appConfigQuery, useSaveAppConfig } from '../api/app-config.ts';
 
 /** Spec §2.4: three text areas, each with its own Save; plus the optional global message. */
 export default function AppConfigPage() {
@@ -29,25 +28,11 @@ export default function AppConfigPage() {
 
 function ConfigField(props: { configKey: AppConfigKey; label: string; rows: number; placeholder?: string; description?: string }) {
   const query = useQuery(appConfigQuery(props.configKey));
-  const client = useQueryClient();
+  const save = useSaveAppConfig(props.configKey);
   const [value, setValue] = useState('');
-  const [saving, setSaving] = useState(false);
   useEffect(() => {
     if (query.data !== undefined) setValue(query.data);
   }, [query.data]);
-
-  const save = async () => {
-    setSaving(true);
-    try {
-      const { message } = await saveAppConfig(props.configKey, value);
-      client.setQueryData(appConfigQuery(props.configKey).queryKey, value);
-      toastSuccess(message);
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setSaving(false);
-    }
-  };
 
   return (
     <Card withBorder>
@@ -65,7 +50,7 @@ function ConfigField(props: { configKey: AppConfigKey; label: string; rows: numb
         />
       )}
       <Group justify="flex-end" mt="sm">
-        <Button onClick={save} loading={saving} aria-label={`Save ${props.label}`}>
+        <Button onClick={() => save.mutate(value)} loading={save.isPending} aria-label={`Save ${props.label}`}>
           Save
         </Button>
       </Group>

@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { UserMessagingAccountView } from '@sales-agent/shared/schemas/messaging-account';
 import { api } from '../../../lib/api-client.ts';
+import { useWrite } from '../../../lib/use-write.ts';
 
 export const profileKeys = {
   profile: (email: string) => ['profile', email] as const,
@@ -29,7 +30,17 @@ export const userMessagingAccountsQuery = (email: string) =>
   });
 
 /** Deletes the account and its conversations: for its owner (who connected it) or an ADMIN. */
-export const deleteMessagingAccount = (id: number) => api.delete(`/api/messaging-accounts/${id}`);
+export const useDeleteUserMessagingAccount = (email: string) =>
+  useWrite({
+    write: (id: number) => api.delete(`/api/messaging-accounts/${id}`),
+    notice: 'Account deleted successfully',
+    refreshes: () => [profileKeys.messagingAccounts(email)],
+  });
 
 /** Removes the signed-in user's own grant of an account; the account and its conversations stay. */
-export const removeFromMyAccounts = (messagingAccountId: number) => api.delete(`/api/user/messaging-accounts/${messagingAccountId}`);
+export const useRemoveFromMyAccounts = (email: string) =>
+  useWrite({
+    write: (messagingAccountId: number) => api.delete(`/api/user/messaging-accounts/${messagingAccountId}`),
+    notice: 'Account removed from your accounts',
+    refreshes: () => [profileKeys.messagingAccounts(email)],
+  });

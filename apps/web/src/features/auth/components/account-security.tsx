@@ -4,8 +4,7 @@ import { Link, useNavigate } from 'react-router';
 import { paths } from '../../../config/paths.ts';
 import { useLogout } from '../../../lib/auth.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { changePassword, logoutEverywhere } from '../api/auth.ts';
+import { useChangePassword, useLogoutEverywhere } from '../api/auth.ts';
 import { validateNewPassword } from './validation.ts';
 
 /**
@@ -18,26 +17,26 @@ export function AccountSecurity({ email, hasPassword }: { email: string; hasPass
   const [next, setNext] = useState('');
   const [confirmation, setConfirmation] = useState('');
   const [errors, setErrors] = useState<{ current?: string; password?: string; confirmation?: string }>({});
-  const [busy, setBusy] = useState(false);
+  const changePassword = useChangePassword();
+  const logoutEverywhere = useLogoutEverywhere();
   const logout = useLogout();
   const navigate = useNavigate();
 
-  const submit = async (e: React.FormEvent) => {
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
     const found = { current: current ? undefined : 'Current password is required', ...validateNewPassword(next, confirmation) };
     setErrors(found);
     if (found.current || found.password || found.confirmation) return;
-    setBusy(true);
-    try {
-      toastSuccess((await changePassword(current, next)).message);
-      setCurrent('');
-      setNext('');
-      setConfirmation('');
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    changePassword.mutate(
+      { currentPassword: current, newPassword: next },
+      {
+        onSuccess: () => {
+          setCurrent('');
+          setNext('');
+          setConfirmation('');
+        },
+      },
+    );
   };
 
   const onLogoutEverywhere = async () => {
@@ -46,15 +45,12 @@ export function AccountSecurity({ email, hasPassword }: { email: string; hasPass
       confirmLabel: 'Sign out everywhere',
     });
     if (!ok) return;
-    try {
-      await logoutEverywhere();
-      toastSuccess('Signed out everywhere');
-    } catch (err) {
-      toastError(err);
-      return;
-    }
-    await logout().catch(() => undefined);
-    navigate(paths.login);
+    logoutEverywhere.mutate(undefined, {
+      onSuccess: async () => {
+        await logout().catch(() => undefined);
+        navigate(paths.login);
+      },
+    });
   };
 
   return (
@@ -75,7 +71,7 @@ export function AccountSecurity({ email, hasPassword }: { email: string; hasPass
               error={errors.confirmation}
             />
             <Group>
-              <Button type="submit" loading={busy}>
+              <Button type="submit" loading={changePassword.isPending}>
                 Change password
               </Button>
             </Group>

@@ -1,8 +1,7 @@
 import { Button, CopyButton, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
 import { useState } from 'react';
-import { toastError } from '../../../lib/toast.ts';
-import { createResetLink } from '../api/auth.ts';
+import { useCreateResetLink } from '../api/auth.ts';
 
 /**
  * ADMIN: creates a one-time link for a user to set a new password and shows it to copy (for a server without
@@ -11,20 +10,10 @@ import { createResetLink } from '../api/auth.ts';
  */
 export function ResetLinkButton({ email, size = 'sm' }: { email: string; size?: 'xs' | 'sm' }) {
   const [link, setLink] = useState<{ url: string; expiresAt: string } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const create = async () => {
-    setBusy(true);
-    try {
-      setLink(await createResetLink(email));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const create = useCreateResetLink();
   return (
     <>
-      <Button size={size} variant="light" leftSection={<IconKey size={14} aria-hidden />} loading={busy} onClick={create} aria-label={`Create a password reset link for ${email}`}>
+      <Button size={size} variant="light" leftSection={<IconKey size={14} aria-hidden />} loading={create.isPending} onClick={() => create.mutate(email, { onSuccess: setLink })} aria-label={`Create a password reset link for ${email}`}>
         Reset link
       </Button>
       <Modal opened={link !== null} onClose={() => setLink(null)} title="Password reset link" size="lg">

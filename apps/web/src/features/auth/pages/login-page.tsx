@@ -6,20 +6,19 @@ import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { FacebookLoginButton } from '../../meta/components/facebook-login-button.tsx';
 import { useSetSession } from '../../../lib/auth.ts';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { login } from '../api/auth.ts';
+import { useLogin } from '../api/auth.ts';
 import { validateEmail } from '../components/validation.ts';
 
 export default function LoginPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<{ email?: string; password?: string }>({});
-  const [busy, setBusy] = useState(false);
+  const login = useLogin();
   const setSession = useSetSession();
   const navigate = useNavigate();
   const location = useLocation();
 
-  const submit = async (e: React.FormEvent) => {
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
     const next = {
       email: validateEmail(email) ?? undefined,
@@ -27,16 +26,15 @@ export default function LoginPage() {
     };
     setErrors(next);
     if (next.email || next.password) return;
-    setBusy(true);
-    try {
-      setSession(await login(email.trim(), password));
-      toastSuccess('Login successful');
-      navigate(redirectTarget(location.search), { replace: true });
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    login.mutate(
+      { email: email.trim(), password },
+      {
+        onSuccess: (session) => {
+          setSession(session);
+          navigate(redirectTarget(location.search), { replace: true });
+        },
+      },
+    );
   };
 
   return (
@@ -49,7 +47,7 @@ export default function LoginPage() {
           <Anchor component={Link} to={paths.forgotPassword} size="sm" ta="right">
             Forgot password?
           </Anchor>
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={login.isPending}>
             Login
           </Button>
           <FacebookLoginButton />

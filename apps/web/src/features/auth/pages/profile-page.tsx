@@ -1,6 +1,6 @@
 import { Alert, Button, Card, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import { IconTrash, IconUnlink } from '@tabler/icons-react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useParams } from 'react-router';
 import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
@@ -9,11 +9,10 @@ import { paths } from '../../../config/paths.ts';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { useLogout, useAuth } from '../../../lib/auth.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { deleteUser } from '../api/auth.ts';
+import { useDeleteUser } from '../api/auth.ts';
 import { AccountSecurity } from '../components/account-security.tsx';
 import { ResetLinkButton } from '../components/reset-link-button.tsx';
-import { deleteMessagingAccount, profileQuery, removeFromMyAccounts, userMessagingAccountsQuery } from '../api/profile.ts';
+import { profileQuery, useDeleteUserMessagingAccount, useRemoveFromMyAccounts, userMessagingAccountsQuery } from '../api/profile.ts';
 import { ConnectButtons, ReconnectButton } from '../../meta/components/connect-buttons.tsx';
 import { isConnectType } from '../../meta/api/meta.ts';
 import { PageName } from '../../meta/components/page-name.tsx';
@@ -25,7 +24,9 @@ export default function ProfilePage() {
   const auth = useAuth();
   const profile = useQuery(profileQuery(email));
   const accounts = useQuery({ ...userMessagingAccountsQuery(email), enabled: profile.isSuccess });
-  const client = useQueryClient();
+  const deleteUser = useDeleteUser();
+  const removeGrant = useRemoveFromMyAccounts(email);
+  const deleteAccount = useDeleteUserMessagingAccount(email);
   const logout = useLogout();
   const navigate = useNavigate();
 
@@ -45,44 +46,28 @@ export default function ProfilePage() {
 
   const onDeleteUser = async () => {
     if (!(await confirmAction(`Delete the user ${profile.data.email}? This cannot be undone.`, { confirmLabel: 'Delete User' }))) return;
-    try {
-      await deleteUser(profile.data.email);
-      toastSuccess('User deleted');
-      if (profile.data.email === auth.email) {
-        await logout().catch(() => undefined);
-        navigate(paths.home);
-      } else {
-        navigate(paths.admin.permissionList);
-      }
-    } catch (err) {
-      toastError(err);
-    }
+    deleteUser.mutate(profile.data.email, {
+      onSuccess: async (_answer, deleted) => {
+        if (deleted === auth.email) {
+          await logout().catch(() => undefined);
+          navigate(paths.home);
+        } else {
+          navigate(paths.admin.permissionList);
+        }
+      },
+    });
   };
-
-  const refreshAccounts = () => client.invalidateQueries({ queryKey: userMessagingAccountsQuery(email).queryKey });
 
   const onRemoveGrant = async (id: number, name: string) => {
     if (!(await confirmAction(`Remove ${name} from your accounts? The account and its conversations stay for the other people who use it.`, { confirmLabel: 'Remove' }))) {
       return;
     }
-    try {
-      await removeFromMyAccounts(id);
-      toastSuccess('Account removed from your accounts');
-      await refreshAccounts();
-    } catch (err) {
-      toastError(err);
-    }
+    removeGrant.mutate(id);
   };
 
   const onDeleteAccount = async (id: number, name: string) => {
     if (!(await confirmAction(`Delete ${name}? This removes all conversations associated with this account.`))) return;
-    try {
-      await deleteMessagingAccount(id);
-      toastSuccess('Account deleted successfully');
-      await refreshAccounts();
-    } catch (err) {
-      toastError(err);
-    }
+    deleteAccount.mutate(id);
   };
 
   return (

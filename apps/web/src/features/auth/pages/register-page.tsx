@@ -7,10 +7,8 @@ import { SafeHtml } from '../../../components/safe-html.tsx';
 import { paths } from '../../../config/paths.ts';
 import { FacebookLoginButton } from '../../meta/components/facebook-login-button.tsx';
 import { useSetSession } from '../../../lib/auth.ts';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { appConfigQuery } from '../../admin/api/app-config.ts';
-import { ApiError } from '../../../lib/api-client.ts';
-import { register, registrationQuery } from '../api/auth.ts';
+import { isRefusal, registrationQuery, useRegister } from '../api/auth.ts';
 import { NewPasswordFields, useNewPasswordForm } from '../components/new-password-fields.tsx';
 
 export default function RegisterPage() {
@@ -24,24 +22,25 @@ export default function RegisterPage() {
   const [refusal, setRefusal] = useState<string | null>(null);
   const refused = registration && (registration.mode === 'closed' || (registration.mode === 'invite' && !invitation));
   const notice = refusal ?? (refused ? registration.message : null);
-  const [busy, setBusy] = useState(false);
+  const register = useRegister();
   const setSession = useSetSession();
   const navigate = useNavigate();
 
-  const submit = async (e: React.FormEvent) => {
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
     if (!form.validate()) return;
-    setBusy(true);
-    try {
-      setSession(await register(form.email.trim(), form.password, invitation));
-      toastSuccess('Registration successful');
-      navigate(paths.onboarding);
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 403) setRefusal(err.message);
-      else toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    register.mutate(
+      { email: form.email.trim(), password: form.password, invitation },
+      {
+        onSuccess: (session) => {
+          setSession(session);
+          navigate(paths.onboarding);
+        },
+        onError: (err) => {
+          if (isRefusal(err)) setRefusal(err.message);
+        },
+      },
+    );
   };
 
   return (
@@ -58,7 +57,7 @@ export default function RegisterPage() {
           {refused ? null : (
             <>
               <NewPasswordFields form={form} />
-              <Button type="submit" loading={busy}>
+              <Button type="submit" loading={register.isPending}>
                 Register
               </Button>
             </>

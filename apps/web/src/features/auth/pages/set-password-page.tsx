@@ -6,12 +6,9 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useAuth, useSetSession } from '../../../lib/auth.ts';
-import { toastError } from '../../../lib/toast.ts';
 import { appConfigQuery } from '../../admin/api/app-config.ts';
-import { setPasswordOnce } from '../api/auth.ts';
+import { useSetPassword } from '../api/auth.ts';
 import { NewPasswordFields, useNewPasswordForm } from '../components/new-password-fields.tsx';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Spec §4: the call is repeated while the server answers 202, up to 6 attempts 2 s apart; if the 6th is
@@ -37,29 +34,28 @@ export default function SetPasswordPage() {
   const setSession = useSetSession();
   const client = useQueryClient();
   const navigate = useNavigate();
+  const setPassword = useSetPassword();
 
-  const submit = async (e: React.FormEvent) => {
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
     if (!form.validate()) return;
     setSupportMessage(null);
-    try {
-      for (let i = 1; i <= LIMITS.setPasswordAttempts; i++) {
-        setAttempt(i);
-        const result = await setPasswordOnce(form.email.trim(), form.password, token);
-        if (result !== 'pending') {
-          setSession(result);
-          navigate(paths.onboarding);
-          return;
-        }
-        if (i < LIMITS.setPasswordAttempts) await sleep(LIMITS.setPasswordRetryDelayMs);
-      }
-      const configured = await client.fetchQuery(appConfigQuery('supportMessage')).catch(() => '');
-      setSupportMessage(configured.trim() || DEFAULT_SUPPORT_MESSAGE);
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setAttempt(0);
-    }
+    setPassword.mutate(
+      { email: form.email.trim(), password: form.password, token, onAttempt: setAttempt },
+      {
+        onSuccess: async (result) => {
+          if (result !== 'pending') {
+            setSession(result);
+            navigate(paths.onboarding);
+          } else {
+            const configured = await client.fetchQuery(appConfigQuery('supportMessage')).catch(() => '');
+            setSupportMessage(configured.trim() || DEFAULT_SUPPORT_MESSAGE);
+          }
+          setAttempt(0);
+        },
+        onError: () => setAttempt(0),
+      },
+    );
   };
 
   return (

@@ -55,8 +55,13 @@ export const messagingAccountOptionsQuery = () =>
     retry: false,
   });
 
-export const saveConversationType = (body: ConversationTypeSaveBody) =>
-  api.post<{ conversationType: { id: number } }>('/api/admin/conversation-type/create-edit', body);
+/** Creates (no id) or edits a type. */
+export const useSaveConversationType = () =>
+  useWrite({
+    write: (body: ConversationTypeSaveBody) => api.post<{ conversationType: { id: number } }>('/api/admin/conversation-type/create-edit', body),
+    refreshes: () => [conversationTypeKeys.all()],
+    notice: 'Conversation type saved',
+  });
 
 /** Deletes a type with its phases; its conversations are kept without a type. */
 export const useDeleteConversationType = () =>
@@ -82,7 +87,14 @@ export const saveConversationTypeConfig = async (id: number | string, text: stri
     })
   ).data.message;
 
-export const saveConversationPhase = (body: ConversationPhaseSaveBody) =>
-  api.post<{ conversationPhase: ConversationPhase }>('/api/admin/conversation-phase/create-edit', body);
+/** Creates (no id) or edits a phase; the type's phases refresh. */
+export const useSaveConversationPhase = () =>
+  useWrite({
+    write: (body: ConversationPhaseSaveBody) => api.post<{ conversationPhase: ConversationPhase }>('/api/admin/conversation-phase/create-edit', body),
+    refreshes: () => [conversationTypeKeys.all()],
+    notice: 'Phase saved successfully!',
+  });
 
-export const deleteConversationPhase = (id: number) => api.delete<{ message: string }>(`/api/admin/conversation-phase/${id}`);
+/** Deletes a phase; nothing refreshes, the page reloads (spec §4/§9). */
+export const useDeleteConversationPhase = () =>
+  useWrite({ write: (id: number) => api.delete<{ message: string }>(`/api/admin/conversation-phase/${id}`), notice: 'Phase deleted successfully' });

@@ -1,6 +1,7 @@
-import { keepPreviousData, queryOptions, useMutation } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { CrmContactsAnswer, CrmPipelinesAnswer } from '@sales-agent/shared/schemas/crm';
 import { api } from '../../../lib/api-client.ts';
+import { useWrite } from '../../../lib/use-write.ts';
 import { conversationTypeKeys } from './conversation-types.ts';
 
 export type { CrmContactsAnswer, CrmPipelinesAnswer };
@@ -46,8 +47,8 @@ export const contactsQuery = (typeId: string, page: ContactsPage) =>
 
 /** POST /api/admin/call/{phone} (spec §7.3) for a CRM contact; answers the new conversation's uuid. */
 export function usePlaceContactCall(typeId: string) {
-  return useMutation({
-    mutationFn: ({ phone, contactId }: { phone: string; contactId: string }) =>
+  return useWrite({
+    write: ({ phone, contactId }: { phone: string; contactId: string }) =>
       api.post<{ uuid: string }>(`/api/admin/call/${encodeURIComponent(phone)}`, {
         conversationTypeId: Number(typeId),
         contactId,

@@ -90,11 +90,11 @@ function validate(values: ConversationTypeFormValues): Errors {
  */
 export function ConversationTypeForm(props: {
   initial: ConversationTypeFormValues;
-  onSubmit: (values: ConversationTypeFormValues) => Promise<void>;
+  onSubmit: (values: ConversationTypeFormValues) => void;
+  saving: boolean;
 }) {
   const [values, setValues] = useState(props.initial);
   const [errors, setErrors] = useState<Errors>({});
-  const [saving, setSaving] = useState(false);
   const accounts = useQuery(messagingAccountOptionsQuery());
 
   const field = (key: Exclude<keyof ConversationTypeFormValues, 'isPublic' | 'knowledgeCollectionIds'>) => ({
@@ -106,17 +106,12 @@ export function ConversationTypeForm(props: {
     },
   });
 
-  const submit = async (e: React.FormEvent) => {
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
     const found = validate(values);
     setErrors(found);
     if (Object.keys(found).length) return;
-    setSaving(true);
-    try {
-      await props.onSubmit(values);
-    } finally {
-      setSaving(false);
-    }
+    props.onSubmit(values);
   };
 
   // The account list may be unavailable (not built yet, or failing); the form stays usable without it.
@@ -162,7 +157,7 @@ export function ConversationTypeForm(props: {
           </Alert>
         )}
         <Group justify="flex-end">
-          <Button type="submit" loading={saving}>
+          <Button type="submit" loading={props.saving}>
             Save
           </Button>
         </Group>

@@ -1,19 +1,12 @@
 import { Alert, Button, Group, Loader, NumberInput, Stack, Table, type TableTrProps, Text, Textarea, Title } from '@mantine/core';
 import { IconDeviceFloppy, IconTrash, IconX } from '@tabler/icons-react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { LIMITS } from '@sales-agent/shared/limits';
 import { createContext, useContext, useState } from 'react';
 import { RecordTable } from '../../../components/record-table.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import {
-  type ConversationPhase,
-  conversationPhasesQuery,
-  conversationTypeKeys,
-  deleteConversationPhase,
-  saveConversationPhase,
-} from '../api/conversation-types.ts';
+import { type ConversationPhase, conversationPhasesQuery, useDeleteConversationPhase, useSaveConversationPhase } from '../api/conversation-types.ts';
 
 interface PhaseDraft {
   id?: number;
@@ -46,10 +39,7 @@ const NEW_ROW = 'new';
  */
 export function PhasesTable({ typeId }: { typeId: number }) {
   const query = useQuery(conversationPhasesQuery(typeId));
-  const client = useQueryClient();
   const [creating, setCreating] = useState(false);
-
-  const refresh = () => client.invalidateQueries({ queryKey: conversationTypeKeys.all() });
   const nextIndex = query.data?.length ? Math.max(...query.data.map((p) => p.index)) + 1 : 0;
   const records: PhaseRecord[] = [
     ...(query.data ?? []).map((phase) => ({ key: String(phase.id), initial: toDraft(phase) })),
@@ -90,14 +80,7 @@ export function PhasesTable({ typeId }: { typeId: number }) {
             <PhaseRowState
               typeId={typeId}
               initial={record.initial}
-              onSaved={
-                record.key === NEW_ROW
-                  ? async () => {
-                      setCreating(false);
-                      await refresh();
-                    }
-                  : refresh
-              }
+              onSaved={record.key === NEW_ROW ? () => setCreating(false) : undefined}
               onCancel={record.key === NEW_ROW ? () => setCreating(false) : undefined}
             >
               <PhaseTr rowProps={rowProps}>{children}</PhaseTr>
@@ -136,7 +119,7 @@ interface PhaseRow {
   isNew: boolean;
   /** The row's accessible name: 'Phase N' by its stored index, or 'New phase'. */
   rowName: string;
-  save(): Promise<void>;
+  save(): void;
   remove(): Promise<void>;
   cancel?: () => void;
 }
@@ -152,56 +135,50 @@ const usePhaseRow = () => {
 function PhaseRowState(props: {
   typeId: number;
   initial: PhaseDraft;
-  onSaved: () => Promise<unknown> | void;
+  /** After a save (the phases have refreshed). */
+  onSaved?: () => void;
   onCancel?: () => void;
   children: React.ReactNode;
 }) {
   const [draft, setDraft] = useState(props.initial);
   const [errors, setErrors] = useState<PhaseRow['errors']>({});
-  const [busy, setBusy] = useState(false);
+  const saving = useSaveConversationPhase();
+  const deleting = useDeleteConversationPhase();
+  // A deleted phase's row stays busy until the page reloads.
+  const busy = saving.isPending || deleting.isPending || deleting.isSuccess;
   const isNew = draft.id === undefined;
   const rowName = isNew ? 'New phase' : `Phase ${props.initial.index}`;
 
-  const save = async () => {
+  const save = () => {
     const found: PhaseRow['errors'] = {};
     if (typeof draft.index !== 'number' || !Number.isInteger(draft.index) || draft.index < 0) found.index = 'Index must be 0 or more';
     if (!draft.prompt.trim()) found.prompt = 'Prompt is required';
     if (!draft.transitionPrompt.trim()) found.transitionPrompt = 'Transition prompt is required';
     setErrors(found);
     if (Object.keys(found).length) return;
-    setBusy(true);
-    try {
-      const { conversationPhase } = await saveConversationPhase({
+    saving.mutate(
+      {
         id: draft.id,
         index: draft.index as number,
         prompt: draft.prompt,
         transitionPrompt: draft.transitionPrompt,
         followUpPrompt: draft.followUpPrompt,
         conversationType: { id: props.typeId },
-      });
-      toastSuccess('Phase saved successfully!');
-      if (!isNew) setDraft(toDraft(conversationPhase));
-      await props.onSaved();
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+      },
+      {
+        onSuccess: ({ conversationPhase }) => {
+          if (!isNew) setDraft(toDraft(conversationPhase));
+          props.onSaved?.();
+        },
+      },
+    );
   };
 
   const remove = async () => {
     if (!draft.id) return;
     if (!(await confirmAction('Delete this phase?'))) return;
-    setBusy(true);
-    try {
-      await deleteConversationPhase(draft.id);
-      toastSuccess('Phase deleted successfully');
-      // Spec §4/§9: after a phase delete the page reloads after 1 second.
-      setTimeout(() => window.location.reload(), LIMITS.phaseDeleteReloadDelayMs);
-    } catch (err) {
-      toastError(err);
-      setBusy(false);
-    }
+    // Spec §4/§9: after a phase delete the page reloads after 1 second.
+    deleting.mutate(draft.id, { onSuccess: () => setTimeout(() => window.location.reload(), LIMITS.phaseDeleteReloadDelayMs) });
   };
 
   const row: PhaseRow = { draft, setDraft, errors, busy, isNew, rowName, save, remove, cancel: props.onCancel };

@@ -11,7 +11,6 @@ import { QueryState } from '../../../components/query-state.tsx';
 import { ACTIONS_COLUMN_WIDTH, RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
-import { toastError } from '../../../lib/toast.ts';
 import { conversationTypeQuery } from '../api/conversation-types.ts';
 import { contactsQuery, pipelinesQuery, usePlaceContactCall } from '../api/crm-contacts.ts';
 import {
@@ -157,22 +156,23 @@ function ContactsTable(props: { typeId: string; contacts: CrmOpportunity[] | und
 
   // Spec §2.6: the call is placed, then its conversation opens in a new tab (viewOnly). The tab is opened in
   // the click itself (browsers block pop-ups opened after an await) and pointed at the conversation after.
-  const placeCall = async (opportunity: CrmOpportunity) => {
+  const placeCall = (opportunity: CrmOpportunity) => {
     const phone = opportunity.contact.phone;
     if (!phone) return;
     const tab = window.open('', '_blank');
     setCallingId(opportunity.contact.id);
-    try {
-      const { uuid } = await call.mutateAsync({ phone, contactId: opportunity.contact.id });
-      const url = paths.conversation(uuid, true);
-      if (tab) tab.location.href = url;
-      else window.open(url, '_blank');
-    } catch (err) {
-      tab?.close();
-      toastError(err);
-    } finally {
-      setCallingId(null);
-    }
+    call.mutate(
+      { phone, contactId: opportunity.contact.id },
+      {
+        onSuccess: ({ uuid }) => {
+          const url = paths.conversation(uuid, true);
+          if (tab) tab.location.href = url;
+          else window.open(url, '_blank');
+        },
+        onError: () => tab?.close(),
+        onSettled: () => setCallingId(null),
+      },
+    );
   };
 
   return (

@@ -1,11 +1,10 @@
 import { Alert, Anchor, Group, Loader } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { conversationTypeQuery, saveConversationType, conversationTypeKeys } from '../api/conversation-types.ts';
+import { conversationTypeQuery, useSaveConversationType } from '../api/conversation-types.ts';
 import { ConversationTypeForm, type ConversationTypeFormValues, toFormValues } from '../components/conversation-type-form.tsx';
 import { PhasesTable } from '../components/phases-table.tsx';
 
@@ -14,12 +13,12 @@ export default function ConversationTypeEditPage() {
   const { id } = useParams();
   const typeId = id ? Number(id) : null;
   const query = useQuery({ ...conversationTypeQuery(id ?? ''), enabled: typeId !== null });
-  const client = useQueryClient();
+  const saveType = useSaveConversationType();
   const navigate = useNavigate();
 
-  const save = async (values: ConversationTypeFormValues) => {
-    try {
-      const { conversationType } = await saveConversationType({
+  const save = (values: ConversationTypeFormValues) =>
+    saveType.mutate(
+      {
         id: typeId ?? undefined,
         title: values.title,
         rolePrompt: values.rolePrompt,
@@ -30,20 +29,18 @@ export default function ConversationTypeEditPage() {
         messagingAccountId: values.messagingAccountId ? Number(values.messagingAccountId) : null,
         isPublic: values.isPublic,
         knowledgeCollectionIds: values.knowledgeCollectionIds.map(Number),
-      });
-      await client.invalidateQueries({ queryKey: conversationTypeKeys.all() });
-      toastSuccess('Conversation type saved');
-      navigate(paths.admin.conversationTypeEdit(conversationType.id), { replace: typeId === conversationType.id });
-    } catch (err) {
-      toastError(err);
-    }
-  };
+      },
+      {
+        onSuccess: ({ conversationType }) =>
+          navigate(paths.admin.conversationTypeEdit(conversationType.id), { replace: typeId === conversationType.id }),
+      },
+    );
 
   if (typeId === null) {
     return (
       <>
         <PageTitle>Create conversation type</PageTitle>
-        <ConversationTypeForm initial={toFormValues()} onSubmit={save} />
+        <ConversationTypeForm initial={toFormValues()} onSubmit={save} saving={saveType.isPending} />
       </>
     );
   }
@@ -70,7 +67,7 @@ export default function ConversationTypeEditPage() {
       {query.data && (
         <>
           {/* keyed by id so navigating to a duplicate starts from the copy's values */}
-          <ConversationTypeForm key={query.data.id} initial={toFormValues(query.data)} onSubmit={save} />
+          <ConversationTypeForm key={query.data.id} initial={toFormValues(query.data)} onSubmit={save} saving={saveType.isPending} />
           <PhasesTable key={`phases-${query.data.id}`} typeId={query.data.id} />
         </>
       )}
