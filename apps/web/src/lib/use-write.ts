@@ -9,20 +9,24 @@ import { toastError, toastSuccess } from './toast.ts';
 export function useWrite<TVars, TResult>(options: {
   write: (vars: TVars) => Promise<TResult>;
   refreshes?: (vars: TVars) => readonly QueryKey[];
+  /** Refresh after a failure too (the row may be gone already, or changed by someone else). */
+  refreshAfterFailure?: boolean;
   notice?: string;
   /** Failures the page shows in its own way (true: no toast), e.g. a refusal shown as an alert. */
   showsItself?: (err: unknown) => boolean;
 }) {
   const client = useQueryClient();
+  const refresh = (vars: TVars) => Promise.all((options.refreshes?.(vars) ?? []).map((queryKey) => client.invalidateQueries({ queryKey })));
   return useMutation({
     mutationFn: options.write,
     onSuccess: async (result, vars) => {
       const notice = options.notice ?? serverNotice(result);
       if (notice) toastSuccess(notice);
-      await Promise.all((options.refreshes?.(vars) ?? []).map((queryKey) => client.invalidateQueries({ queryKey })));
+      await refresh(vars);
     },
-    onError: (err) => {
+    onError: async (err, vars) => {
       if (!options.showsItself?.(err)) toastError(err);
+      if (options.refreshAfterFailure) await refresh(vars);
     },
   });
 }

@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { RecordingList, TranscriptWithCallInfo } from '@sales-agent/shared/schemas/call-recording';
 import { api } from '../../../lib/api-client.ts';
+import { useWrite } from '../../../lib/use-write.ts';
 
 /** The query keys of call recordings; `all` refreshes the lists, transcripts and the transcription status. */
 export const recordingKeys = {
@@ -35,9 +36,21 @@ export const transcriptionStatusQuery = () =>
     staleTime: 60_000,
   });
 
-export const generateTranscript = (id: number) => api.post<{ transcript: string }>(`/api/call-recording/${id}/transcript`);
+/** The reason of a failure (e.g. no speech-to-text provider configured) is a toast, spec §8.1. */
+export const useGenerateTranscript = () =>
+  useWrite({
+    write: (id: number) => api.post<{ transcript: string }>(`/api/call-recording/${id}/transcript`),
+    refreshes: () => [recordingKeys.all()],
+  });
 
-export const deleteRecording = (id: number) => api.delete<{ message: string }>(`/api/call-recording/${id}`);
+/** A failure is the page's alert (spec), not a toast. */
+export const useDeleteRecording = () =>
+  useWrite({
+    write: (id: number) => api.delete<{ message: string }>(`/api/call-recording/${id}`),
+    refreshes: () => [recordingKeys.all()],
+    notice: 'Recording deleted.',
+    showsItself: () => true,
+  });
 
 /** For the inline player (Range requests, Content-Disposition inline). */
 export const recordingStreamUrl = (id: number | string) => `/api/call-recording/${id}/stream`;

@@ -2,7 +2,7 @@ import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
 import { Alert, Anchor, Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { IconDownload, IconFileText, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import type { CallRecording } from '@sales-agent/shared/schemas/call-recording';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
@@ -11,8 +11,7 @@ import { ACTIONS_COLUMN_WIDTH, DeleteAction, RecordTable, RowActions } from '../
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { deleteRecording, generateTranscript, recordingDownloadUrl, recordingsQuery, transcriptionStatusQuery, recordingKeys } from '../api/recordings.ts';
+import { recordingDownloadUrl, recordingsQuery, transcriptionStatusQuery, useDeleteRecording, useGenerateTranscript } from '../api/recordings.ts';
 import { RecordingPlayer } from '../components/recording-player.tsx';
 import { computeStatistics, dateRangeQuery, formatDuration } from '../components/statistics.ts';
 
@@ -26,27 +25,18 @@ export default function StatisticsPage() {
   /** The server's sentence when no transcription provider is configured (the button cannot work then). */
   const transcriptionOff = transcription.data && !transcription.data.available ? (transcription.data.reason ?? 'Transcription is not available.') : null;
   const [playingId, setPlayingId] = useState<number | null>(null);
-  const [busyId, setBusyId] = useState<number | null>(null);
-  const client = useQueryClient();
+  const generate = useGenerateTranscript();
+  const remove = useDeleteRecording();
+  /** The recording a write is under way for. */
+  const busyId = generate.isPending ? generate.variables : remove.isPending ? remove.variables : null;
   const stats = useMemo(() => computeStatistics(recordings.data ?? []), [recordings.data]);
   const playing = recordings.data?.find((r) => r.id === playingId) ?? null;
 
-  const refresh = () => client.invalidateQueries({ queryKey: recordingKeys.all() });
-
-  const onGenerate = async (recording: CallRecording) => {
-    setBusyId(recording.id);
-    try {
-      await generateTranscript(recording.id);
-      await refresh();
-      window.alert('Transcript generated successfully!');
-    } catch (err) {
-      window.alert('Failed to generate transcript. Please try again.');
-      // The reason (e.g. no speech-to-text provider configured) as a notification, spec §8.1.
-      toastError(err);
-    } finally {
-      setBusyId(null);
-    }
-  };
+  const onGenerate = (recording: CallRecording) =>
+    generate.mutate(recording.id, {
+      onSuccess: () => window.alert('Transcript generated successfully!'),
+      onError: () => window.alert('Failed to generate transcript. Please try again.'),
+    });
 
   const onDelete = async (recording: CallRecording) => {
     const confirmed = await confirmAction(
@@ -54,17 +44,10 @@ export default function StatisticsPage() {
       { title: 'Delete recording', confirmLabel: 'Confirm' },
     );
     if (!confirmed) return;
-    setBusyId(recording.id);
-    try {
-      await deleteRecording(recording.id);
-      if (playingId === recording.id) setPlayingId(null);
-      await refresh();
-      toastSuccess('Recording deleted.');
-    } catch {
-      window.alert('Failed to delete the recording. Please try again.');
-    } finally {
-      setBusyId(null);
-    }
+    remove.mutate(recording.id, {
+      onSuccess: () => setPlayingId((id) => (id === recording.id ? null : id)),
+      onError: () => window.alert('Failed to delete the recording. Please try again.'),
+    });
   };
 
   return (

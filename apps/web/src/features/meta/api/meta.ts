@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { Session } from '@sales-agent/shared/schemas/user';
 import { api } from '../../../lib/api-client.ts';
+import { useWrite } from '../../../lib/use-write.ts';
 
 export const metaKeys = {
   config: () => ['meta-config'] as const,
@@ -26,20 +27,39 @@ export const metaConfigQuery = () =>
  * Sends the browser to Meta's OAuth dialog. The server builds the URL with the signed state (and sets the
  * matching nonce cookie), so the return trip can only be finished by this browser and session.
  */
-export async function startMetaOAuth(type: ConnectType | 'LOGIN'): Promise<void> {
-  const { url } = await api.get<{ url: string }>('/api/meta-api/connect-url', { type });
-  window.location.assign(url);
+export function useStartMetaOAuth() {
+  const write = useWrite({
+    write: async (type: ConnectType | 'LOGIN') => {
+      const { url } = await api.get<{ url: string }>('/api/meta-api/connect-url', { type });
+      window.location.assign(url);
+    },
+  });
+  /** The flow being started: its button stays busy until the browser has left for Meta. */
+  const starting = write.isPending || write.isSuccess ? (write.variables ?? null) : null;
+  return { start: write.mutate, starting };
 }
 
 export const connectMetaPage = (type: ConnectType, code: string, state: string | null) =>
   api.post<{ pageName: string }>('/api/meta-api/connect-meta-page', { code, ...(state ? { state } : {}) }, { type });
 
-/** A new account (no password yet) also gets the one-time token of its set-password link. */
-export const metaLoginRegister = (code: string, state: string | null) =>
-  api.post<Session & { setPasswordToken?: string }>('/api/meta-api/meta-login-register-redirect', { code, ...(state ? { state } : {}) });
+/**
+ * Facebook login's first step. A new account (no password yet) also gets the one-time token of its
+ * set-password link; a failure is the page's outcome, not a toast.
+ */
+export const useMetaLoginRegister = () =>
+  useWrite({
+    write: ({ code, state }: { code: string; state: string | null }) =>
+      api.post<Session & { setPasswordToken?: string }>('/api/meta-api/meta-login-register-redirect', { code, ...(state ? { state } : {}) }),
+    notice: 'Login successful',
+    showsItself: () => true,
+  });
 
 /** Facebook login's second step for an account with a password: prove it once, then Facebook is linked. */
-export const linkFacebook = (linkToken: string, password: string) => api.post<Session>('/api/meta-api/link-facebook', { linkToken, password });
+export const useLinkFacebook = () =>
+  useWrite({
+    write: ({ linkToken, password }: { linkToken: string; password: string }) => api.post<Session>('/api/meta-api/link-facebook', { linkToken, password }),
+    notice: 'Login successful',
+  });
 
 /** The live name of a connected Page / Instagram account (spec §7.4); the server uses the stored token. */
 export const pageNameQuery = (pageId: string, type: 'INSTAGRAM' | 'FACEBOOK') =>

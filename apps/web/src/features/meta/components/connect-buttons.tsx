@@ -1,7 +1,5 @@
 import { Button, Group } from '@mantine/core';
-import { useState } from 'react';
-import { toastError } from '../../../lib/toast.ts';
-import { type ConnectType, startMetaOAuth } from '../api/meta.ts';
+import { type ConnectType, useStartMetaOAuth } from '../api/meta.ts';
 
 const LABELS: Record<ConnectType, string> = {
   INSTAGRAM: 'Connect Instagram',
@@ -12,20 +10,18 @@ const COLORS: Record<ConnectType, string> = { INSTAGRAM: 'grape', FACEBOOK: 'blu
 
 /** The three connect buttons of the profile and the consent page; each opens its OAuth dialog. */
 export function ConnectButtons() {
-  const [busy, setBusy] = useState<ConnectType | null>(null);
-  const start = async (type: ConnectType) => {
-    setBusy(type);
-    try {
-      await startMetaOAuth(type);
-    } catch (err) {
-      toastError(err);
-      setBusy(null);
-    }
-  };
+  const { start, starting } = useStartMetaOAuth();
   return (
     <Group>
       {(Object.keys(LABELS) as ConnectType[]).map((type) => (
-        <Button key={type} color={COLORS[type]} variant="light" loading={busy === type} disabled={busy !== null && busy !== type} onClick={() => start(type)}>
+        <Button
+          key={type}
+          color={COLORS[type]}
+          variant="light"
+          loading={starting === type}
+          disabled={starting !== null && starting !== type}
+          onClick={() => start(type)}
+        >
           {LABELS[type]}
         </Button>
       ))}
@@ -35,18 +31,9 @@ export function ConnectButtons() {
 
 /** Starts the connect flow of one account type again (a rejected or expired token). */
 export function ReconnectButton({ type }: { type: ConnectType }) {
-  const [busy, setBusy] = useState(false);
-  const start = async () => {
-    setBusy(true);
-    try {
-      await startMetaOAuth(type);
-    } catch (err) {
-      toastError(err);
-      setBusy(false);
-    }
-  };
+  const { start, starting } = useStartMetaOAuth();
   return (
-    <Button size="xs" color="red" variant="outline" loading={busy} onClick={start}>
+    <Button size="xs" color="red" variant="outline" loading={starting !== null} onClick={() => start(type)}>
       Reconnect
     </Button>
   );

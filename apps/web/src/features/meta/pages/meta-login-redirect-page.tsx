@@ -8,8 +8,7 @@ import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { useSetSession } from '../../../lib/auth.ts';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { linkFacebook, metaLoginRegister } from '../api/meta.ts';
+import { useLinkFacebook, useMetaLoginRegister } from '../api/meta.ts';
 
 type Outcome =
   | { kind: 'working' }
@@ -39,7 +38,8 @@ export default function MetaLoginRedirectPage() {
   const [outcome, setOutcome] = useState<Outcome>(token ? { kind: 'working' } : { kind: 'error', text: 'Error: No authorization access_token received' });
   const [password, setPassword] = useState('');
   const [passwordError, setPasswordError] = useState<string | null>(null);
-  const [linking, setLinking] = useState(false);
+  const { mutate: loginRegister } = useMetaLoginRegister();
+  const linkFacebook = useLinkFacebook();
   const posted = useRef(false);
 
   useEffect(() => {
@@ -47,22 +47,24 @@ export default function MetaLoginRedirectPage() {
     posted.current = true;
     // The token leaves the address bar at once, so it is not kept in history or shown over a shoulder.
     window.history.replaceState(null, '', window.location.pathname);
-    metaLoginRegister(token, state).then(
-      ({ setPasswordToken, ...session }) => {
-        setSession(session);
-        toastSuccess('Login successful');
-        setOutcome({ kind: 'done', session, next: nextPath({ ...session, setPasswordToken }) });
-      },
-      (err) => {
-        const body = err instanceof ApiError ? (err.body as { code?: ErrorCode; email?: string; linkToken?: string } | null) : null;
-        if (body?.code === 'META_LINK_PASSWORD_REQUIRED' && body.linkToken && body.email) {
-          setOutcome({ kind: 'link', email: body.email, linkToken: body.linkToken, text: errorMessage(err) });
-        } else {
-          setOutcome({ kind: 'error', text: `Error: ${errorMessage(err)}` });
-        }
+    loginRegister(
+      { code: token, state },
+      {
+        onSuccess: ({ setPasswordToken, ...session }) => {
+          setSession(session);
+          setOutcome({ kind: 'done', session, next: nextPath({ ...session, setPasswordToken }) });
+        },
+        onError: (err) => {
+          const body = err instanceof ApiError ? (err.body as { code?: ErrorCode; email?: string; linkToken?: string } | null) : null;
+          if (body?.code === 'META_LINK_PASSWORD_REQUIRED' && body.linkToken && body.email) {
+            setOutcome({ kind: 'link', email: body.email, linkToken: body.linkToken, text: errorMessage(err) });
+          } else {
+            setOutcome({ kind: 'error', text: `Error: ${errorMessage(err)}` });
+          }
+        },
       },
     );
-  }, [token, state, setSession]);
+  }, [token, state, setSession, loginRegister]);
 
   useEffect(() => {
     if (outcome.kind !== 'done') return;
@@ -70,22 +72,20 @@ export default function MetaLoginRedirectPage() {
     return () => clearTimeout(timer);
   }, [outcome, navigate]);
 
-  const link = async (e: React.FormEvent) => {
+  const link = (e: React.FormEvent) => {
     e.preventDefault();
     if (outcome.kind !== 'link') return;
     if (!password) return setPasswordError('Password is required');
     setPasswordError(null);
-    setLinking(true);
-    try {
-      const session = await linkFacebook(outcome.linkToken, password);
-      setSession(session);
-      toastSuccess('Login successful');
-      setOutcome({ kind: 'done', session, next: paths.profile(session.email) });
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setLinking(false);
-    }
+    linkFacebook.mutate(
+      { linkToken: outcome.linkToken, password },
+      {
+        onSuccess: (session) => {
+          setSession(session);
+          setOutcome({ kind: 'done', session, next: paths.profile(session.email) });
+        },
+      },
+    );
   };
 
   return (
@@ -111,7 +111,7 @@ export default function MetaLoginRedirectPage() {
               Account: <strong>{outcome.email}</strong>
             </Text>
             <PasswordInput label="Password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={passwordError} />
-            <Button type="submit" loading={linking}>
+            <Button type="submit" loading={linkFacebook.isPending}>
               Link Facebook and log in
             </Button>
           </Stack>

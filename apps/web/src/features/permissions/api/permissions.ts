@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { PermissionCreateBody, PermissionView } from '@sales-agent/shared/schemas/messaging-account';
 import { api } from '../../../lib/api-client.ts';
+import { useWrite } from '../../../lib/use-write.ts';
 import { messagingAccountKeys } from '../../messaging-accounts/api/messaging-accounts.ts';
 
 export const permissionKeys = { all: () => ['user-messaging-accounts'] as const };
@@ -13,10 +14,19 @@ export const permissionsQuery = () =>
     queryFn: () => api.get<PermissionView[]>('/api/admin/user-messaging-accounts/list'),
   });
 
-export const grantPermission = (body: PermissionCreateBody) =>
-  api.post<{ message: string }>('/api/admin/user-messaging-accounts/create', body);
+export const useGrantPermission = () =>
+  useWrite({
+    write: (body: PermissionCreateBody) => api.post<{ message: string }>('/api/admin/user-messaging-accounts/create', body),
+    refreshes: () => [permissionKeys.all()],
+  });
 
-export const revokePermission = (id: number) => api.delete<{ message: string }>(`/api/admin/user-messaging-accounts/${id}`);
+/** The list refreshes whether the revoke worked or not. */
+export const useRevokePermission = () =>
+  useWrite({
+    write: (id: number) => api.delete<{ message: string }>(`/api/admin/user-messaging-accounts/${id}`),
+    refreshes: () => [permissionKeys.all()],
+    refreshAfterFailure: true,
+  });
 
 /** The accounts to choose from on the create form (id and page name only). */
 export const accountOptionsQuery = () =>

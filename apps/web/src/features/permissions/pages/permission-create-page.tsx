@@ -1,12 +1,11 @@
 import { Button, Group, Select, Stack, TextInput } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
-import { accountOptionsQuery, grantPermission, permissionsQuery } from '../api/permissions.ts';
+import { accountOptionsQuery, useGrantPermission } from '../api/permissions.ts';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -15,12 +14,11 @@ export default function PermissionCreatePage() {
   const [userEmail, setUserEmail] = useState('');
   const [accountId, setAccountId] = useState<string | null>(null);
   const [errors, setErrors] = useState<{ userEmail?: string; accountId?: string }>({});
-  const [busy, setBusy] = useState(false);
+  const grant = useGrantPermission();
   const accounts = useQuery(accountOptionsQuery());
-  const client = useQueryClient();
   const navigate = useNavigate();
 
-  const submit = async (e: React.FormEvent) => {
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
     const email = userEmail.trim();
     const next = {
@@ -29,17 +27,7 @@ export default function PermissionCreatePage() {
     };
     setErrors(next);
     if (next.userEmail || next.accountId) return;
-    setBusy(true);
-    try {
-      const { message } = await grantPermission({ userEmail: email, messagingAccountId: Number(accountId) });
-      toastSuccess(message);
-      await client.invalidateQueries({ queryKey: permissionsQuery().queryKey });
-      navigate(paths.admin.permissionList);
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    grant.mutate({ userEmail: email, messagingAccountId: Number(accountId) }, { onSuccess: () => navigate(paths.admin.permissionList) });
   };
 
   return (
@@ -68,7 +56,7 @@ export default function PermissionCreatePage() {
             error={accounts.isError ? `Could not load messaging accounts: ${errorMessage(accounts.error)}` : errors.accountId}
           />
           <Group>
-            <Button type="submit" loading={busy}>
+            <Button type="submit" loading={grant.isPending}>
               Save
             </Button>
             <Button variant="default" onClick={() => navigate(paths.admin.permissionList)}>

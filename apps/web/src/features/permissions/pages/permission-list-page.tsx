@@ -1,35 +1,27 @@
 import { Anchor, Button, Group, Text } from '@mantine/core';
 import { IconTrash } from '@tabler/icons-react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import { RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
-import { toastError, toastSuccess } from '../../../lib/toast.ts';
 import { ResetLinkButton } from '../../auth/components/reset-link-button.tsx';
-import { permissionsQuery, revokePermission, type PermissionView } from '../api/permissions.ts';
+import { permissionsQuery, type PermissionView, useRevokePermission } from '../api/permissions.ts';
 import { InvitationsPanel } from '../components/invitations-panel.tsx';
 
 /** Spec §2.10 list: ID, User (to the profile), Messaging Account (to its edit page), Delete. */
 export default function PermissionListPage() {
   const permissions = useQuery(permissionsQuery());
-  const client = useQueryClient();
+  const revoke = useRevokePermission();
 
   const onDelete = async (permission: PermissionView) => {
     const ok = await confirmAction(
       `Remove the access of ${permission.user.email} to ${permission.messagingAccount.pageName}? They will no longer see its conversations.`,
     );
     if (!ok) return;
-    try {
-      const { message } = await revokePermission(permission.id);
-      toastSuccess(message);
-    } catch (err) {
-      toastError(err);
-    } finally {
-      await client.invalidateQueries({ queryKey: permissionsQuery().queryKey });
-    }
+    revoke.mutate(permission.id);
   };
 
   return (
