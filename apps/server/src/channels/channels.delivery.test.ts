@@ -8,9 +8,6 @@ import {
   settle,
   conversationOfProspect,
   makeJobsDue,
-  META_APP_ID,
-  META_APP_SECRET,
-  META_VERIFY_TOKEN,
   metaEchoPayload,
   metaMessagePayload,
   postMeta,
@@ -21,6 +18,7 @@ import {
   unansweredErrors,
   whatsAppPayload,
   buildSmsGatewayAccount,
+  CHANNEL_ENV,
 } from '../test/channel-factories.ts';
 import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
@@ -56,10 +54,7 @@ describe('channel delivery', () => {
   const gateway = useFake(() => startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD }));
   const t = useTestApp({
     env: () => ({
-      META_APP_SECRET,
-      META_VERIFY_TOKEN,
-      META_APP_ID,
-      PUBLIC_URL,
+      ...CHANNEL_ENV,
       META_GRAPH_URL: graph.url,
       INSTAGRAM_GRAPH_URL: igGraph.url,
       TWILIO_API_URL: twilio.url,

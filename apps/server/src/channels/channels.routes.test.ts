@@ -8,7 +8,6 @@ import {
   buildChannelAccount,
   conversationOfProspect,
   countRows,
-  META_APP_ID,
   META_APP_SECRET,
   META_VERIFY_TOKEN,
   metaMessagePayload,
@@ -18,6 +17,7 @@ import {
   PUBLIC_URL,
   smsGatewayEvent,
   whatsAppPayload,
+  CHANNEL_ENV,
 } from '../test/channel-factories.ts';
 
 /**
@@ -28,7 +28,7 @@ import {
 describe('channel webhooks', () => {
   let typeId: number;
 
-  const t = useTestApp({ env: { META_APP_SECRET, META_VERIFY_TOKEN, META_APP_ID, INSTAGRAM_APP_SECRET: 'ig-app-secret', PUBLIC_URL } });
+  const t = useTestApp({ env: { ...CHANNEL_ENV, INSTAGRAM_APP_SECRET: 'ig-app-secret' } });
   const admin = useUser(t, 'ADMIN');
   const normal = useUser(t);
   beforeAll(async () => {

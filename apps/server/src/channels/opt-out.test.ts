@@ -8,18 +8,15 @@ import { buildPlaybook } from '../test/agent-factories.ts';
 import {
   buildChannelAccount,
   conversationOfProspect,
-  META_APP_ID,
-  META_APP_SECRET,
-  META_VERIFY_TOKEN,
   metaMessagePayload,
   postMeta,
   postSmsGateway,
   postTwilioSms,
-  PUBLIC_URL,
   settle,
   smsGatewayEvent,
   whatsAppPayload,
   buildSmsGatewayAccount,
+  CHANNEL_ENV,
 } from '../test/channel-factories.ts';
 import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
@@ -61,7 +58,7 @@ describe('opt-out on inbound channels', () => {
   const twilio = useFake(() => startTwilioFake({ accounts: { [TWILIO_SID]: TWILIO_TOKEN } }));
   const gateway = useFake(() => startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD }));
   const t = useTestApp({
-    env: () => ({ META_APP_SECRET, META_VERIFY_TOKEN, META_APP_ID, PUBLIC_URL, META_GRAPH_URL: graph.url, TWILIO_API_URL: twilio.url }),
+    env: () => ({ ...CHANNEL_ENV, META_GRAPH_URL: graph.url, TWILIO_API_URL: twilio.url }),
   });
   const admin = useUser(t, 'ADMIN');
   const normal = useUser(t);

@@ -8,7 +8,6 @@ import {
   buildChannelAccount,
   conversationOfProspect,
   makeJobsDue,
-  META_APP_ID,
   META_APP_SECRET,
   metaMessagePayload,
   postMeta,
@@ -18,6 +17,7 @@ import {
   smsGatewayEvent,
   unansweredErrors,
   whatsAppWebhook,
+  CHANNEL_ENV,
 } from '../test/channel-factories.ts';
 import { buildAdmin } from '../test/factories.ts';
 import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
@@ -54,7 +54,7 @@ describe('real-world payloads (issue 19)', () => {
 
   const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN, WA_TOKEN] }));
   const gateway = useFake(() => startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD }));
-  const t = useTestApp({ env: () => ({ META_APP_SECRET, META_APP_ID, PUBLIC_URL, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: graph.url }) });
+  const t = useTestApp({ env: () => ({ ...CHANNEL_ENV, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: graph.url }) });
   const admin = useUser(t, 'ADMIN');
   beforeAll(async () => {
     typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;

@@ -8,15 +8,13 @@ import {
   buildChannelAccount,
   settle,
   conversationOfProspect,
-  META_APP_ID,
-  META_APP_SECRET,
   metaMessagePayload,
   postMeta,
   postSmsGateway,
   postTwilioSms,
-  PUBLIC_URL,
   smsGatewayEvent,
   whatsAppPayload,
+  CHANNEL_ENV,
 } from '../test/channel-factories.ts';
 import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 
@@ -38,7 +36,7 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
 
   const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN] }));
   const igGraph = useFake(() => startMetaGraphFake({ tokens: [IG_LOGIN_TOKEN] }));
-  const t = useTestApp({ env: () => ({ META_APP_SECRET, META_APP_ID, PUBLIC_URL, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: igGraph.url }) });
+  const t = useTestApp({ env: () => ({ ...CHANNEL_ENV, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: igGraph.url }) });
   const admin = useUser(t, 'ADMIN');
   const normal = useUser(t);
   beforeAll(async () => {

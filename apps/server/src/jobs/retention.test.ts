@@ -5,12 +5,10 @@ import { useTestApp } from '../test/use-test-app.ts';
 import {
   buildChannelAccount,
   conversationOfProspect,
-  META_APP_ID,
-  META_APP_SECRET,
-  META_VERIFY_TOKEN,
   metaMessagePayload,
   postMeta,
   PUBLIC_URL,
+  CHANNEL_ENV,
 } from '../test/channel-factories.ts';
 import { buildAdmin } from '../test/factories.ts';
 import { MAINTENANCE_INTERVAL_MS, MAINTENANCE_JOB, runMaintenance, scheduleMaintenance } from './maintenance.ts';
@@ -19,7 +17,7 @@ import { MAINTENANCE_INTERVAL_MS, MAINTENANCE_JOB, runMaintenance, scheduleMaint
  * The raw webhook payloads (message texts, phone numbers) of webhook_inbox: kept WEBHOOK_RETENTION_DAYS after
  * processing, and erased at once with the conversation, prospect, account or user they belong to.
  */
-const t = useTestApp({ env: { META_APP_SECRET, META_VERIFY_TOKEN, META_APP_ID, PUBLIC_URL, WEBHOOK_RETENTION_DAYS: '3' } });
+const t = useTestApp({ env: { ...CHANNEL_ENV, WEBHOOK_RETENTION_DAYS: '3' } });
 
 let sequence = 0;
 /** A signed Instagram message from `sender`, processed; answers the inbox row and the prospect's conversation. */

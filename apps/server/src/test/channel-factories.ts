@@ -12,6 +12,8 @@ export const META_APP_SECRET = 'meta-app-secret';
 export const META_VERIFY_TOKEN = 'verify-me-please';
 export const META_APP_ID = '111222333';
 export const PUBLIC_URL = 'http://localhost:3000';
+/** The env every channel test server starts with: the Meta app and the public address providers sign for. */
+export const CHANNEL_ENV = { META_APP_SECRET, META_VERIFY_TOKEN, META_APP_ID, PUBLIC_URL };
 
 let sequence = 0;
 

@@ -5,6 +5,7 @@ import { paths } from '../../../config/paths.ts';
 import { useLogout } from '../../../lib/auth.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { useChangePassword, useLogoutEverywhere } from '../api/auth.ts';
+import { NewPasswordInputs } from './new-password-fields.tsx';
 import { validateNewPassword } from './validation.ts';
 
 /**
@@ -62,13 +63,9 @@ export function AccountSecurity({ email, hasPassword }: { email: string; hasPass
         <form onSubmit={submit} noValidate aria-label="Change password">
           <Stack maw={420} gap="sm">
             <PasswordInput label="Current password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.currentTarget.value)} error={errors.current} />
-            <PasswordInput label="New password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.currentTarget.value)} error={errors.password} />
-            <PasswordInput
-              label="Confirm new password"
-              autoComplete="new-password"
-              value={confirmation}
-              onChange={(e) => setConfirmation(e.currentTarget.value)}
-              error={errors.confirmation}
+            <NewPasswordInputs
+              fields={{ password: next, confirmation, setPassword: setNext, setConfirmation, errors }}
+              labels={['New password', 'Confirm new password']}
             />
             <Group>
               <Button type="submit" loading={changePassword.isPending}>

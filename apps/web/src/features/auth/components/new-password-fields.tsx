@@ -44,20 +44,29 @@ export function NewPasswordFields({ form }: { form: NewPasswordForm }) {
         onChange={(e) => form.setEmail(e.currentTarget.value)}
         error={form.errors.email}
       />
-      <PasswordInput
-        label="Password"
-        autoComplete="new-password"
-        value={form.password}
-        onChange={(e) => form.setPassword(e.currentTarget.value)}
-        error={form.errors.password}
-      />
-      <PasswordInput
-        label="Confirm password"
-        autoComplete="new-password"
-        value={form.confirmation}
-        onChange={(e) => form.setConfirmation(e.currentTarget.value)}
-        error={form.errors.confirmation}
-      />
+      <NewPasswordInputs fields={form} labels={['Password', 'Confirm password']} />
     </>
   );
+}
+
+/** A new password and its confirmation (register, set password, change password), with their spec §5 errors. */
+export function NewPasswordInputs(props: {
+  fields: Pick<NewPasswordForm, 'password' | 'confirmation' | 'setPassword' | 'setConfirmation'> & { errors: Omit<NewPasswordErrors, 'email'> };
+  labels: [password: string, confirmation: string];
+}) {
+  const { fields } = props;
+  const inputs = [
+    { label: props.labels[0], value: fields.password, set: fields.setPassword, error: fields.errors.password },
+    { label: props.labels[1], value: fields.confirmation, set: fields.setConfirmation, error: fields.errors.confirmation },
+  ];
+  return inputs.map((input) => (
+    <PasswordInput
+      key={input.label}
+      label={input.label}
+      autoComplete="new-password"
+      value={input.value}
+      onChange={(e) => input.set(e.currentTarget.value)}
+      error={input.error}
+    />
+  ));
 }

@@ -85,52 +85,38 @@ export default function StatisticsPage() {
           </SimpleGrid>
 
           <SimpleGrid cols={{ base: 1, md: 2 }}>
-            <Card withBorder>
-              <Title order={4} mb="sm">
-                Top Users by Recording Time
-              </Title>
-              {stats.topUsers.length === 0 ? (
-                <Text c="dimmed">No recordings in this period.</Text>
-              ) : (
-                // A ranking without actions: nothing to pin.
-                <RecordTable
-                  aria-label="Top users"
-                  records={stats.topUsers}
-                  // As tall as its rows, not stretched to the chart card beside it.
-                  height="auto"
-                  idAccessor="email"
-                  pinLastColumn={false}
-                  striped={false}
-                  highlightOnHover={false}
-                  columns={[
-                    { accessor: 'email', title: 'User' },
-                    { accessor: 'calls', title: 'Calls', textAlign: 'right' },
-                    { accessor: 'totalDuration', title: 'Total', textAlign: 'right', noWrap: true, render: (u) => formatDuration(u.totalDuration) },
-                    { accessor: 'averageDuration', title: 'Average per call', textAlign: 'right', noWrap: true, render: (u) => formatDuration(u.averageDuration) },
-                  ]}
-                />
-              )}
-            </Card>
-            <Card withBorder>
-              <Title order={4} mb="sm">
-                Calls and minutes per day
-              </Title>
-              {stats.perDay.length === 0 ? (
-                <Text c="dimmed">No recordings in this period.</Text>
-              ) : (
-                <BarChart
-                  h={220}
-                  data={stats.perDay}
-                  dataKey="day"
-                  withLegend
-                  series={[
-                    { name: 'calls', label: 'Calls', color: 'indigo.6' },
-                    { name: 'minutes', label: 'Minutes', color: 'teal.6' },
-                  ]}
-                  aria-label="Calls and minutes per day"
-                />
-              )}
-            </Card>
+            <PeriodCard title="Top Users by Recording Time" empty={stats.topUsers.length === 0}>
+              {/* A ranking without actions: nothing to pin. */}
+              <RecordTable
+                aria-label="Top users"
+                records={stats.topUsers}
+                // As tall as its rows, not stretched to the chart card beside it.
+                height="auto"
+                idAccessor="email"
+                pinLastColumn={false}
+                striped={false}
+                highlightOnHover={false}
+                columns={[
+                  { accessor: 'email', title: 'User' },
+                  { accessor: 'calls', title: 'Calls', textAlign: 'right' },
+                  { accessor: 'totalDuration', title: 'Total', textAlign: 'right', noWrap: true, render: (u) => formatDuration(u.totalDuration) },
+                  { accessor: 'averageDuration', title: 'Average per call', textAlign: 'right', noWrap: true, render: (u) => formatDuration(u.averageDuration) },
+                ]}
+              />
+            </PeriodCard>
+            <PeriodCard title="Calls and minutes per day" empty={stats.perDay.length === 0}>
+              <BarChart
+                h={220}
+                data={stats.perDay}
+                dataKey="day"
+                withLegend
+                series={[
+                  { name: 'calls', label: 'Calls', color: 'indigo.6' },
+                  { name: 'minutes', label: 'Minutes', color: 'teal.6' },
+                ]}
+                aria-label="Calls and minutes per day"
+              />
+            </PeriodCard>
           </SimpleGrid>
 
           <Card withBorder padding="sm">
@@ -221,6 +207,18 @@ export default function StatisticsPage() {
         </>
       )}
     </Stack>
+  );
+}
+
+/** A card of the period's figures, or the sentence saying the period has no recordings. */
+function PeriodCard({ title, empty, children }: { title: string; empty: boolean; children: React.ReactNode }) {
+  return (
+    <Card withBorder>
+      <Title order={4} mb="sm">
+        {title}
+      </Title>
+      {empty ? <Text c="dimmed">No recordings in this period.</Text> : children}
+    </Card>
   );
 }
 
