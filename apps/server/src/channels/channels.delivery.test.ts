@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversations, messagingAccounts, outbox, prospects, webhookInbox } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
@@ -63,9 +63,6 @@ describe('channel delivery', () => {
   const admin = useUser(t, 'ADMIN');
   beforeAll(async () => {
     typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
-  });
-  afterAll(async () => {
-    await Promise.all([graph.close(), igGraph.close(), twilio.close(), gateway.close()]);
   });
   beforeEach(() => {
     graph.reset();

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendFollowUp } from '../agent/follow-up.ts';
 import { conversationTypes } from '../db/schema/index.ts';
 import { OPT_OUT_CONFIRMATION, optOutIntent, RESUBSCRIBE_CONFIRMATION } from '../conversations/opt-out.ts';
@@ -64,9 +64,6 @@ describe('opt-out on inbound channels', () => {
   const normal = useUser(t);
   beforeAll(async () => {
     typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: 'Nudge them.' })).id;
-  });
-  afterAll(async () => {
-    await Promise.all([graph.close(), twilio.close(), gateway.close()]);
   });
   beforeEach(() => {
     graph.reset();

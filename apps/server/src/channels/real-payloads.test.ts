@@ -59,10 +59,6 @@ describe('real-world payloads (issue 19)', () => {
   beforeAll(async () => {
     typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
   }, 180_000);
-  afterAll(async () => {
-    await t?.close();
-    await Promise.all([graph?.close(), gateway?.close()]);
-  });
   beforeEach(() => {
     graph.reset();
     gateway.requests.length = 0;

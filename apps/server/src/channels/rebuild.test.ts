@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { channelMessages, conversations, messages } from '../db/schema/index.ts';
 import { insertMessage } from '../conversations/conversation-store.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
@@ -41,9 +41,6 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
   const normal = useUser(t);
   beforeAll(async () => {
     typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
-  });
-  afterAll(async () => {
-    await Promise.all([graph.close(), igGraph.close()]);
   });
   beforeEach(() => {
     graph.reset();

@@ -3,13 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.ts';
-import { loadConfig } from '../config/env.ts';
 import type { AppContext } from '../context.ts';
 import { type Database, openDatabase } from '../db/client.ts';
 import { STREAMS_PER_CLIENT } from '../modules/conversations/conversation-events.ts';
 import { buildConversationType } from '../test/conversation-factories.ts';
 import { openEventStream } from '../test/event-stream.ts';
 import { buildUser } from '../test/factories.ts';
+import { testConfig } from '../test/build-test-app.ts';
 import { openTestDatabase } from '../test/test-database.ts';
 import { EVENT_CHANNEL, NOTIFY_INLINE_LIMIT, PgEventBus } from './events.ts';
 
@@ -29,20 +29,7 @@ interface Instance {
 
 async function startInstance(url: string): Promise<Instance> {
   const database = openDatabase({ url, poolSize: 5 });
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    APP_SECRET: 'test-secret-test-secret-test-secret',
-    LOG_LEVEL: 'silent',
-    PUBLIC_URL: 'http://localhost:3000',
-    DATABASE_URL: url,
-    AUTH_RATE_LIMIT: '3',
-    CHAT_RATE_LIMIT: '1000',
-    CHAT_CONVERSATION_LIMIT: '3',
-    DATA_DIR: `/tmp/sales-agent-test-${process.pid}`,
-    META_GRAPH_URL: 'http://127.0.0.1:9',
-    INSTAGRAM_GRAPH_URL: 'http://127.0.0.1:9',
-    TWILIO_API_URL: 'http://127.0.0.1:9',
-  });
+  const config = testConfig({ DATABASE_URL: url, AUTH_RATE_LIMIT: '3', CHAT_CONVERSATION_LIMIT: '3' });
   const { app, ctx } = await buildApp({ config, database });
   await app.listen({ port: 0, host: '127.0.0.1' });
   await (ctx.events as PgEventBus).ready;

@@ -16,12 +16,10 @@ export interface TestApp {
 }
 
 /**
- * Builds the real app on a fresh database. Extra environment (e.g. OPENAI_BASE_URL of a loopback fake)
- * goes through the same config loader as production.
+ * The config of a test server: the test defaults below, then `env`, through the same loader as production.
  */
-export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await openTestDatabase();
-  const config = loadConfig({
+export function testConfig(env: Record<string, string> = {}) {
+  return loadConfig({
     NODE_ENV: 'test',
     APP_SECRET: 'test-secret-test-secret-test-secret',
     LOG_LEVEL: 'silent',
@@ -43,6 +41,15 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     QUIET_HOURS_ENFORCED: 'false',
     ...env,
   });
+}
+
+/**
+ * Builds the real app on a fresh database. Extra environment (e.g. OPENAI_BASE_URL of a loopback fake)
+ * goes through the same config loader as production.
+ */
+export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await openTestDatabase();
+  const config = testConfig(env);
   const { app, ctx } = await buildApp({ config, database });
   await app.ready();
   let closing: Promise<void> | undefined;

@@ -92,15 +92,8 @@ export const userMessagingAccountView = z.object({
   messagingAccountId: z.number(),
   /** The profile's user connected (or, as ADMIN, created) this account: they may delete it; others only remove their grant. */
   isOwner: z.boolean(),
-  messagingAccount: z.object({
-    id: z.number(),
-    type: z.enum(ACCOUNT_TYPES),
-    pageId: z.string(),
-    pageName: z.string(),
-    expirationDate: z.string().nullable(),
-    conversationTypeId: z.number().nullable(),
-    reconnectNeeded: z.boolean(),
-  }),
+  /** The account's public fields, as the admin screens see them. */
+  messagingAccount: messagingAccountView.pick({ id: true, type: true, pageId: true, pageName: true, expirationDate: true, conversationTypeId: true, reconnectNeeded: true }),
 });
 export type UserMessagingAccountView = z.infer<typeof userMessagingAccountView>;
 

@@ -6,7 +6,7 @@ import { conversationTypes } from '../../db/schema/index.ts';
 import { buildTestApp } from '../../test/build-test-app.ts';
 import { useFake, useTestApp } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
-import { startGhlFake } from '../../test/fakes/ghl-fake.ts';
+import { GHL_FAKE_PIPELINES, startGhlFake } from '../../test/fakes/ghl-fake.ts';
 import { ghlWaits } from './ghl.client.ts';
 
 let admin: TestUser;
@@ -98,19 +98,7 @@ describe('pipelines and contacts of a bare "GHL" type (GHL_API_KEY, GHL_LOCATION
     const id = await createType('"GHL"');
     const res = await call(`/api/admin/conversation-type/${id}/pipelines`);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().pipelines).toEqual([
-      {
-        id: 'pl-solar',
-        name: 'Solar leads',
-        stages: [
-          { id: 'st-new', name: 'New lead' },
-          { id: 'st-contacted', name: 'Contacted' },
-          { id: 'st-appointment', name: 'Appointment set' },
-          { id: 'st-human', name: 'Needs follow-up' },
-        ],
-      },
-      { id: 'pl-roof', name: 'Roof repairs', stages: [{ id: 'st-roof-new', name: 'New' }] },
-    ]);
+    expect(res.json().pipelines).toEqual(GHL_FAKE_PIPELINES);
     const [request] = fake.requests;
     expect(request.path).toBe('/opportunities/pipelines');
     expect(request.query).toEqual({ locationId: fake.locationId });

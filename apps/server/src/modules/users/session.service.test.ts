@@ -1,12 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../app.ts';
-import { loadConfig } from '../../config/env.ts';
 import type { AppContext } from '../../context.ts';
 import { openDatabase } from '../../db/client.ts';
 import { sessions } from '../../db/schema/index.ts';
 import type { PgEventBus } from '../../lib/events.ts';
-import type { TestApp } from '../../test/build-test-app.ts';
+import { type TestApp, testConfig } from '../../test/build-test-app.ts';
 import { useTestApp } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser, type TestUser } from '../../test/factories.ts';
 import { openTestDatabase } from '../../test/test-database.ts';
@@ -89,14 +88,7 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('session cache across two instance
 
   async function startInstance(url: string) {
     const database = openDatabase({ url, poolSize: 3 });
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      APP_SECRET: 'test-secret-test-secret-test-secret',
-      LOG_LEVEL: 'silent',
-      PUBLIC_URL: 'http://localhost:3000',
-      DATABASE_URL: url,
-      DATA_DIR: `/tmp/sales-agent-test-${process.pid}`,
-    });
+    const config = testConfig({ DATABASE_URL: url });
     const { app, ctx } = await buildApp({ config, database });
     await app.ready();
     await (ctx.events as PgEventBus).ready;

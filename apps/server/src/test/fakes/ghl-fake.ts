@@ -71,21 +71,24 @@ export interface GhlFakeOptions {
 
 export const GHL_FAKE_API_KEY = 'pit-fake-ghl-token-7f3a9c';
 
-/** Demo data: two pipelines; the first stage of "Solar leads" holds `count` contacts, every 7th without a phone. */
+/** The fake's pipelines: "Solar leads" with four stages and "Roof repairs" with one. */
+export const GHL_FAKE_PIPELINES: readonly GhlFakePipeline[] = [
+  {
+    id: 'pl-solar',
+    name: 'Solar leads',
+    stages: [
+      { id: 'st-new', name: 'New lead' },
+      { id: 'st-contacted', name: 'Contacted' },
+      { id: 'st-appointment', name: 'Appointment set' },
+      { id: 'st-human', name: 'Needs follow-up' },
+    ],
+  },
+  { id: 'pl-roof', name: 'Roof repairs', stages: [{ id: 'st-roof-new', name: 'New' }] },
+];
+
+/** Demo data: the pipelines above; the first stage of "Solar leads" holds `count` contacts, every 7th without a phone. */
 function seed(count: number): { pipelines: GhlFakePipeline[]; opportunities: GhlFakeOpportunity[] } {
-  const pipelines: GhlFakePipeline[] = [
-    {
-      id: 'pl-solar',
-      name: 'Solar leads',
-      stages: [
-        { id: 'st-new', name: 'New lead' },
-        { id: 'st-contacted', name: 'Contacted' },
-        { id: 'st-appointment', name: 'Appointment set' },
-        { id: 'st-human', name: 'Needs follow-up' },
-      ],
-    },
-    { id: 'pl-roof', name: 'Roof repairs', stages: [{ id: 'st-roof-new', name: 'New' }] },
-  ];
+  const pipelines = structuredClone(GHL_FAKE_PIPELINES) as GhlFakePipeline[];
   const base = Date.UTC(2026, 9, 1);
   const opportunities: GhlFakeOpportunity[] = [];
   for (let i = 1; i <= count; i += 1) {
