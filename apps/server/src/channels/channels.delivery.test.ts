@@ -1,8 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { conversations, messagingAccounts, outbox, prospects, webhookInbox } from '../db/schema/index.ts';
-import { buildPlaybook } from '../test/agent-factories.ts';
-import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { useFake, usePlaybook, useTestApp, useUser } from '../test/use-test-app.ts';
 import {
   buildChannelAccount,
   settle,
@@ -44,7 +43,6 @@ const GATEWAY_PASSWORD = 'gw-password-0123456789';
 const HOUR = 3_600_000;
 
 describe('channel delivery', () => {
-  let typeId: number;
   let seq = 0;
   const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
 
@@ -61,9 +59,7 @@ describe('channel delivery', () => {
     }),
   });
   const admin = useUser(t, 'ADMIN');
-  beforeAll(async () => {
-    typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
-  });
+  const playbook = usePlaybook(t, { initialMessage: null, followUpPrompt: null });
   beforeEach(() => {
     graph.reset();
     igGraph.reset();
@@ -94,7 +90,7 @@ describe('channel delivery', () => {
     ).rows.map((r) => r.last_error);
 
   const instagram = (config: Record<string, unknown> = {}, token = IG_TOKEN) =>
-    buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token, config, conversationTypeId: typeId });
+    buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token, config, conversationTypeId: playbook.id });
   const agentTexts = (found: Awaited<ReturnType<typeof conversationOfProspect>>) => found!.messages.filter((m) => m.role === 'AGENT').map((m) => m.message);
   /** A person writes on the conversation from our UI (spec §7.6 written-message). */
   const writeAsPerson = async (uuid: string, message: string) => {
@@ -129,7 +125,7 @@ describe('channel delivery', () => {
     });
 
     it('Messenger: POST /{version}/me/messages with the page token', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: playbook.id });
       await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-1', unique('mid'), 'Hello from Messenger'));
       await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, 'psid-1');
@@ -139,7 +135,7 @@ describe('channel delivery', () => {
     });
 
     it('WhatsApp: POST /{version}/{phone_number_id}/messages with the system-user token', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: playbook.id });
       await postMeta(t, whatsAppPayload(account.pageId, '34600111222', `wamid.${unique('w')}`, 'Hola'));
       await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, '34600111222');
@@ -154,7 +150,7 @@ describe('channel delivery', () => {
     });
 
     it('Twilio SMS: Messages.json through the SDK, Basic AccountSid:AuthToken, From = the account number', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100001', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100001', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: playbook.id });
       const res = await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), AccountSid: TWILIO_SID, From: '+15557770001', To: account.pageId, Body: 'Hi by SMS', NumMedia: '0' });
       expect(res.statusCode).toBe(200);
       await settle(t.ctx);
@@ -171,7 +167,7 @@ describe('channel delivery', () => {
     });
 
     it('SMS gateway: POST {baseUrl}/messages (the documented route), Basic login:password', async () => {
-      const account = await buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, typeId);
+      const account = await buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, playbook.id);
       expect((await postSmsGateway(t, 'gw-sign', smsGatewayEvent(account.pageId, '+34600222333', unique('evt'), 'Hola gateway'))).statusCode).toBe(200);
       await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, '+34600222333');
@@ -197,7 +193,7 @@ describe('channel delivery', () => {
 
   describe('echoes', () => {
     it('drops the echo of our own send (by message id); stores a foreign echo as a human AGENT message and pauses the AI', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: playbook.id });
       await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-echo', unique('mid'), 'Hi'));
       await settle(t.ctx);
       const sentText = (graph.sends()[0].body.message as { text: string }).text;
@@ -251,7 +247,7 @@ describe('channel delivery', () => {
     });
 
     it('retries network failures and rate limits (Twilio 20429, gateway 503) until they pass', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100002', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100002', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: playbook.id });
       twilio.dropNext();
       twilio.failNext('Messages', { status: 429, code: 20429 });
       await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770002', To: account.pageId, Body: 'Hi' });
@@ -264,7 +260,7 @@ describe('channel delivery', () => {
       }
       expect(twilio.messages).toHaveLength(1);
 
-      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k2' }, conversationTypeId: typeId });
+      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k2' }, conversationTypeId: playbook.id });
       gateway.failNext(503, 'device offline');
       await postSmsGateway(t, 'k2', smsGatewayEvent(gw.pageId, '+34600444555', unique('evt'), 'Hola'));
       await settle(t.ctx);
@@ -324,7 +320,7 @@ describe('channel delivery', () => {
       ['bad parameter (100)', { code: 100 }, '100'],
       ['permission (200)', { code: 200, status: 403 }, '200'],
     ])('does not retry Meta %s', async (_name, failure, code) => {
-      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: playbook.id });
       graph.failNext('send', failure);
       await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-perm', unique('mid'), 'Hi'));
       await settle(t.ctx);
@@ -334,7 +330,7 @@ describe('channel delivery', () => {
     });
 
     it('does not retry Twilio 21211 / 21610 or a gateway 400, and keeps their credentials out of the errors', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100003', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100003', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: playbook.id });
       twilio.failNext('Messages', { status: 400, code: 21211, message: `The 'To' number is not valid (token ${TWILIO_TOKEN}).` });
       await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770003', To: account.pageId, Body: 'Hi' });
       // Jobs of different conversations run side by side: the first send meets its scripted failure first.
@@ -353,7 +349,7 @@ describe('channel delivery', () => {
       }
       expect(twilio.requests).toHaveLength(2);
 
-      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k3' }, conversationTypeId: typeId });
+      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k3' }, conversationTypeId: playbook.id });
       gateway.failNext(400, `invalid phone number (auth ${GATEWAY_PASSWORD})`);
       await postSmsGateway(t, 'k3', smsGatewayEvent(gw.pageId, '+34600555666', unique('evt'), 'Hola'));
       await settle(t.ctx);
@@ -365,9 +361,9 @@ describe('channel delivery', () => {
     });
 
     it('fails at once with a clear error when a Twilio account has no accountSid, or a gateway token is not login:password', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100004', token: TWILIO_TOKEN, config: {}, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100004', token: TWILIO_TOKEN, config: {}, conversationTypeId: playbook.id });
       await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770005', To: account.pageId, Body: 'Hi' });
-      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: 'no-colon', config: { baseUrl: gateway.baseUrl, signingKey: 'k4' }, conversationTypeId: typeId });
+      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: 'no-colon', config: { baseUrl: gateway.baseUrl, signingKey: 'k4' }, conversationTypeId: playbook.id });
       await postSmsGateway(t, 'k4', smsGatewayEvent(gw.pageId, '+34600777888', unique('evt'), 'Hola'));
       await settle(t.ctx);
       const twilioFound = await conversationOfProspect(t.ctx, account.id, '+15557770005');
@@ -414,7 +410,7 @@ describe('channel delivery', () => {
     });
 
     it('Messenger: inside 24 h even a person\'s message goes as RESPONSE (the tag is only for the late window)', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: playbook.id });
       await postMeta(t, metaMessagePayload('page', account.pageId, 'psid-win', unique('mid'), 'Hi'));
       await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, 'psid-win');
@@ -427,9 +423,9 @@ describe('channel delivery', () => {
 
     it('WhatsApp: outside 24 h only the configured template goes out; without one the error is recorded', async () => {
       const template = { name: 'follow_up_v1', language: 'es_ES' };
-      const withTemplate = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, config: { templates: { outsideWindow: template } }, conversationTypeId: typeId });
+      const withTemplate = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, config: { templates: { outsideWindow: template } }, conversationTypeId: playbook.id });
       await postMeta(t, whatsAppPayload(withTemplate.pageId, '34600999001', `wamid.${unique('w')}`, 'Hola', 'Ana', Date.now() - 30 * HOUR));
-      const without = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
+      const without = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: playbook.id });
       await postMeta(t, whatsAppPayload(without.pageId, '34600999002', `wamid.${unique('w')}`, 'Hola', 'Bea', Date.now() - 30 * HOUR));
       await settle(t.ctx);
       expect(graph.sends()).toEqual([
@@ -445,7 +441,7 @@ describe('channel delivery', () => {
     });
 
     it('SMS has no window', async () => {
-      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k5' }, conversationTypeId: typeId });
+      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k5' }, conversationTypeId: playbook.id });
       const event = smsGatewayEvent(gw.pageId, '+34600123123', unique('evt'), 'Hola');
       event.payload.receivedAt = new Date(Date.now() - 10 * 24 * HOUR).toISOString();
       await postSmsGateway(t, 'k5', event);
@@ -503,7 +499,7 @@ describe('channel delivery', () => {
     });
 
     it('Messenger counts characters (2,000): the same text that needs 3+ Instagram parts needs fewer', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'FACEBOOK', pageId: unique('PAGE'), token: FB_TOKEN, conversationTypeId: playbook.id });
       const found = await started(account, 'psid-long');
       await writeAsPerson(found.conversation.uuid, longText());
       const parts = textsTo(graph, 'psid-long').slice(1);
@@ -513,9 +509,9 @@ describe('channel delivery', () => {
     });
 
     it('WhatsApp (4,096) and SMS (1,600) split at their own limits', async () => {
-      const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
+      const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: playbook.id });
       await postMeta(t, whatsAppPayload(wa.pageId, '34600888001', `wamid.${unique('w')}`, 'Hola'));
-      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k6' }, conversationTypeId: typeId });
+      const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('device'), token: `${GATEWAY_LOGIN}:${GATEWAY_PASSWORD}`, config: { baseUrl: gateway.baseUrl, signingKey: 'k6' }, conversationTypeId: playbook.id });
       await postSmsGateway(t, 'k6', smsGatewayEvent(gw.pageId, '+34600888002', unique('evt'), 'Hola'));
       await settle(t.ctx);
       const text = `${longText()} ${longText()}`; // about 5,000 characters
@@ -599,7 +595,7 @@ describe('channel delivery', () => {
 
   describe('the outbox never sticks (issue 18 item 3)', () => {
     it('a Twilio accountSid without its AC prefix fails the row with a clear error instead of crashing the job', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100019', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID.slice(2) }, conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100019', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID.slice(2) }, conversationTypeId: playbook.id });
       await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), From: '+15557770019', To: account.pageId, Body: 'Hi' });
       await settle(t.ctx);
       const found = await conversationOfProspect(t.ctx, account.id, '+15557770019');

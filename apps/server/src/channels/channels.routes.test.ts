@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conversations, webhookInbox } from '../db/schema/index.ts';
-import { buildPlaybook } from '../test/agent-factories.ts';
-import { useTestApp, useUser } from '../test/use-test-app.ts';
+import { usePlaybook, useTestApp, useUser } from '../test/use-test-app.ts';
 import {
   buildChannelAccount,
   conversationOfProspect,
@@ -26,14 +25,11 @@ import {
  * Sending and the whole round trip are in channels.delivery.test.ts.
  */
 describe('channel webhooks', () => {
-  let typeId: number;
 
   const t = useTestApp({ env: { ...CHANNEL_ENV, INSTAGRAM_APP_SECRET: 'ig-app-secret' } });
   const admin = useUser(t, 'ADMIN');
   const normal = useUser(t);
-  beforeAll(async () => {
-    typeId = (await buildPlaybook(t.ctx)).id;
-  });
+  const playbook = usePlaybook(t);
 
   const adminSimulator = () => ({ as: admin.cookie, headers: { origin: PUBLIC_URL } });
 
@@ -57,7 +53,7 @@ describe('channel webhooks', () => {
 
   describe('POST /api/meta-api/webhook signatures', () => {
     it('stores a signed event once and answers at once; a byte-identical redelivery stores nothing more', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', conversationTypeId: playbook.id });
       const before = await countRows(t.ctx, 'webhook_inbox');
       const payload = metaMessagePayload('instagram', account.pageId, 'igsid-1', 'mid-sig-1', 'Hi');
       const first = await postMeta(t, payload);
@@ -148,7 +144,7 @@ describe('channel webhooks', () => {
 
   describe('the webhook simulator', () => {
     it('accepts an unsigned Meta payload from an ADMIN page, marks it simulated, and the reply is never sent', async () => {
-      const account = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', conversationTypeId: typeId });
+      const account = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', conversationTypeId: playbook.id });
       const res = await t.request({ method: 'POST', url: '/api/meta-api/webhook', ...adminSimulator(), payload: metaMessagePayload('instagram', account.pageId, 'sim-user', 'm_sim_1', 'Hi there') });
       expect(res.statusCode).toBe(200);
       const [row] = await t.ctx.db.select().from(webhookInbox).where(sql`${webhookInbox.payload}::text like '%m_sim_1%'`);
@@ -161,8 +157,8 @@ describe('channel webhooks', () => {
     });
 
     it('simulates Twilio and SMS gateway messages through the admin endpoints', async () => {
-      const twilioAccount = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550002000', config: { accountSid: 'ACsim' }, conversationTypeId: typeId });
-      const gateway = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: 'device-sim', config: { signingKey: 'k' }, conversationTypeId: typeId });
+      const twilioAccount = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550002000', config: { accountSid: 'ACsim' }, conversationTypeId: playbook.id });
+      const gateway = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: 'device-sim', config: { signingKey: 'k' }, conversationTypeId: playbook.id });
       const twilioRes = await t.request({
         method: 'POST',
         url: '/api/admin/webhook-simulation/twilio',
@@ -182,7 +178,7 @@ describe('channel webhooks', () => {
 
     it('needs an ADMIN (401 anonymous, 403 NORMAL), valid fields (400), a known account (400), and refuses a real prospect (409)', async () => {
       const url = '/api/admin/webhook-simulation/twilio';
-      const twilioAccount = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550003000', token: 'tok', config: { accountSid: 'AC1' }, conversationTypeId: typeId });
+      const twilioAccount = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550003000', token: 'tok', config: { accountSid: 'AC1' }, conversationTypeId: playbook.id });
       const payload = { MessageSid: 'SMsim9', From: '+15557778888', To: twilioAccount.pageId, Body: 'Hi' };
       expect((await t.request({ method: 'POST', url, payload })).statusCode).toBe(401);
       expect((await t.request({ method: 'POST', url, as: normal.cookie, payload })).statusCode).toBe(403);
@@ -204,7 +200,7 @@ describe('channel webhooks', () => {
 
   describe('POST /api/admin/conversation/{id}/messages/rebuild guard rails', () => {
     it('answers 401, 403, 404, and 409 for channels without a history API, simulated prospects and web chats', async () => {
-      const twilioAccount = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550004000', config: { accountSid: 'AC4' }, conversationTypeId: typeId });
+      const twilioAccount = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550004000', config: { accountSid: 'AC4' }, conversationTypeId: playbook.id });
       await t.request({ method: 'POST', url: '/api/admin/webhook-simulation/twilio', ...adminSimulator(), payload: { MessageSid: 'SMrb1', From: '+15551230000', To: twilioAccount.pageId, Body: 'Hi' } });
       await t.ctx.jobs.drain();
       const { conversation } = (await conversationOfProspect(t.ctx, twilioAccount.id, '+15551230000'))!;
@@ -217,14 +213,14 @@ describe('channel webhooks', () => {
       expect(twilioRebuild.statusCode).toBe(409);
       expect(twilioRebuild.json().error).toBe('Twilio SMS offers no message history to rebuild from: the stored messages are all there is.');
 
-      const ig = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', conversationTypeId: typeId });
+      const ig = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', conversationTypeId: playbook.id });
       await t.request({ method: 'POST', url: '/api/meta-api/webhook', ...adminSimulator(), payload: metaMessagePayload('instagram', ig.pageId, 'sim-rb', 'm_sim_rb', 'Hi') });
       await t.ctx.jobs.drain();
       const simulated = (await conversationOfProspect(t.ctx, ig.id, 'sim-rb'))!;
       const simRebuild = await t.request({ method: 'POST', url: `/api/admin/conversation/${simulated.conversation.id}/messages/rebuild`, as: admin.cookie });
       expect(simRebuild.statusCode).toBe(409);
 
-      const [web] = await t.ctx.db.insert(conversations).values({ conversationTypeId: typeId }).returning();
+      const [web] = await t.ctx.db.insert(conversations).values({ conversationTypeId: playbook.id }).returning();
       expect((await t.request({ method: 'POST', url: `/api/admin/conversation/${web.id}/messages/rebuild`, as: admin.cookie })).statusCode).toBe(409);
       expect(await t.ctx.db.select().from(conversations).where(eq(conversations.id, web.id))).toHaveLength(1);
     });

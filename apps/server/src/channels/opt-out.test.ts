@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { sendFollowUp } from '../agent/follow-up.ts';
 import { conversationTypes } from '../db/schema/index.ts';
 import { OPT_OUT_CONFIRMATION, optOutIntent, RESUBSCRIBE_CONFIRMATION } from '../conversations/opt-out.ts';
@@ -21,7 +21,7 @@ import {
 import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
 import { startTwilioFake } from '../test/fakes/twilio-fake.ts';
-import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { useFake, usePlaybook, useTestApp, useUser } from '../test/use-test-app.ts';
 
 /**
  * Opt-out (issue 23) through the channel fakes: a STOP word or a plain-language opt-out gets one
@@ -51,7 +51,6 @@ describe('recognising opt-out words', () => {
 });
 
 describe('opt-out on inbound channels', () => {
-  let typeId: number;
   let seq = 0;
   const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
   const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, WA_TOKEN] }));
@@ -62,9 +61,7 @@ describe('opt-out on inbound channels', () => {
   });
   const admin = useUser(t, 'ADMIN');
   const normal = useUser(t);
-  beforeAll(async () => {
-    typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: 'Nudge them.' })).id;
-  });
+  const playbook = usePlaybook(t, { initialMessage: null, followUpPrompt: 'Nudge them.' });
   beforeEach(() => {
     graph.reset();
     gateway.requests.length = 0;
@@ -74,7 +71,7 @@ describe('opt-out on inbound channels', () => {
   });
 
   const smsAccount = () =>
-    buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, typeId);
+    buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, playbook.id);
   const sms = async (deviceId: string, from: string, text: string) => {
     expect((await postSmsGateway(t, 'gw-sign', smsGatewayEvent(deviceId, from, unique('evt'), text))).statusCode).toBe(200);
     await settle(t.ctx);
@@ -82,7 +79,7 @@ describe('opt-out on inbound channels', () => {
   const gatewayTexts = () => gateway.requests.map((r) => (r.body as { textMessage: { text: string } }).textMessage.text);
   const detail = async (uuid: string, cookie = admin.cookie) => t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as: cookie });
   const twilioCallSetup = () =>
-    buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100077', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+    buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100077', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: playbook.id });
 
   it.each(['STOP', 'UNSUBSCRIBE', 'END', 'QUIT', 'CANCEL', 'STOPALL', "please don't text me again"])(
     'SMS "%s": one confirmation, then no reply, no follow-up, no call',
@@ -151,10 +148,10 @@ describe('opt-out on inbound channels', () => {
   });
 
   it('WhatsApp plain-language opt-out and Instagram STOP: one confirmation, no agent reply', async () => {
-    const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: typeId });
+    const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: playbook.id });
     await postMeta(t, whatsAppPayload(wa.pageId, '34600111999', `wamid.${unique('w')}`, 'Stop messaging me, thanks'));
     await settle(t.ctx);
-    const ig = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token: IG_TOKEN, conversationTypeId: typeId });
+    const ig = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token: IG_TOKEN, conversationTypeId: playbook.id });
     await postMeta(t, metaMessagePayload('instagram', ig.pageId, 'igsid-stop', unique('mid'), 'STOP'));
     await settle(t.ctx);
     await postMeta(t, metaMessagePayload('instagram', ig.pageId, 'igsid-stop', unique('mid'), 'hello?'));
@@ -166,7 +163,7 @@ describe('opt-out on inbound channels', () => {
   });
 
   it("Twilio's 21610 (Advanced Opt-Out) on a send records the opt-out: no reply afterwards", async () => {
-    const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100088', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+    const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550100088', token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: playbook.id });
     twilio.failNext('Messages', { status: 400, code: 21610 });
     await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), AccountSid: TWILIO_SID, From: '+15557779999', To: account.pageId, Body: 'Hi', NumMedia: '0' });
     await settle(t.ctx);

@@ -1,9 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { channelMessages, conversations, messages } from '../db/schema/index.ts';
 import { insertMessage } from '../conversations/conversation-store.ts';
-import { buildPlaybook } from '../test/agent-factories.ts';
-import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { useFake, usePlaybook, useTestApp, useUser } from '../test/use-test-app.ts';
 import {
   buildChannelAccount,
   settle,
@@ -30,7 +29,6 @@ const FB_TOKEN = 'EAArebuild-fb-token-0123456789';
 const MINUTE = 60_000;
 
 describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
-  let typeId: number;
   let seq = 0;
   const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
 
@@ -39,9 +37,7 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
   const t = useTestApp({ env: () => ({ ...CHANNEL_ENV, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: igGraph.url }) });
   const admin = useUser(t, 'ADMIN');
   const normal = useUser(t);
-  beforeAll(async () => {
-    typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
-  });
+  const playbook = usePlaybook(t, { initialMessage: null, followUpPrompt: null });
   beforeEach(() => {
     graph.reset();
     igGraph.reset();
@@ -52,7 +48,7 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
 
   /** A real (signed) prospect conversation on a Meta account, answered once by the AI. */
   async function metaConversation(type: 'INSTAGRAM' | 'FACEBOOK', token: string, config: Record<string, unknown> = {}) {
-    const account = await buildChannelAccount(t.ctx, { type, pageId: unique(type), token, config, conversationTypeId: typeId });
+    const account = await buildChannelAccount(t.ctx, { type, pageId: unique(type), token, config, conversationTypeId: playbook.id });
     const user = unique('user');
     const mid = unique('mid');
     await postMeta(t, metaMessagePayload(type === 'INSTAGRAM' ? 'instagram' : 'page', account.pageId, user, mid, 'Hi'));
@@ -177,11 +173,11 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
   });
 
   it('answers 409 with a sentence for WhatsApp, Twilio SMS, the SMS gateway and web chats', async () => {
-    const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PN'), token: 'wa', conversationTypeId: typeId });
+    const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PN'), token: 'wa', conversationTypeId: playbook.id });
     await postMeta(t, whatsAppPayload(wa.pageId, '34600000111', `wamid.${unique('w')}`, 'Hola'));
-    const tw = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550109999', token: 'tw-token', config: { accountSid: 'AC9' }, conversationTypeId: typeId });
+    const tw = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: '+15550109999', token: 'tw-token', config: { accountSid: 'AC9' }, conversationTypeId: playbook.id });
     await postTwilioSms(t, 'tw-token', { MessageSid: unique('SM'), From: '+15557779999', To: tw.pageId, Body: 'Hi' });
-    const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('dev'), token: 'a:b', config: { baseUrl: 'http://127.0.0.1:9', signingKey: 'rk' }, conversationTypeId: typeId });
+    const gw = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: unique('dev'), token: 'a:b', config: { baseUrl: 'http://127.0.0.1:9', signingKey: 'rk' }, conversationTypeId: playbook.id });
     await postSmsGateway(t, 'rk', smsGatewayEvent(gw.pageId, '+34600000222', unique('evt'), 'Hola'));
     await settle(t.ctx);
     const cases = [
@@ -195,7 +191,7 @@ describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
       expect(res.statusCode).toBe(409);
       expect(res.json()).toEqual({ error: sentence, code: 'NO_CHANNEL_HISTORY' });
     }
-    const [web] = await t.ctx.db.insert(conversations).values({ conversationTypeId: typeId }).returning();
+    const [web] = await t.ctx.db.insert(conversations).values({ conversationTypeId: playbook.id }).returning();
     const webRes = await rebuild(web.id);
     expect(webRes.statusCode).toBe(409);
     expect(webRes.json().error).toMatch(/web chat/);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
+import { buildPlaybook, type PlaybookSeed } from './agent-factories.ts';
 import { buildTestApp, type TestApp } from './build-test-app.ts';
 import { buildUser, type TestUser } from './factories.ts';
 
@@ -88,6 +89,15 @@ export function useFake<T extends { close(): unknown; start?(): unknown }>(fakeO
     await started?.close();
   });
   return fake.handle;
+}
+
+/** A conversation type with a playbook (agent-factories' buildPlaybook) on `t`'s app, created once before the block's tests. */
+export function usePlaybook(t: TestApp, seed?: PlaybookSeed): { id: number } {
+  const playbook = lateBound<{ id: number }>('the test playbook');
+  beforeAll(async () => {
+    playbook.bind(await buildPlaybook(t.ctx, seed));
+  });
+  return playbook.handle;
 }
 
 /** A user with a session on `t`'s app, created once before the block's tests (after the app is built). */
