@@ -3,6 +3,7 @@
  * Routes call only these functions; everything behind them (turn loop, LLM providers, follow-ups,
  * locking) is the agent's business. See docs/agent.md.
  */
+import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import { PHASE } from '@sales-agent/shared/enums';
 import { eq, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../context.ts';
@@ -42,6 +43,7 @@ export async function startWebConversation(ctx: AppContext, conversationTypeId: 
       .insert(conversations)
       .values({ conversationTypeId: type.id, phase: 0 })
       .returning({ id: conversations.id, uuid: conversations.uuid });
+    await recordConversationEvent(tx, 'conversation.started', conversation.id);
     const initial = type.initialMessage?.trim();
     if (initial) await insertMessage(tx, { conversationId: conversation.id, role: 'AGENT', message: initial });
     return conversation;
