@@ -117,7 +117,7 @@ function ApiKeysPanel() {
                   <Table.Td>{when(key.lastUsedAt)}</Table.Td>
                   <Table.Td>
                     {key.revokedAt ? (
-                      <Badge color="gray">Revoked</Badge>
+                      <Badge color="gray" variant="light">Revoked</Badge>
                     ) : (
                       <Button
                         size="xs"
@@ -222,7 +222,7 @@ function EndpointCard({ endpoint }: { endpoint: WebhookEndpointView }) {
           </Text>
         </Stack>
         <Group gap="xs">
-          <Badge color={endpoint.enabled ? 'green' : 'gray'}>{endpoint.enabled ? 'Enabled' : 'Disabled'}</Badge>
+          <Badge color={endpoint.enabled ? 'green' : 'gray'} variant="light">{endpoint.enabled ? 'Enabled' : 'Disabled'}</Badge>
           <Button size="xs" variant="light" onClick={() => test.mutate(endpoint.id)} disabled={!endpoint.enabled}>
             Send test event
           </Button>
