@@ -95,3 +95,23 @@ export const webhookDeliveryView = z.object({
   nextAttemptAt: z.string().nullable(),
 });
 export type WebhookDeliveryView = z.infer<typeof webhookDeliveryView>;
+
+/**
+ * POST /api/leads (API key with conversations:write): a lead from a form or a CRM starts a conversation type's
+ * outbound message (SMS, or a WhatsApp template outside the 24 h window) or call, obeying opt-outs and quiet hours.
+ */
+export const leadBody = z.object({
+  conversationTypeId: z.number().int().positive().max(2_147_483_647),
+  /** E.164, e.g. +14155550123. */
+  phone: z.string().trim().min(1).max(40),
+  name: z.string().trim().max(200).optional(),
+  /** Anything else the form collected: shown to the agent (and people) as the conversation's first note. */
+  fields: z.record(z.string().max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()])).optional(),
+  channel: z.enum(['message', 'call']).default('message'),
+  /** The account to write from (SMS or WhatsApp); default: the type's account. */
+  messagingAccountId: z.number().int().positive().max(2_147_483_647).optional(),
+});
+export type LeadBody = z.input<typeof leadBody>;
+
+export const leadResult = z.object({ uuid: z.string(), channel: z.enum(['message', 'call']) });
+export type LeadResult = z.infer<typeof leadResult>;

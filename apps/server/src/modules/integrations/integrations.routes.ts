@@ -6,6 +6,8 @@ import {
   apiKeyCreateBody,
   apiKeyCreated,
   apiKeyView,
+  leadBody,
+  leadResult,
   webhookCreateBody,
   webhookCreated,
   webhookDeliveryView,
@@ -13,8 +15,10 @@ import {
   webhookUpdateBody,
 } from '@sales-agent/shared/schemas/integrations';
 import type { AppContext } from '../../context.ts';
-import { requireAdmin } from '../../plugins/auth.ts';
+import { forbidden } from '../../lib/errors.ts';
+import { requireAdmin, requireUser } from '../../plugins/auth.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.ts';
+import { startLead } from './leads.service.ts';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, resendDelivery, sendTestEvent, updateWebhook } from './webhooks.service.ts';
 
 /** API keys and outbound webhooks (issue 27, docs/api.md): ADMIN only (the /api/admin prefix), never with a key. */
@@ -94,5 +98,22 @@ export async function integrationsRoutes(app: FastifyInstance, { ctx }: { ctx: A
     '/api/admin/webhooks/:id/test',
     { schema: { tags: hooks, summary: 'Send a webhook.test event to this endpoint', params: idParams, response: { 202: queued, 404: errorBody } } },
     async (request, reply) => reply.status(202).send(await sendTestEvent(ctx, request.params.id)),
+  );
+
+  r.post(
+    '/api/leads',
+    {
+      schema: {
+        tags: ['leads'],
+        summary: "Start a lead: a prospect by phone, and the type's opening SMS / WhatsApp message or a call (ADMIN or an ADMIN's key)",
+        body: leadBody,
+        response: { 201: leadResult, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody },
+      },
+    },
+    async (request, reply) => {
+      const actor = requireUser(request);
+      if (actor.role !== 'ADMIN') throw forbidden('Starting a lead needs an administrator (or an administrator\'s API key).');
+      return reply.status(201).send(await startLead(ctx, request.body));
+    },
   );
 }
