@@ -12,8 +12,18 @@ import { signWebhook } from './signature.ts';
 export const WEBHOOK_RETRY_WINDOW_MS = 24 * 3_600_000;
 /** A receiver has this long to answer. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-/** A delivery waiting behind one being sent right now looks again after this, unless woken sooner. */
-const WAIT_BEHIND_RUNNING_MS = 1_000;
+/**
+ * A delivery waiting behind one being sent right now looks again after this. Normally it never does: the
+ * worker that finishes a delivery goes on with the next of its lane itself (continueLane); this only bounds
+ * the delay when that hand-over is missed (the waiting job was being claimed at that very moment).
+ */
+const WAIT_BEHIND_RUNNING_MS = 10_000;
+/** A worker delivers at most this many of a lane in a row before it hands the lane to the runner's queue. */
+const LANE_RUN = 50;
+/** How long a delivery taken over from its own job is leased (a receiver has WEBHOOK_TIMEOUT_MS to answer). */
+const TAKEOVER_LEASE_MS = 60_000;
+
+type Outcome = { kind: 'done' } | { kind: 'retry'; at: Date };
 
 /** Exponential backoff with jitter: 10 s, 20 s, 40 s … capped at an hour, each drawn from [d/2, d]. About 30 attempts in a day. */
 export function webhookRetryDelayMs(attempt: number, random = Math.random): number {
@@ -57,9 +67,55 @@ export const webhookDeliverJob: JobDefinition<z.ZodObject<{ deliveryId: z.ZodNum
     }
     const dueIn = new Date(row.next_attempt_at).getTime() - Date.now();
     if (dueIn > 0) throw new JobDeferredError('waiting for its retry time', dueIn);
-    await attempt(ctx, row);
+    const outcome = await attempt(ctx, row);
+    // Back to pending until its next attempt, without counting a job attempt (those are for crashes).
+    if (outcome.kind === 'retry') throw new JobDeferredError('webhook delivery failed; retrying', outcome.at.getTime() - Date.now());
+    await continueLane(ctx, row);
   },
 };
+
+/**
+ * The lane's next deliveries, one after the other in this worker: each is taken from its own job (leased like
+ * a claim, so a worker killed meanwhile leaves it to the runner once the lease runs out) and that job is then
+ * completed or put back to wait for its retry. A conversation's burst thus flows without a round trip through
+ * the queue per event, and the jobs waiting behind are not claimed over and over.
+ */
+async function continueLane(ctx: AppContext, first: DeliveryRow): Promise<void> {
+  let current = first;
+  for (let n = 0; n < LANE_RUN; n++) {
+    const taken = rowsOf<{ job_id: number | string; attempts: number; delivery_id: number | string }>(
+      await ctx.db.execute(sql`
+        update jobs j set status = 'running', attempts = j.attempts + 1, locked_until = now() + (${TAKEOVER_LEASE_MS}::int * interval '1 millisecond')
+        from (
+          select d.id from webhook_deliveries d
+          where d.endpoint_id = ${current.endpoint_id} and d.lane = ${current.lane} and d.status = 'PENDING' and d.id > ${current.id}
+          order by d.id limit 1
+        ) next
+        where j.singleton_key = 'webhook-delivery:' || next.id and j.status = 'pending'
+          and (select d.next_attempt_at from webhook_deliveries d where d.id = next.id) <= now()
+        returning j.id as job_id, j.attempts, next.id as delivery_id`),
+    )[0];
+    if (!taken) return;
+    const job = sql`id = ${taken.job_id} and attempts = ${taken.attempts} and status = 'running'`;
+    const row = await loadDelivery(ctx, Number(taken.delivery_id));
+    if (!row || row.status !== 'PENDING' || !row.enabled || row.older_due_at) {
+      // Nothing to send (or not yet): the job goes back to the runner, which decides as its handler would.
+      await ctx.db.execute(sql`update jobs set status = 'pending', attempts = attempts - 1, locked_until = null, run_at = now() where ${job}`);
+      ctx.jobs.wake();
+      return;
+    }
+    const outcome = await attempt(ctx, row);
+    if (outcome.kind === 'retry') {
+      await ctx.db.execute(sql`
+        update jobs set status = 'pending', attempts = attempts - 1, locked_until = null, run_at = ${outcome.at.toISOString()}::timestamptz
+        where ${job}`);
+      return;
+    }
+    await ctx.db.execute(sql`update jobs set status = 'done', finished_at = now(), last_error = null where ${job}`);
+    current = row;
+  }
+  await wakeNextInLine(ctx, current);
+}
 
 /** The body every endpoint receives for an event: stable id, type, time and the object. */
 export function webhookBody(row: Pick<DeliveryRow, 'event_uuid' | 'type' | 'data' | 'event_created_at'>): string {
@@ -67,7 +123,7 @@ export function webhookBody(row: Pick<DeliveryRow, 'event_uuid' | 'type' | 'data
   return JSON.stringify({ id: row.event_uuid, type: row.type, createdAt: new Date(row.event_created_at).toISOString(), data });
 }
 
-async function attempt(ctx: AppContext, row: DeliveryRow): Promise<void> {
+async function attempt(ctx: AppContext, row: DeliveryRow): Promise<Outcome> {
   const body = webhookBody(row);
   const started = Date.now();
   let code: number | null = null;
@@ -108,13 +164,12 @@ async function attempt(ctx: AppContext, row: DeliveryRow): Promise<void> {
         where id = ${row.id} and status = 'PENDING' returning endpoint_id
       )
       update webhook_endpoints set consecutive_failures = 0 where id in (select endpoint_id from d) and consecutive_failures <> 0`);
-    await wakeNextInLine(ctx, row);
-    return;
+    return { kind: 'done' };
   }
-  await recordFailure(ctx, row, code, ms, redactText(error).slice(0, 1000));
+  return recordFailure(ctx, row, code, ms, redactText(error).slice(0, 1000));
 }
 
-async function recordFailure(ctx: AppContext, row: DeliveryRow, code: number | null, ms: number, error: string): Promise<void> {
+async function recordFailure(ctx: AppContext, row: DeliveryRow, code: number | null, ms: number, error: string): Promise<Outcome> {
   const attempts = row.attempts + 1;
   const expired = Date.now() - new Date(row.event_created_at).getTime() >= WEBHOOK_RETRY_WINDOW_MS;
   const next = new Date(Date.now() + webhookRetryDelayMs(attempts));
@@ -135,12 +190,9 @@ async function recordFailure(ctx: AppContext, row: DeliveryRow, code: number | n
     returning e.enabled`);
   const [endpoint] = rowsOf<{ enabled: boolean }>(result);
   ctx.log.warn({ deliveryId: row.id, endpointId: row.endpoint_id, attempt: attempts, error, disabled: endpoint?.enabled === false }, 'webhook delivery failed');
-  if (expired || endpoint?.enabled === false) {
-    await wakeNextInLine(ctx, row);
-    return;
-  }
-  // Back to pending until its next attempt, without counting a job attempt (those are for crashes).
-  throw new JobDeferredError('webhook delivery failed; retrying', next.getTime() - Date.now());
+  // Given up (the lane goes on) or the endpoint disabled (the rest waits for it to be enabled again).
+  if (expired || endpoint?.enabled === false) return { kind: 'done' };
+  return { kind: 'retry', at: next };
 }
 
 /** The delivery is done: the lane's next one (waiting for it, not in a backoff of its own) runs now. */
