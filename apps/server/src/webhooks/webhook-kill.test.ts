@@ -1,8 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
@@ -15,6 +12,7 @@ import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildAdmin } from '../test/factories.ts';
 import { WebhookReceiver } from '../test/fakes/webhook-receiver.ts';
 import { openTestDatabase } from '../test/test-database.ts';
+import { startServerProcess } from '../test/server-process.ts';
 import { verifyWebhook } from './signature.ts';
 
 /**
@@ -27,16 +25,6 @@ import { verifyWebhook } from './signature.ts';
 const CONVERSATIONS = 8;
 const MESSAGES = 6;
 const APP_SECRET = 'kill-secret-kill-secret-kill-secret';
-const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 describe.skipIf(process.env.TEST_DB !== 'pg')('webhooks across a kill -9 (PostgreSQL)', () => {
   const receiver = new WebhookReceiver();
@@ -47,37 +35,19 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('webhooks across a kill -9 (Postgr
     await receiver.close();
   });
 
-  async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: serverDir,
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        PORT: String(port),
-        HOST: '127.0.0.1',
+  const startServer = (databaseUrl: string) =>
+    startServerProcess(
+      {
         DATABASE_URL: databaseUrl,
         APP_SECRET,
-        LOG_LEVEL: 'warn',
-        DATA_DIR: `/tmp/sales-agent-webhook-kill-${process.pid}-${port}`,
-        WEB_DIST_DIR: '/nonexistent',
         ALLOW_PRIVATE_URLS: 'true',
         QUIET_HOURS_ENFORCED: 'false',
         CHAT_RATE_LIMIT: '100000',
         CHAT_CONVERSATION_LIMIT: '100000',
         API_KEY_RATE_LIMIT: '100000',
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.add(child);
-    child.once('exit', () => children.delete(child));
-    const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 300; i += 1) {
-      if (await fetch(`${url}/api/health`).then((r) => r.ok).catch(() => false)) return { child, url };
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('server did not start');
-  }
+      children,
+    );
 
   it('loses no event, duplicates only with the same id, keeps each conversation in order', async () => {
     const database = await openTestDatabase();
