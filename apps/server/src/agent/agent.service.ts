@@ -159,6 +159,13 @@ export async function setConversationPhase(ctx: AppContext, conversationId: numb
     if (delay !== null) await scheduleTurn(ctx, conversationId, delay, tx);
     // A person ending the conversation (phase N) ends it for the CRM too (docs/crm.md write-back).
     if (ended) await reportConversationOutcome(ctx, current, 'ended', tx);
+    // Webhooks (docs/api.md "Events"), with the change: a person's phase change, not the internal -3.
+    if (phase !== current.phase && phase !== PHASE.WAITING) {
+      await recordConversationEvent(tx, 'conversation.phase_changed', conversationId, { previousPhase: current.phase, newPhase: phase, by: 'person' });
+      if (ended || (phase === PHASE.IGNORED && current.phase !== PHASE.IGNORED)) {
+        await recordConversationEvent(tx, 'conversation.ended', conversationId, { outcome: ended ? 'ended' : 'ignored', by: 'person' });
+      }
+    }
     return delay;
   });
   emitConversationChanged(ctx, current);

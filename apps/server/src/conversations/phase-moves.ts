@@ -56,8 +56,8 @@ export async function moveWorkingPhase(
     )
     .returning({ id: conversations.id });
   if (rows.length === 0) return false;
-  await recordConversationEvent(executor, 'conversation.phase_changed', conversationId, { previousPhase: from, newPhase: to });
-  if (ends) await recordConversationEvent(executor, 'conversation.ended', conversationId, { outcome: 'ended' });
+  await recordConversationEvent(executor, 'conversation.phase_changed', conversationId, { previousPhase: from, newPhase: to, by: 'agent' });
+  if (ends) await recordConversationEvent(executor, 'conversation.ended', conversationId, { outcome: 'ended', by: 'agent' });
   return true;
 }
 
@@ -82,9 +82,9 @@ export async function leaveWorkingPhase(
   await afterCommit(executor, () => emitConversationChanged(ctx, loaded.conversation));
   if (rows.length === 0) return false;
   const id = loaded.conversation.id;
-  await recordConversationEvent(executor, 'conversation.phase_changed', id, { previousPhase: from, newPhase: to });
+  await recordConversationEvent(executor, 'conversation.phase_changed', id, { previousPhase: from, newPhase: to, by: 'agent' });
   if (to === PHASE.NEEDS_HUMAN || to === PHASE.ERRORED) await recordConversationEvent(executor, 'conversation.needs_human', id, { reason: to === PHASE.ERRORED ? 'errored' : 'needs_human' });
-  if (to === PHASE.IGNORED) await recordConversationEvent(executor, 'conversation.ended', id, { outcome: 'ignored' });
+  if (to === PHASE.IGNORED) await recordConversationEvent(executor, 'conversation.ended', id, { outcome: 'ignored', by: 'agent' });
   return true;
 }
 

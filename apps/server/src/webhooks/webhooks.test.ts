@@ -142,6 +142,19 @@ describe('deliveries', () => {
     expect(receiver.ofType('conversation.ended')[0].json.data).toMatchObject({ outcome: 'ended', conversation: { id, phase: 2 } });
   });
 
+  it('a person’s phase change (PATCH) is a phase_changed event by a person; phase N also ends the conversation', async () => {
+    await subscribe(['conversation.phase_changed', 'conversation.ended']);
+    const { id } = await startWebConversation(t.ctx, (await buildPlaybook(t.ctx, { phases: 2 })).id);
+    const res = await t.request({ method: 'PATCH', url: `/api/conversation/${id}`, as: admin.cookie, payload: { phase: 2 } });
+    expect(res.statusCode).toBe(200);
+    await settle();
+    expect(receiver.received.map((r) => [r.json.type, r.json.data.by])).toEqual([
+      ['conversation.phase_changed', 'person'],
+      ['conversation.ended', 'person'],
+    ]);
+    expect(receiver.received[0].json.data).toMatchObject({ previousPhase: 0, newPhase: 2, conversation: { id, phase: 2 } });
+  });
+
   it('keeps a conversation’s order through a burst, per endpoint', async () => {
     await subscribe(['message.created']);
     const { id } = await startWebConversation(t.ctx, (await buildPlaybook(t.ctx, { initialMessage: null })).id);
