@@ -33,6 +33,7 @@ import { metaAuthRoutes } from './modules/meta-auth/meta-auth.routes.ts';
 import { pricingRoutes } from './modules/pricing/pricing.routes.ts';
 import { unansweredRoutes } from './modules/unanswered/unanswered.routes.ts';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.ts';
+import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 import { registrationRoutes } from './modules/users/registration.routes.ts';
 import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
@@ -142,6 +143,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     crmRoutes,
     knowledgeRoutes,
     registrationRoutes,
+    integrationsRoutes,
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 

@@ -138,6 +138,15 @@ export const ERROR_CODES = [
   // Compliance: opt-outs and quiet hours (docs/compliance.md).
   'OPTED_OUT',
   'QUIET_HOURS',
+
+  // Integrations: API keys and outbound webhooks (docs/api.md).
+  'API_KEY_INVALID',
+  'API_KEY_NOT_ALLOWED',
+  'API_KEY_NOT_FOUND',
+  'API_KEY_SCOPE_MISSING',
+  'LEAD_CHANNEL_UNAVAILABLE',
+  'WEBHOOK_NOT_FOUND',
+  'WEBHOOK_URL_REFUSED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -3,6 +3,7 @@
  * Routes call only these functions; everything behind them (turn loop, LLM providers, follow-ups,
  * locking) is the agent's business. See docs/agent.md.
  */
+import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import { PHASE } from '@sales-agent/shared/enums';
 import { eq, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../context.ts';
@@ -42,6 +43,7 @@ export async function startWebConversation(ctx: AppContext, conversationTypeId: 
       .insert(conversations)
       .values({ conversationTypeId: type.id, phase: 0 })
       .returning({ id: conversations.id, uuid: conversations.uuid });
+    await recordConversationEvent(tx, 'conversation.started', conversation.id);
     const initial = type.initialMessage?.trim();
     if (initial) await insertMessage(tx, { conversationId: conversation.id, role: 'AGENT', message: initial });
     return conversation;
@@ -157,6 +159,13 @@ export async function setConversationPhase(ctx: AppContext, conversationId: numb
     if (delay !== null) await scheduleTurn(ctx, conversationId, delay, tx);
     // A person ending the conversation (phase N) ends it for the CRM too (docs/crm.md write-back).
     if (ended) await reportConversationOutcome(ctx, current, 'ended', tx);
+    // Webhooks (docs/api.md "Events"), with the change: a person's phase change, not the internal -3.
+    if (phase !== current.phase && phase !== PHASE.WAITING) {
+      await recordConversationEvent(tx, 'conversation.phase_changed', conversationId, { previousPhase: current.phase, newPhase: phase, by: 'person' });
+      if (ended || (phase === PHASE.IGNORED && current.phase !== PHASE.IGNORED)) {
+        await recordConversationEvent(tx, 'conversation.ended', conversationId, { outcome: ended ? 'ended' : 'ignored', by: 'person' });
+      }
+    }
     return delay;
   });
   emitConversationChanged(ctx, current);

@@ -1,4 +1,5 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import type { AppContext } from '../context.ts';
 import { agentError } from '../conversations/agent-errors.ts';
 import { channelMessages, conversations, messages, prospects } from '../db/schema/index.ts';
@@ -334,6 +335,7 @@ async function openConversationOf(tx: Executor, account: LiveAccount, prospectId
       phase: account.conversationTypeId === null ? -2 : 0,
     })
     .returning({ id: conversations.id });
+  await recordConversationEvent(tx, 'conversation.started', created.id);
   return created.id;
 }
 

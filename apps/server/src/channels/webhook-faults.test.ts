@@ -1,9 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
@@ -13,6 +10,7 @@ import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildChannelAccount } from '../test/channel-factories.ts';
 import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { openTestDatabase } from '../test/test-database.ts';
+import { startServerProcess } from '../test/server-process.ts';
 import { TURN_JOB } from '../agent/turn.job.ts';
 import { DELIVER_JOB } from './delivery-keys.ts';
 import { INBOUND_JOB } from './inbox.ts';
@@ -38,16 +36,6 @@ const CONCURRENCY = 20;
 const APP_SECRET = 'fault-secret-fault-secret-fault-secret';
 const META_APP_SECRET = 'fault-meta-secret';
 const PAGE_ID = 'IG-FAULTS';
-const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 function signedEvent(index: number): { body: string; signature: string } {
   const now = Date.now();
@@ -81,37 +69,18 @@ describe.skipIf(process.env.TEST_DB !== 'pg')('webhooks under kill -9 and with t
     return { database, ctx };
   }
 
-  async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: serverDir,
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        PORT: String(port),
-        HOST: '127.0.0.1',
+  const startServer = (databaseUrl: string) =>
+    startServerProcess(
+      {
         DATABASE_URL: databaseUrl,
         APP_SECRET,
         META_APP_SECRET,
         META_GRAPH_URL: graph.url,
-        LOG_LEVEL: 'warn',
-        DATA_DIR: `/tmp/sales-agent-faults-${process.pid}-${port}`,
-        WEB_DIST_DIR: '/nonexistent',
         // No LLM here: the demo agent's replies are what the test counts (docs/agent.md, no demo text to real people).
         DEMO_AGENT_ON_LIVE_CHANNELS: 'true',
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.add(child);
-    child.once('exit', () => children.delete(child));
-    const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 300; i += 1) {
-      const up = await fetch(`${url}/api/health`).then((r) => r.ok).catch(() => false);
-      if (up) return { child, url };
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('server did not start');
-  }
+      children,
+    );
 
   /** Posts events with CONCURRENCY in flight; answers the indexes that got a 2xx. */
   async function burst(indexes: number[], urls: () => string[], onAcked?: (count: number) => void): Promise<Set<number>> {

@@ -95,6 +95,10 @@ const envSchema = z.object({
   CHAT_RATE_LIMIT: z.coerce.number().int().positive().default(30),
   /** Messages written into one conversation per hour, by anyone (a chat cannot take unbounded messages). */
   CHAT_CONVERSATION_LIMIT: z.coerce.number().int().positive().default(120),
+  /** Requests per minute per API key, on every instance together (docs/api.md "Rate limits"). */
+  API_KEY_RATE_LIMIT: z.coerce.number().int().positive().default(600),
+  /** Failed webhook attempts in a row (no success between) after which an endpoint is disabled (docs/api.md). */
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().positive().default(50),
   /** Bytes of one upload request, all files together (UPLOAD_MAX_BYTES is per file). */
   UPLOAD_REQUEST_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024 * 1024),
   /** Bytes one user may upload per day. */

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import type { Executor } from '../db/after-commit.ts';
 import { conversations, prospects } from '../db/schema/index.ts';
 
@@ -44,5 +45,9 @@ export async function createCallConversation(tx: Executor, call: NewCallConversa
     })
     .onConflictDoNothing()
     .returning({ id: conversations.id, uuid: conversations.uuid });
+  if (created) {
+    await recordConversationEvent(tx, 'conversation.started', created.id);
+    await recordConversationEvent(tx, 'call.started', created.id);
+  }
   return created;
 }

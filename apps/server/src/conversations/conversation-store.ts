@@ -6,6 +6,7 @@ import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { DELIVER_JOB, deliverJobKey } from '../channels/delivery-keys.ts';
 import type { JobRunner } from '../jobs/runner.ts';
+import { messageCreatedCtes } from '../lib/webhook-outbox.ts';
 import {
   conversationPhases,
   conversations,
@@ -243,7 +244,7 @@ export async function insertMessage(
              jsonb_build_object('text', i.message, 'recipientId', ${prospect.externalId}::text, 'messageId', i.id)
       from inserted i
       returning id
-    )` : sql``}
+    )` : sql``}${messageCreatedCtes('inserted')}
     select id, conversation_id, role, message, date_sent${prospect ? sql`, (select q.id from queued q) as outbox_id` : sql``} from inserted`);
   const row = (
     result as unknown as {
@@ -315,7 +316,7 @@ export async function storeProspectMessage(
     ), reset as (
       update ${unansweredConversations} set follow_up_count = 0, updated_at = now()
       where conversation_id = ${id} and errors <> '[]' and follow_up_count <> 0 and exists (select 1 from inserted) returning id
-    )
+    )${messageCreatedCtes('inserted')}
     select l.id as conversation_id, l.uuid, t.config as type_config,
       i.id, i.role, i.message, i.date_sent,
       coalesce((select waiting from updated), false) as waiting,

@@ -2,6 +2,8 @@ import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { afterCommit } from '../db/after-commit.ts';
 import { conversations } from '../db/schema/index.ts';
+import { PHASE } from '@sales-agent/shared/enums';
+import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import { emitConversationChanged, type Executor, type LoadedConversation } from './conversation-store.ts';
 
 /** Twilio ends any call after its time limit (4 h by default): a "live" status older than that is stale. */
@@ -35,7 +37,9 @@ export async function moveWorkingPhase(
   ends: boolean,
   executor?: Executor,
 ): Promise<boolean> {
-  const rows = await (executor ?? ctx.db)
+  // The move and its webhook events commit together (lib/webhook-outbox.ts).
+  if (!executor) return ctx.db.transaction((tx) => moveWorkingPhase(ctx, conversationId, from, to, ends, tx));
+  const rows = await executor
     .update(conversations)
     .set(
       ends
@@ -51,7 +55,10 @@ export async function moveWorkingPhase(
           and (${conversations.phase} = ${from} or (${conversations.phase} = -3 and ${conversations.resumePhase} = ${from}))`,
     )
     .returning({ id: conversations.id });
-  return rows.length > 0;
+  if (rows.length === 0) return false;
+  await recordConversationEvent(executor, 'conversation.phase_changed', conversationId, { previousPhase: from, newPhase: to, by: 'agent' });
+  if (ends) await recordConversationEvent(executor, 'conversation.ended', conversationId, { outcome: 'ended', by: 'agent' });
+  return true;
 }
 
 /**
@@ -65,14 +72,20 @@ export async function leaveWorkingPhase(
   to: number,
   executor?: Executor,
 ): Promise<boolean> {
-  const rows = await (executor ?? ctx.db)
+  if (!executor) return ctx.db.transaction((tx) => leaveWorkingPhase(ctx, loaded, from, to, tx));
+  const rows = await executor
     .update(conversations)
     .set({ phase: to, resumePhase: null, updatedAt: new Date() })
     // Never on a conversation a person took over (ai_paused): their Take over wins over a turn that fails later.
     .where(sql`${conversations.id} = ${loaded.conversation.id} and not ${conversations.aiPaused} and (${conversations.phase} = ${from} or ${conversations.phase} = -3)`)
     .returning({ id: conversations.id });
-  await afterCommit(executor ?? ctx.db, () => emitConversationChanged(ctx, loaded.conversation));
-  return rows.length > 0;
+  await afterCommit(executor, () => emitConversationChanged(ctx, loaded.conversation));
+  if (rows.length === 0) return false;
+  const id = loaded.conversation.id;
+  await recordConversationEvent(executor, 'conversation.phase_changed', id, { previousPhase: from, newPhase: to, by: 'agent' });
+  if (to === PHASE.NEEDS_HUMAN || to === PHASE.ERRORED) await recordConversationEvent(executor, 'conversation.needs_human', id, { reason: to === PHASE.ERRORED ? 'errored' : 'needs_human' });
+  if (to === PHASE.IGNORED) await recordConversationEvent(executor, 'conversation.ended', id, { outcome: 'ignored', by: 'agent' });
+  return true;
 }
 
 export async function setRating(ctx: AppContext, conversationId: number, rating: number, executor?: Executor): Promise<void> {

@@ -15,6 +15,8 @@ import { RECORDING_JOB, recordingJob } from '../voice/recording.job.ts';
 import { ENDED_CALL_JOB, endedCallJob } from '../voice/realtime/ended-call.job.ts';
 import { KNOWLEDGE_INGEST_JOB, knowledgeIngestJob } from '../knowledge/ingest.job.ts';
 import { MAINTENANCE_JOB, maintenanceJob } from './maintenance.ts';
+import { WEBHOOK_DELIVER_JOB } from '../lib/webhook-outbox.ts';
+import { webhookDeliverJob } from '../webhooks/deliver.job.ts';
 import type { JobDefinition } from './runner.ts';
 
 /**
@@ -33,6 +35,8 @@ const registry = {
   [INBOUND_JOB]: { ...inboundJob, serial: true },
   [DELIVER_JOB]: deliverJob,
   [MAINTENANCE_JOB]: maintenanceJob,
+  // Outbound webhooks (issue 27): quick (a 10 s timeout at most), never behind the LLM turns.
+  [WEBHOOK_DELIVER_JOB]: webhookDeliverJob,
   [KNOWLEDGE_INGEST_JOB]: { ...knowledgeIngestJob, slow: true },
 };
 

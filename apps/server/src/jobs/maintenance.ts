@@ -8,6 +8,8 @@ import type { JobDefinition } from './runner.ts';
 export const DONE_JOB_RETENTION_DAYS = 7;
 export const FAILED_JOB_RETENTION_DAYS = 30;
 export const MAINTENANCE_INTERVAL_MS = 60 * 60_000;
+/** Webhook events (and their deliveries) are kept this long for the screen's history and resends. */
+export const WEBHOOK_EVENT_RETENTION_DAYS = 30;
 export const MAINTENANCE_JOB = 'maintenance';
 const MAINTENANCE_KEY = 'maintenance';
 
@@ -17,7 +19,8 @@ function affected(result: unknown): number {
 }
 
 /**
- * Housekeeping that keeps tables from growing without bound: expired sessions, old finished jobs and the raw
+ * Housekeeping that keeps tables from growing without bound: expired sessions, old finished jobs, old outbound
+ * webhook events (WEBHOOK_EVENT_RETENTION_DAYS) and the raw
  * webhook payloads (message texts, phone numbers) of processed inbox rows after WEBHOOK_RETENTION_DAYS. An
  * inbox row that was never processed (its job failed for good) goes after FAILED_JOB_RETENTION_DAYS.
  * Idempotent and cheap; it touches only rows nobody uses any more.
@@ -32,6 +35,11 @@ export async function runMaintenance(ctx: AppContext): Promise<{ jobsDeleted: nu
     delete from webhook_inbox
     where (processed_at is not null and processed_at < now() - (${ctx.config.WEBHOOK_RETENTION_DAYS}::int * interval '1 day'))
        or (processed_at is null and received_at < now() - (${FAILED_JOB_RETENTION_DAYS}::int * interval '1 day'))`);
+  // Outbound webhook events past their retention, unless a delivery still waits (an endpoint disabled for long).
+  await ctx.db.execute(sql`
+    delete from webhook_events e
+    where e.created_at < now() - (${WEBHOOK_EVENT_RETENTION_DAYS}::int * interval '1 day')
+      and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.status = 'PENDING')`);
   return { jobsDeleted: affected(jobsResult), inboxDeleted: affected(inboxResult) };
 }
 

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, AppContext } from '../context.ts';
-import { forbidden, unauthorized } from '../lib/errors.ts';
+import { AppError, forbidden, unauthorized } from '../lib/errors.ts';
+import { authenticateApiKey } from '../modules/integrations/api-keys.service.ts';
 import { findSessionUser, SESSION_TTL_MS } from '../modules/users/session.service.ts';
+import { scopesOf } from './api-key-scopes.ts';
 
 export const SESSION_COOKIE = 'sa_session';
 
@@ -9,6 +11,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in user, or null for an anonymous visitor. */
     actor: Actor | null;
+    /** The API key the request came with (`Authorization: Bearer`), or null for a session or no one. */
+    apiKeyId: number | null;
   }
 }
 
@@ -19,21 +23,67 @@ declare module 'fastify' {
  */
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('actor', null);
+  app.decorateRequest('apiKeyId', null);
   const publicOrigin = new URL(ctx.config.PUBLIC_URL).origin;
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     // Decide by the route that matched, not the raw URL: the router decodes %-escapes, so
     // /api/%61dmin/… reaches the /api/admin/… handlers. Unmatched URLs (404s) fall back to the raw one.
     const path = request.routeOptions.url ?? request.url;
     if (!path.startsWith('/api/')) return;
-    if (!SAFE_METHODS.has(request.method)) refuseForeignOrigin(request, publicOrigin);
-    const token = request.cookies[SESSION_COOKIE];
-    if (token) request.actor = await findSessionUser(ctx, token);
+    const bearer = bearerOf(request);
+    if (bearer !== null) {
+      // An API key (issue 27): the cookie is ignored, and so is Origin — a browser page of another site cannot
+      // send an Authorization header here (it would need CORS, which this server never grants).
+      await useApiKey(ctx, request, reply, bearer);
+    } else {
+      if (!SAFE_METHODS.has(request.method)) refuseForeignOrigin(request, publicOrigin);
+      const token = request.cookies[SESSION_COOKIE];
+      if (token) request.actor = await findSessionUser(ctx, token);
+    }
     if (path.startsWith('/api/admin/') || path === '/api/admin') requireAdmin(request);
   });
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The token of `Authorization: Bearer <token>`, or null without one. */
+function bearerOf(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+/**
+ * Signs the request in as the key's creator, after three checks: the key is live (401), the operation is open
+ * to keys with one of its scopes (403, plugins/api-key-scopes.ts), and the key is within its rate limit (429,
+ * counted on every instance together).
+ */
+async function useApiKey(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, key: string): Promise<void> {
+  const found = await authenticateApiKey(ctx, key);
+  const route = request.routeOptions.url;
+  // An unknown route answers its 404 whatever the key.
+  if (route !== undefined) {
+    const needed = scopesOf(request.method, route);
+    if (needed === null) {
+      throw new AppError(403, 'API_KEY_NOT_ALLOWED', 'This operation is not available with an API key; sign in to use it.');
+    }
+    if (needed.length > 0 && !needed.some((scope) => found.scopes.includes(scope))) {
+      throw new AppError(403, 'API_KEY_SCOPE_MISSING', `This API key lacks the scope ${needed.join(' or ')}.`);
+    }
+  }
+  const limit = ctx.config.API_KEY_RATE_LIMIT;
+  const { count, ttlMs } = await ctx.limits.hit(`api-key:${found.keyId}`, 60_000);
+  reply.header('x-ratelimit-limit', limit);
+  reply.header('x-ratelimit-remaining', Math.max(0, limit - count));
+  if (count > limit) {
+    reply.header('retry-after', Math.max(1, Math.ceil(ttlMs / 1000)));
+    throw new AppError(429, 'RATE_LIMITED', `Too many requests with this API key. Please wait ${Math.max(1, Math.ceil(ttlMs / 1000))} seconds and try again.`);
+  }
+  request.actor = found.actor;
+  request.apiKeyId = found.keyId;
+}
 
 function refuseForeignOrigin(request: FastifyRequest, publicOrigin: string): void {
   const origin = request.headers.origin;

@@ -45,8 +45,10 @@ describe('the OpenAPI document (/api/docs/json)', () => {
     const byKey = new Map(ops.map(({ key, op }) => [key, op]));
     expect(byKey.get('POST /api/user/login')?.security).toEqual([]);
     expect(byKey.get('POST /api/meta-api/webhook')?.security).toEqual([]);
-    expect(byKey.get('GET /api/conversation/{uuidOrId}')?.security).toEqual([{}, { sessionCookie: [] }]);
-    expect(byKey.get('GET /api/conversation/list')?.security).toBeUndefined();
+    expect(byKey.get('GET /api/conversation/{uuidOrId}')?.security).toEqual([{}, { sessionCookie: [] }, { apiKey: [] }]);
+    // Operations open to API keys name both ways in (issue 27); the others keep the document's default.
+    expect(byKey.get('GET /api/conversation/list')?.security).toEqual([{ sessionCookie: [] }, { apiKey: [] }]);
+    expect(byKey.get('GET /api/admin/messaging-accounts/list')?.security).toBeUndefined();
     expect(byKey.get('GET /api/conversation/list')?.summary).toBe('List conversations');
     for (const { key, op } of ops) expect(op.summary, key).toBeTruthy();
     const ids = ops.map(({ op }) => op.operationId);
@@ -58,7 +60,8 @@ describe('the OpenAPI document (/api/docs/json)', () => {
   it('answers 401 to an anonymous call of every operation it says needs the session, unless the input is refused first', async () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
-        if (op.security !== undefined) continue;
+        // Public or optional (an empty requirement): anyone may call it.
+        if (op.security !== undefined && (op.security.length === 0 || op.security.some((s) => Object.keys(s).length === 0))) continue;
         const url = path.replace(/\{[^}]+\}/g, '1');
         const res = await t.request({ method: method.toUpperCase() as never, url, ...(method === 'get' ? {} : { payload: {} }) });
         // Body validation runs before the handler's session check, so a 400 is also an honest answer.

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config/env.ts';
 import { SESSION_COOKIE } from './auth.ts';
+import { scopesOf } from './api-key-scopes.ts';
 
 /**
  * The API description an integrator generates a client from (`/api/docs/json`, docs/operations.md). It passes
@@ -26,6 +27,14 @@ export function openapiBase(config: Pick<AppConfig, 'PUBLIC_URL'>) {
           in: 'cookie' as const,
           name: SESSION_COOKIE,
           description: 'The session cookie set by POST /api/user/login or /api/user/register (httpOnly, 30 days).',
+        },
+        apiKey: {
+          type: 'http' as const,
+          scheme: 'bearer',
+          description:
+            'An API key (`Authorization: Bearer sak_…`) an ADMIN created under Admin → Integrations. It acts as its creator, ' +
+            'narrowed to its scopes: each operation open to keys lists the scopes that allow it (any one) in `x-api-key-scopes`. ' +
+            'See docs/api.md.',
         },
       },
     },
@@ -140,6 +149,7 @@ type Operation = {
   description?: string;
   operationId?: string;
   security?: Record<string, string[]>[];
+  'x-api-key-scopes'?: string[];
   parameters?: { name: string; in: string; description?: string }[];
 };
 type Schema = Record<string, unknown>;
@@ -163,6 +173,14 @@ export function completeOpenapi({ openapiObject }: { openapiObject?: Record<stri
         op.description ??= 'Called by the provider; authenticated by its signature or verify token, not by a session.';
       }
       if (access === 'optional') op.security = [{}, { sessionCookie: [] }];
+      const scopes = scopesOf(method, path);
+      if (scopes !== null) {
+        // OpenAPI 3.0 lets only OAuth schemes list scopes in `security`: they go in an extension and the text.
+        op.security = [...(op.security && op.security.length > 0 ? op.security : access === 'public' ? [{}] : [{ sessionCookie: [] }]), { apiKey: [] }];
+        op['x-api-key-scopes'] = scopes;
+        const needs = scopes.length === 0 ? 'any API key' : `an API key with ${scopes.map((x) => `\`${x}\``).join(' or ')}`;
+        op.description = `${op.description ? `${op.description}\n\n` : ''}Also callable with ${needs}.`;
+      }
     }
   }
   mergeIdenticalPaths(doc.paths);

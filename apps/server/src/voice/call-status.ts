@@ -5,6 +5,7 @@ import { conversationPhases, conversations } from '../db/schema/index.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
 import { emitConversationChanged, type Executor, insertMessage } from '../conversations/conversation-store.ts';
 import { isWorkingPhase } from '../conversations/phases.ts';
+import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import { twilioClient } from '../channels/senders/twilio-client.ts';
 import { accountSidOf, type CallContext } from './call-context.ts';
 import { bookCallCost, callPrices, costOfCallMinutes } from './call-costs.ts';
@@ -76,6 +77,7 @@ export async function applyStatusCallback(ctx: AppContext, call: CallContext, fo
     if (!ended) return;
     await bookCallCost(ctx, call.conversation.id, costOfCallMinutes(callPrices(ctx.config), seconds), 0, tx);
     await reportCallOutcome(ctx, call, ended, tx);
+    await recordConversationEvent(tx, 'call.ended', call.conversation.id);
     await afterCommit(tx, () => emitConversationChanged(ctx, call.conversation));
   });
 }

@@ -90,6 +90,7 @@ export const routes: RouteObject[] = [
           { path: 'hello', ...page(() => import('../features/admin/pages/admin-hello-page.tsx')) },
           { path: 'app-config', ...page(() => import('../features/admin/pages/app-config-page.tsx')) },
           { path: 'knowledge', ...page(() => import('../features/knowledge/pages/knowledge-list-page.tsx')) },
+          { path: 'integrations', ...page(() => import('../features/integrations/pages/integrations-page.tsx')) },
           { path: 'knowledge/:id', ...page(() => import('../features/knowledge/pages/knowledge-collection-page.tsx')) },
           { path: 'conversation-type/create', ...page(() => import('../features/conversation-types/pages/conversation-type-edit-page.tsx')) },
           { path: 'conversation-type/list', ...page(() => import('../features/conversation-types/pages/conversation-type-list-page.tsx')) },

@@ -36,6 +36,7 @@ export const paths = {
     unanswered: '/admin/unanswered-conversations/list',
     webhookSimulator: '/admin/webhook-simulation-tool',
     knowledge: '/admin/knowledge',
+    integrations: '/admin/integrations',
     knowledgeCollection: (id: number | string) => `/admin/knowledge/${id}`,
   },
 } as const;

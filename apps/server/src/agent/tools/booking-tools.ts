@@ -1,4 +1,5 @@
 import type { BookingConfig } from '@sales-agent/shared/schemas/booking-config';
+import { recordConversationEvent } from '../../lib/webhook-outbox.ts';
 import type { AppContext } from '../../context.ts';
 import { bookings } from '../../db/schema/index.ts';
 import { createCalcomCalendar } from './calcom-calendar.ts';
@@ -116,13 +117,31 @@ export async function bookMeeting(tc: BookingToolContext, args: Record<string, u
   const name = typeof args.name === 'string' && args.name.trim() ? args.name.trim() : tc.prospectName ?? 'Prospect';
   const email = typeof args.email === 'string' && args.email.includes('@') ? args.email.trim() : null;
   const meeting = await tc.calendar.book(slot, { name, email, timeZone });
-  await tc.ctx.db.insert(bookings).values({
-    conversationId: tc.conversationId,
-    provider: tc.calendar.kind,
-    externalId: meeting.externalId,
-    start: new Date(meeting.start),
-    end: new Date(meeting.end),
-    timeZone,
+  // The booking and its meeting.booked webhook event commit together (lib/webhook-outbox.ts).
+  await tc.ctx.db.transaction(async (tx) => {
+    const [booking] = await tx
+      .insert(bookings)
+      .values({
+        conversationId: tc.conversationId,
+        provider: tc.calendar.kind,
+        externalId: meeting.externalId,
+        start: new Date(meeting.start),
+        end: new Date(meeting.end),
+        timeZone,
+      })
+      .returning();
+    await recordConversationEvent(tx, 'meeting.booked', tc.conversationId, {
+      meeting: {
+        id: booking.id,
+        provider: booking.provider,
+        externalId: booking.externalId,
+        start: booking.start.toISOString(),
+        end: booking.end.toISOString(),
+        timeZone: booking.timeZone,
+        name,
+        email,
+      },
+    });
   });
   return { booked: true, start: meeting.start, end: meeting.end, timeZone, confirmation: describeSlot(meeting.start, timeZone), externalId: meeting.externalId };
 }
