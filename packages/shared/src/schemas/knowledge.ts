@@ -67,3 +67,37 @@ export const knowledgePassage = z.object({
 });
 export type KnowledgePassage = z.infer<typeof knowledgePassage>;
 export const knowledgeSearchResult = z.object({ results: z.array(knowledgePassage) });
+
+/** Issue 21 item 5: the test box asks the agent of a chosen type. */
+export const knowledgeAskBody = z.object({
+  query: z.string().trim().min(1).max(2000),
+  conversationTypeId: z.number().int().positive(),
+});
+export const knowledgeAskResult = z.object({
+  reply: z.string(),
+  needsHuman: z.boolean(),
+  unknown: z.boolean(),
+  demo: z.boolean(),
+  passages: z.array(knowledgePassage),
+});
+export type KnowledgeAskResult = z.infer<typeof knowledgeAskResult>;
+
+/** Issue 21 item 4: questions the agent could not answer from the knowledge, grouped. */
+export const knowledgeQuestionGroup = z.object({
+  key: z.string(),
+  question: z.string(),
+  count: z.number().int(),
+  lastAskedAt: z.string(),
+  conversations: z.array(z.object({ uuid: z.string(), typeTitle: z.string().nullable() })),
+  conversationTypeIds: z.array(z.number().int()),
+});
+export type KnowledgeQuestionGroup = z.infer<typeof knowledgeQuestionGroup>;
+export const knowledgeQuestionList = z.object({ groups: z.array(knowledgeQuestionGroup) });
+export const knowledgeQuestionKeyBody = z.object({ key: z.string().min(1).max(2000) });
+/** "Add as FAQ": the group's questions are answered by a new FAQ entry in the collection. */
+export const knowledgeQuestionFaqBody = z.object({
+  key: z.string().min(1).max(2000),
+  collectionId: z.number().int().positive(),
+  question: z.string().trim().min(1).max(2000),
+  answer: z.string().trim().min(1).max(20_000),
+});

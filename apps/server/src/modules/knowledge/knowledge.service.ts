@@ -8,6 +8,8 @@ import { documentKind } from '../../knowledge/parse-document.ts';
 import { parseFaqCsv } from '../../knowledge/faq-csv.ts';
 import { searchKnowledge } from '../../knowledge/search.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
+import { listQuestionGroups, resolveQuestionGroup } from '../../knowledge/questions.ts';
+import { previewKnowledgeAnswer } from '../../agent/agent.service.ts';
 
 // Correlated counts name their tables in full: drizzle renders a bare column inside a subquery unqualified.
 const chunkCount = sql<number>`(select count(*) from knowledge_chunks c where c.source_id = knowledge_sources.id)`.mapWith(Number);
@@ -149,4 +151,27 @@ export async function importFaqCsv(ctx: AppContext, collectionId: number, bytes:
     for (const row of rows) await ctx.jobs.enqueue(KNOWLEDGE_INGEST_JOB, { sourceId: row.id }, { executor: tx });
   });
   return { created: parsed.entries.length, skipped: parsed.skipped };
+}
+
+/** The test box's agent answer (issue 21 item 5): the chosen type's draft from this collection's passages. */
+export async function askCollection(ctx: AppContext, collectionId: number, typeId: number, query: string) {
+  await requireCollection(ctx, collectionId);
+  return previewKnowledgeAnswer(ctx, typeId, [collectionId], query);
+}
+
+export async function listUnansweredQuestions(ctx: AppContext) {
+  return { groups: await listQuestionGroups(ctx.db) };
+}
+
+/** "Add as FAQ": one FAQ entry (queued for ingestion) answers every open question of the group. */
+export async function answerQuestionGroup(ctx: AppContext, body: { key: string; collectionId: number; question: string; answer: string }) {
+  const source = await addJsonSource(ctx, body.collectionId, { type: 'faq', question: body.question, answer: body.answer });
+  const resolved = await resolveQuestionGroup(ctx.db, body.key, source.id);
+  return { id: source.id, resolved };
+}
+
+export async function dismissQuestionGroup(ctx: AppContext, key: string) {
+  const resolved = await resolveQuestionGroup(ctx.db, key, null);
+  if (resolved === 0) throw notFound('No open question with this key');
+  return resolved;
 }
