@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, Card, FileButton, Group, Loader, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, FileButton, Group, Loader, Select, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -15,9 +15,11 @@ import {
   useDeleteSource,
   useImportFaqCsv,
   useRefreshSource,
+  useAskKnowledge,
   useSearchKnowledge,
   useUploadDocument,
 } from '../api/knowledge.ts';
+import { conversationTypesQuery } from '../../conversation-types/api/conversation-types.ts';
 
 const STATUS_COLORS: Record<KnowledgeSource['status'], string> = { queued: 'gray', processing: 'blue', ready: 'green', failed: 'red' };
 const STATUS_LABELS: Record<KnowledgeSource['status'], string> = { queued: 'Queued', processing: 'Processing', ready: 'Ready', failed: 'Failed' };
@@ -158,24 +160,65 @@ function SourcesTable({ collectionId, sources }: { collectionId: number; sources
   );
 }
 
-/** Ask a question and see the passages the agent would get, best first, with their scores. */
+/**
+ * Ask a question: "Search" shows the passages the agent would get, best first, with their scores; "Ask the
+ * agent" shows the answer the chosen type's agent would give from this collection (the configured LLM, or the
+ * offline demo agent), through the same knowledge check as a conversation.
+ */
 function TestBox({ collectionId }: { collectionId: number }) {
   const search = useSearchKnowledge(collectionId);
+  const ask = useAskKnowledge(collectionId);
+  const types = useQuery(conversationTypesQuery());
   const [question, setQuestion] = useState('');
+  const [typeId, setTypeId] = useState<string | null>(null);
+  const typeOptions = (types.data ?? []).map((t) => ({ value: String(t.id), label: t.title || `Type ${t.id}` }));
+  const chosenType = typeId ?? typeOptions[0]?.value ?? null;
   const onSubmit = (event: React.FormEvent) => {
     event.preventDefault();
     search.mutate(question);
   };
+  const onAsk = () => {
+    if (!chosenType) return;
+    search.mutate(question);
+    ask.mutate({ query: question, conversationTypeId: Number(chosenType) });
+  };
   const results = search.data?.results;
+  const answer = ask.data;
   return (
     <Card withBorder component="form" onSubmit={onSubmit} aria-label="Test the knowledge base">
       <Title order={4}>Try a question</Title>
       <Group align="flex-end">
         <TextInput label="Question" style={{ flex: 1 }} value={question} onChange={(e) => setQuestion(e.currentTarget.value)} maxLength={2000} />
-        <Button type="submit" disabled={!question.trim()} loading={search.isPending}>
+        <Select
+          label="Agent of type"
+          data={typeOptions}
+          value={chosenType}
+          onChange={setTypeId}
+          allowDeselect={false}
+          placeholder={types.isPending ? 'Loading types…' : 'No conversation types'}
+        />
+        <Button type="submit" variant="light" disabled={!question.trim()} loading={search.isPending}>
           Search
         </Button>
+        <Button onClick={onAsk} disabled={!question.trim() || !chosenType} loading={ask.isPending}>
+          Ask the agent
+        </Button>
       </Group>
+      {answer && (
+        <Card withBorder mt="sm" padding="sm" aria-label="Agent's answer">
+          <Group gap="xs">
+            <Text fw={600} size="sm">
+              The agent would answer
+            </Text>
+            {answer.demo && <Badge variant="light" color="gray">Demo agent (offline)</Badge>}
+            {answer.unknown && <Badge variant="light" color="orange">Not in the knowledge base</Badge>}
+            {answer.needsHuman && <Badge variant="light" color="red">Hands over to a person</Badge>}
+          </Group>
+          <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+            {answer.reply}
+          </Text>
+        </Card>
+      )}
       {results && results.length === 0 && (
         <Text mt="sm" c="dimmed">
           Nothing in this collection matches: the agent would say it will find out.
