@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { knowledgeChunks, knowledgeSources } from '../db/schema/index.ts';
 import type { JobDefinition } from '../jobs/runner.ts';
 import { chunkText } from './chunking.ts';
+import { crawlSite } from './crawl.ts';
 import { DocumentError, type DocumentSection, documentKind, parseDocument } from './parse-document.ts';
 
 export const KNOWLEDGE_INGEST_JOB = 'knowledge.ingest';
@@ -13,9 +14,16 @@ const payload = z.object({ sourceId: z.number().int() });
 type SourceRow = typeof knowledgeSources.$inferSelect;
 
 /** Sections of a source, or a sentence in words saying why it cannot be read. */
-async function readSource(source: SourceRow): Promise<DocumentSection[]> {
+async function readSource(ctx: AppContext, source: SourceRow): Promise<DocumentSection[]> {
   if (source.type === 'faq') return [{ title: source.question ?? undefined, text: `Q: ${source.question}\nA: ${source.answer}` }];
-  if (source.type === 'website') throw new DocumentError('Website crawling is not available in this version yet.');
+  if (source.type === 'website') {
+    // Progress: the pages read so far show on the sources table while the crawl runs.
+    const onPage = async (pages: number) => {
+      if (pages % 5 === 0) await ctx.db.update(knowledgeSources).set({ items: pages }).where(eq(knowledgeSources.id, source.id));
+    };
+    const { sections } = await crawlSite(source.url!, { allowPrivate: ctx.config.ALLOW_PRIVATE_URLS, onPage });
+    return sections;
+  }
   const kind = documentKind(source.fileName ?? '');
   if (!kind || !source.content) throw new DocumentError('The file type is not one the knowledge base reads.');
   return parseDocument(kind, source.content);
@@ -31,7 +39,7 @@ export async function ingestSource(ctx: AppContext, sourceId: number): Promise<v
   await ctx.db.update(knowledgeSources).set({ status: 'processing', error: null }).where(eq(knowledgeSources.id, sourceId));
   let sections: DocumentSection[];
   try {
-    sections = await readSource(source);
+    sections = await readSource(ctx, source);
   } catch (error) {
     const reason = error instanceof DocumentError ? error.message : 'The document could not be read.';
     if (!(error instanceof DocumentError)) ctx.log.warn({ err: error, sourceId }, 'knowledge source could not be parsed');
@@ -39,7 +47,7 @@ export async function ingestSource(ctx: AppContext, sourceId: number): Promise<v
     return;
   }
   const rows = sections.flatMap((section) =>
-    chunkText(section.text).map((text) => ({ title: section.title ?? source.title, text, url: source.url })),
+    chunkText(section.text).map((text) => ({ title: section.title ?? source.title, text, url: section.url ?? source.url })),
   );
   await ctx.db.transaction(async (tx) => {
     await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.sourceId, sourceId));

@@ -8,6 +8,7 @@ import { documentKind } from '../../knowledge/parse-document.ts';
 import { parseFaqCsv } from '../../knowledge/faq-csv.ts';
 import { searchKnowledge } from '../../knowledge/search.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
+import { outboundUrlProblem } from '../../lib/outbound-url.ts';
 import { listQuestionGroups, resolveQuestionGroup } from '../../knowledge/questions.ts';
 import { previewKnowledgeAnswer } from '../../agent/agent.service.ts';
 
@@ -56,10 +57,13 @@ async function addSource(ctx: AppContext, collectionId: number, values: NewSourc
   });
 }
 
-export function addJsonSource(ctx: AppContext, collectionId: number, body: KnowledgeSourceBody) {
+export async function addJsonSource(ctx: AppContext, collectionId: number, body: KnowledgeSourceBody) {
   if (body.type === 'faq') {
     return addSource(ctx, collectionId, { type: 'faq', title: body.question, question: body.question, answer: body.answer });
   }
+  // The crawler checks every fetch again; this refuses a private address when it is typed (docs/security.md).
+  const problem = await outboundUrlProblem(body.url, { allowPrivate: ctx.config.ALLOW_PRIVATE_URLS });
+  if (problem) throw badRequest(`url: ${problem}`, 'VALIDATION_ERROR');
   return addSource(ctx, collectionId, { type: 'website', title: new URL(body.url).host, url: body.url });
 }
 
