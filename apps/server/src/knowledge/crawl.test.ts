@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs, knowledgeChunks } from '../db/schema/index.ts';
 import { useTestApp, useUser } from '../test/use-test-app.ts';
 import { CRAWLER_USER_AGENT, crawlSite } from './crawl.ts';
 
@@ -58,11 +60,20 @@ const admin = useUser(t, 'ADMIN');
 describe('website crawl', () => {
   it('reads the sitemap and the links within the origin, honours robots.txt, refuses another origin, and a re-crawl replaces a changed page', async () => {
     const { id } = (await t.request({ method: 'POST', url: '/api/admin/knowledge', as: admin.cookie, payload: { name: 'Site' } })).json();
-    const added = await t.request({ method: 'POST', url: `/api/admin/knowledge/${id}/sources`, as: admin.cookie, payload: { type: 'website', url: `${origin}/` } });
+    const added = await t.request({ method: 'POST', url: `/api/admin/knowledge/${id}/sources`, as: admin.cookie, payload: { type: 'website', url: `${origin}/`, refresh: 'weekly' } });
     expect(added.statusCode).toBe(201);
     await t.ctx.jobs.drain();
     const [source] = (await t.request({ method: 'GET', url: `/api/admin/knowledge/${id}/sources`, as: admin.cookie })).json();
-    expect(source).toMatchObject({ type: 'website', status: 'ready', items: 3 });
+    expect(source).toMatchObject({ type: 'website', status: 'ready', items: 3, refresh: 'weekly' });
+    // The weekly re-crawl is queued, one per source.
+    const recrawl = await t.ctx.db.select().from(jobs).where(and(eq(jobs.singletonKey, `knowledge.recrawl:${source.id}`), eq(jobs.status, 'pending')));
+    expect(recrawl).toHaveLength(1);
+    expect(recrawl[0].runAt.getTime() - Date.now()).toBeGreaterThan(6.9 * 24 * 3600 * 1000);
+    const chunkIds = async () =>
+      Object.fromEntries(
+        (await t.ctx.db.select().from(knowledgeChunks).where(eq(knowledgeChunks.sourceId, source.id))).map((c) => [c.url, c.id]),
+      );
+    const before = await chunkIds();
 
     const search = async (query: string) =>
       (await t.request({ method: 'POST', url: `/api/admin/knowledge/${id}/search`, as: admin.cookie, payload: { query } })).json().results;
@@ -83,6 +94,11 @@ describe('website crawl', () => {
     const about = (await search('installed since'))[0];
     expect(about.text).toContain('2015');
     expect(about.text).not.toContain('2011');
+    // Only the changed page's passages were replaced.
+    const after = await chunkIds();
+    expect(after[`${origin}/pricing`]).toBe(before[`${origin}/pricing`]);
+    expect(after[`${origin}/about`]).not.toBe(before[`${origin}/about`]);
+    expect((await t.ctx.db.select().from(jobs).where(and(eq(jobs.singletonKey, `knowledge.recrawl:${source.id}`), eq(jobs.status, 'pending'))))).toHaveLength(1);
   });
 
   it('keeps to the page limit and marks an unreachable site failed with the reason', async () => {

@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
+import type { Executor } from '../db/executor.ts';
 import { knowledgeChunks, knowledgeSources } from '../db/schema/index.ts';
 import type { JobDefinition } from '../jobs/runner.ts';
 import { chunkText } from './chunking.ts';
@@ -50,11 +51,12 @@ export async function ingestSource(ctx: AppContext, sourceId: number): Promise<v
     chunkText(section.text).map((text) => ({ title: section.title ?? source.title, text, url: section.url ?? source.url })),
   );
   await ctx.db.transaction(async (tx) => {
-    await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.sourceId, sourceId));
-    if (rows.length > 0) {
-      await tx.insert(knowledgeChunks).values(
-        rows.map((row, position) => ({ ...row, position, sourceId, collectionId: source.collectionId })),
-      );
+    if (source.type === 'website') await replaceChangedPages(tx, source, rows);
+    else {
+      await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.sourceId, sourceId));
+      if (rows.length > 0) {
+        await tx.insert(knowledgeChunks).values(rows.map((row, position) => ({ ...row, position, sourceId, collectionId: source.collectionId })));
+      }
     }
     const empty = rows.length === 0;
     await tx
@@ -66,7 +68,48 @@ export async function ingestSource(ctx: AppContext, sourceId: number): Promise<v
         refreshedAt: new Date(),
       })
       .where(eq(knowledgeSources.id, sourceId));
+    await scheduleRecrawl(ctx, source, tx);
   });
+}
+
+type ChunkRow = { title: string | null; text: string; url: string | null };
+
+/**
+ * A re-crawl replaces changed pages only (issue 21): a page whose passages read the same keeps its chunks
+ * (ids and all), a changed page's chunks are replaced, a page no longer found loses them.
+ */
+async function replaceChangedPages(tx: Executor, source: SourceRow, rows: ChunkRow[]) {
+  const byPage = (list: ChunkRow[]) => {
+    const pages = new Map<string, ChunkRow[]>();
+    for (const row of list) pages.set(row.url ?? '', [...(pages.get(row.url ?? '') ?? []), row]);
+    return pages;
+  };
+  const old = byPage(
+    await tx
+      .select({ title: knowledgeChunks.title, text: knowledgeChunks.text, url: knowledgeChunks.url })
+      .from(knowledgeChunks)
+      .where(eq(knowledgeChunks.sourceId, source.id))
+      .orderBy(knowledgeChunks.position),
+  );
+  const fresh = byPage(rows);
+  const same = (a: ChunkRow[], b: ChunkRow[]) => a.length === b.length && a.every((row, i) => row.text === b[i].text && row.title === b[i].title);
+  const gone = [...old.keys()].filter((url) => !fresh.has(url) || !same(old.get(url)!, fresh.get(url)!));
+  if (gone.length > 0) {
+    await tx.delete(knowledgeChunks).where(and(eq(knowledgeChunks.sourceId, source.id), inArray(sql`coalesce(${knowledgeChunks.url}, '')`, gone)));
+  }
+  const added = [...fresh.entries()].filter(([url, pageRows]) => !old.has(url) || !same(old.get(url)!, pageRows)).flatMap(([, pageRows]) => pageRows);
+  if (added.length > 0) {
+    await tx.insert(knowledgeChunks).values(added.map((row, position) => ({ ...row, position, sourceId: source.id, collectionId: source.collectionId })));
+  }
+}
+
+const RECRAWL_DAYS = { daily: 1, weekly: 7, monthly: 30 } as const;
+
+/** The next crawl of a website with a schedule, one pending per source (a refresh meanwhile moves it). */
+async function scheduleRecrawl(ctx: AppContext, source: SourceRow, tx: Executor) {
+  if (source.type !== 'website' || source.refreshSchedule === 'off') return;
+  const runAt = new Date(Date.now() + RECRAWL_DAYS[source.refreshSchedule] * 24 * 3600 * 1000);
+  await ctx.jobs.enqueue(KNOWLEDGE_INGEST_JOB, { sourceId: source.id }, { runAt, singletonKey: `knowledge.recrawl:${source.id}`, replace: true, executor: tx });
 }
 
 export const knowledgeIngestJob: JobDefinition<typeof payload> = {

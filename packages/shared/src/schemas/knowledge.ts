@@ -40,6 +40,8 @@ export const knowledgeSource = z.object({
   type: z.enum(KNOWLEDGE_SOURCE_TYPES),
   title: z.string(),
   url: z.string().nullable(),
+  /** Website re-crawl schedule. */
+  refresh: z.enum(['off', 'daily', 'weekly', 'monthly']),
   status: z.enum(KNOWLEDGE_SOURCE_STATUSES),
   error: z.string().optional(),
   /** Pages, rows or documents read at the last refresh. */

@@ -64,7 +64,7 @@ export async function addJsonSource(ctx: AppContext, collectionId: number, body:
   // The crawler checks every fetch again; this refuses a private address when it is typed (docs/security.md).
   const problem = await outboundUrlProblem(body.url, { allowPrivate: ctx.config.ALLOW_PRIVATE_URLS });
   if (problem) throw badRequest(`url: ${problem}`, 'VALIDATION_ERROR');
-  return addSource(ctx, collectionId, { type: 'website', title: new URL(body.url).host, url: body.url });
+  return addSource(ctx, collectionId, { type: 'website', title: new URL(body.url).host, url: body.url, refreshSchedule: body.refresh ?? 'off' });
 }
 
 export function addDocument(ctx: AppContext, collectionId: number, file: { fileName: string; mimeType: string; bytes: Buffer }) {
@@ -89,6 +89,7 @@ export async function listSources(ctx: AppContext, collectionId: number) {
       type: knowledgeSources.type,
       title: knowledgeSources.title,
       url: knowledgeSources.url,
+      refresh: knowledgeSources.refreshSchedule,
       status: knowledgeSources.status,
       error: knowledgeSources.error,
       items: knowledgeSources.items,

@@ -39,6 +39,7 @@ export default function KnowledgeCollectionPage() {
       <Group align="stretch" grow>
         <FaqForm collectionId={id} />
         <UploadCard collectionId={id} />
+        <WebsiteForm collectionId={id} />
       </Group>
       <Title order={3}>Sources</Title>
       {sources.isPending && <Loader aria-label="Loading sources" />}
@@ -64,6 +65,37 @@ function FaqForm({ collectionId }: { collectionId: number }) {
       <Textarea label="Answer" value={answer} onChange={(e) => setAnswer(e.currentTarget.value)} autosize minRows={2} />
       <Button type="submit" mt="sm" disabled={!question.trim() || !answer.trim()} loading={add.isPending}>
         Add entry
+      </Button>
+    </Card>
+  );
+}
+
+const REFRESH_OPTIONS = [
+  { value: 'off', label: 'No re-crawl' },
+  { value: 'daily', label: 'Re-crawl daily' },
+  { value: 'weekly', label: 'Re-crawl weekly' },
+  { value: 'monthly', label: 'Re-crawl monthly' },
+];
+
+/** A website: crawled within its own origin (sitemap, links, robots.txt), re-crawled on a schedule. */
+function WebsiteForm({ collectionId }: { collectionId: number }) {
+  const add = useAddSource(collectionId);
+  const [url, setUrl] = useState('');
+  const [refresh, setRefresh] = useState<string | null>('weekly');
+  const onSubmit = (event: React.FormEvent) => {
+    event.preventDefault();
+    add.mutate(
+      { type: 'website', url: url.trim(), refresh: (refresh ?? 'off') as 'off' | 'daily' | 'weekly' | 'monthly' },
+      { onSuccess: () => setUrl('') },
+    );
+  };
+  return (
+    <Card withBorder component="form" onSubmit={onSubmit} aria-label="Add a website">
+      <Title order={4}>Add a website</Title>
+      <TextInput label="Start URL" placeholder="https://www.example.com/" value={url} onChange={(e) => setUrl(e.currentTarget.value)} maxLength={2000} />
+      <Select label="Re-crawl" data={REFRESH_OPTIONS} value={refresh} onChange={setRefresh} allowDeselect={false} />
+      <Button type="submit" mt="sm" disabled={!/^https?:\/\/\S+$/.test(url.trim())} loading={add.isPending}>
+        Crawl website
       </Button>
     </Card>
   );
@@ -129,7 +161,16 @@ function SourcesTable({ collectionId, sources }: { collectionId: number; sources
       <Table.Tbody>
         {sources.map((s) => (
           <Table.Tr key={s.id}>
-            <Table.Td>{s.title}</Table.Td>
+            <Table.Td>
+              {s.title}
+              {s.type === 'website' && s.items > 0 && (
+                <Text size="xs" c="dimmed">
+                  {s.items} {s.items === 1 ? 'page' : 'pages'}
+                  {s.status === 'processing' ? ' read so far' : ''}
+                  {s.refresh !== 'off' ? ` · re-crawled ${s.refresh}` : ''}
+                </Text>
+              )}
+            </Table.Td>
             <Table.Td>{TYPE_LABELS[s.type]}</Table.Td>
             <Table.Td>
               <Badge color={STATUS_COLORS[s.status]} variant="light">

@@ -1,0 +1,1 @@
+ALTER TABLE "knowledge_sources" ADD COLUMN "refresh_schedule" text DEFAULT 'off' NOT NULL;
