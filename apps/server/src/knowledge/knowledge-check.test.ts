@@ -3,6 +3,7 @@ import { receiveProspectMessage, startWebConversation } from '../agent/agent.ser
 import { FIND_OUT_REPLY, HAND_OVER_REPLY } from '../agent/knowledge-reply.ts';
 import { agentMessagesOf, buildPlaybook, conversationRow } from '../test/agent-factories.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
+import { attachCollections, buildCollection } from '../test/knowledge-factories.ts';
 import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
 import { groundingProblem, unsupportedNumbers } from './grounding.ts';
 
@@ -16,26 +17,10 @@ beforeEach(async () => {
   await t.ctx.db.execute('update knowledge_questions set resolved_at = now() where resolved_at is null');
 });
 
-async function collectionWith(faqs: [string, string][]): Promise<number> {
-  const { id } = (await t.request({ method: 'POST', url: '/api/admin/knowledge', as: admin.cookie, payload: { name: 'Facts' } })).json();
-  for (const [question, answer] of faqs) {
-    await t.request({ method: 'POST', url: `/api/admin/knowledge/${id}/sources`, as: admin.cookie, payload: { type: 'faq', question, answer } });
-  }
-  await t.ctx.jobs.drain();
-  return id;
-}
-
 async function typeWithKnowledge(config: Record<string, unknown> = {}) {
-  const collection = await collectionWith([['How much does installation cost?', 'Installation costs 480 euros, done within two weeks.']]);
+  const collection = await buildCollection(t, admin.cookie, [['How much does installation cost?', 'Installation costs 480 euros, done within two weeks.']]);
   const type = await buildPlaybook(t.ctx, { config });
-  const detail = (await t.request({ method: 'GET', url: `/api/conversation-type/${type.id}`, as: admin.cookie })).json();
-  const res = await t.request({
-    method: 'POST',
-    url: '/api/admin/conversation-type/create-edit',
-    as: admin.cookie,
-    payload: { id: type.id, title: detail.title, rolePrompt: detail.rolePrompt, errorPrompt: detail.errorPrompt, knowledgeCollectionIds: [collection] },
-  });
-  expect(res.statusCode).toBe(200);
+  expect((await attachCollections(t, admin.cookie, type.id, [collection])).statusCode).toBe(200);
   return { type, collection };
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_AGENT_PREFIX } from '@sales-agent/shared/agent';
 import { receiveProspectMessage, startWebConversation } from '../agent/agent.service.ts';
 import { agentMessagesOf, buildPlaybook } from '../test/agent-factories.ts';
+import { attachCollections, buildCollection } from '../test/knowledge-factories.ts';
 import { useTestApp, useUser } from '../test/use-test-app.ts';
 
 // No OPENAI_API_KEY: the offline demo agent answers from the knowledge too.
@@ -9,22 +10,9 @@ const t = useTestApp();
 const admin = useUser(t, 'ADMIN');
 
 async function setUp() {
-  const { id: collection } = (await t.request({ method: 'POST', url: '/api/admin/knowledge', as: admin.cookie, payload: { name: 'Demo facts' } })).json();
-  await t.request({
-    method: 'POST',
-    url: `/api/admin/knowledge/${collection}/sources`,
-    as: admin.cookie,
-    payload: { type: 'faq', question: 'How much does installation cost?', answer: 'Installation costs 480 euros.' },
-  });
-  await t.ctx.jobs.drain();
+  const collection = await buildCollection(t, admin.cookie, [['How much does installation cost?', 'Installation costs 480 euros.']], 'Demo facts');
   const type = await buildPlaybook(t.ctx);
-  const detail = (await t.request({ method: 'GET', url: `/api/conversation-type/${type.id}`, as: admin.cookie })).json();
-  await t.request({
-    method: 'POST',
-    url: '/api/admin/conversation-type/create-edit',
-    as: admin.cookie,
-    payload: { id: type.id, title: detail.title, rolePrompt: detail.rolePrompt, errorPrompt: detail.errorPrompt, knowledgeCollectionIds: [collection] },
-  });
+  await attachCollections(t, admin.cookie, type.id, [collection]);
   return { type, collection };
 }
 
