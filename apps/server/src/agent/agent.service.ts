@@ -25,6 +25,8 @@ import { scheduleTurn, turnJobKey } from './turn.job.ts';
 import { endSilence, followUpJobKey } from '../conversations/unanswered.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
 
+/** Issue 21: the knowledge test box's answer (modules/knowledge). */
+export { previewKnowledgeAnswer } from './knowledge-preview.ts';
 
 const conversationNotFound = () => notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
 

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { KnowledgePassage } from '@sales-agent/shared/schemas/knowledge';
+import { knowledgePromptBlock } from '../knowledge/turn-knowledge.ts';
 import type { AgentSettings, HistoryMessage, LoadedConversation } from '../conversations/conversation-store.ts';
 import type { ChatMessage, JsonAnswer, LlmPurpose, LlmRequest, PlaybookFacts } from './llm/provider.ts';
 
@@ -44,6 +46,20 @@ export const draftAnswer: JsonAnswer<{ reply: string; needsHuman: boolean; reaso
   name: 'draft_reply',
   schema: objectSchema({ reply: str, needsHuman: bool, reason: str }),
   parse: z.object({ reply: z.string(), needsHuman: z.boolean(), reason: z.string() }),
+};
+/**
+ * The draft of a type with knowledge collections (issue 21): the reply, plus the prospect's question the
+ * knowledge did not answer (empty when none), which the team sees in the unanswered-questions list.
+ */
+export const knowledgeDraftAnswer: JsonAnswer<{ reply: string; needsHuman: boolean; reason: string; unknownQuestion: string }> = {
+  name: 'draft_reply',
+  schema: objectSchema({
+    reply: str,
+    needsHuman: bool,
+    reason: str,
+    unknownQuestion: { type: 'string', description: "The prospect's question the facts do not answer; empty when none." },
+  }),
+  parse: z.object({ reply: z.string(), needsHuman: z.boolean(), reason: z.string(), unknownQuestion: z.string().default('') }),
 };
 export const guardAnswer: JsonAnswer<{ pass: boolean; reason: string }> = {
   name: 'guard_check',
@@ -141,32 +157,50 @@ export function transitionRequest(playbook: Playbook, phaseIndex: number, histor
   ], playbook, factsOf(playbook, phaseIndex, history));
 }
 
-/** The next reply to the prospect; `rejection` is the guard's reason when this is the one retry. */
-export function draftRequest(playbook: Playbook, phaseIndex: number, history: HistoryMessage[], rejection?: string, knowledge = '') {
+/**
+ * The next reply to the prospect; `rejection` is the guard's reason when this is the one retry. With
+ * `knowledge` (a type with knowledge collections, issue 21) the prompt carries the retrieved passages and the
+ * answer names the question they did not answer.
+ */
+export function draftRequest(playbook: Playbook, phaseIndex: number, history: HistoryMessage[], rejection?: string, knowledge?: KnowledgePassage[]) {
   const retry = rejection
     ? `\nYour previous draft was rejected by the reviewer for this reason: ${rejection}\nWrite a different reply that avoids it.`
     : '';
-  return request('draft', draftAnswer, [
+  const knowledgeBlock = knowledge ? knowledgePromptBlock(knowledge) : '';
+  const shape = knowledge
+    ? `{"reply": string, "needsHuman": boolean, "reason": string, "unknownQuestion": string}`
+    : `{"reply": string, "needsHuman": boolean, "reason": string}`;
+  const unknown = knowledge
+    ? ` When the prospect asks something the facts do not answer, say you will find out, and put their question in unknownQuestion (else leave it empty).`
+    : '';
+  const messages: ChatMessage[] = [
     {
       role: 'system',
       content:
-        `${playbook.rolePrompt}\n\n${phaseHeader(playbook, phaseIndex)}${knowledge}${retry}\n\n` +
-        `Write your next message to the prospect. Answer JSON {"reply": string, "needsHuman": boolean, "reason": string}. ` +
+        `${playbook.rolePrompt}\n\n${phaseHeader(playbook, phaseIndex)}${knowledgeBlock}${retry}\n\n` +
+        `Write your next message to the prospect. Answer JSON ${shape}. ` +
         `Set needsHuman to true only when a human colleague must take over (the prospect asks for a person, or ` +
-        `something you cannot handle); the reply is then a short holding message, and reason says why.`,
+        `something you cannot handle); the reply is then a short holding message, and reason says why.${unknown}`,
     },
     ...chatOf(history),
-  ], playbook, factsOf(playbook, phaseIndex, history), playbook.temperature);
+  ];
+  const facts = { ...factsOf(playbook, phaseIndex, history), ...(knowledge ? { knowledge } : {}) };
+  if (knowledge) return request('draft', knowledgeDraftAnswer, messages, playbook, facts, playbook.temperature);
+  return request('draft', draftAnswer as JsonAnswer<{ reply: string; needsHuman: boolean; reason: string; unknownQuestion?: string }>, messages, playbook, facts, playbook.temperature);
 }
 
 /** The checkingPrompt guard over a drafted reply. */
-export function guardRequest(playbook: Playbook, phaseIndex: number, history: HistoryMessage[], draft: string) {
+export function guardRequest(playbook: Playbook, phaseIndex: number, history: HistoryMessage[], draft: string, knowledge?: KnowledgePassage[]) {
+  const facts = knowledge
+    ? `\nAlso reject a reply that states a price, number, date or promise not supported by these facts from the ` +
+      `business's knowledge base or by the rules above:${knowledgePromptBlock(knowledge, false) || ' (none were found for this question)'}`
+    : '';
   return request('guard', guardAnswer, [
     {
       role: 'system',
       content:
         `You check a sales agent's drafted reply before it is sent to the prospect.\nRules the reply must follow: ` +
-        `${playbook.checkingPrompt}\nAnswer JSON {"pass": boolean, "reason": string}; the reason says which rule is broken.`,
+        `${playbook.checkingPrompt}${facts}\nAnswer JSON {"pass": boolean, "reason": string}; the reason says which rule is broken.`,
     },
     { role: 'user', content: `Conversation so far:\n${transcriptOf(history)}\n\nDrafted reply:\n${draft}` },
   ], playbook, factsOf(playbook, phaseIndex, history));

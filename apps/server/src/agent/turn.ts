@@ -17,7 +17,9 @@ import {
   lockConversationRow,
 } from '../conversations/conversation-store.ts';
 import { playbookOf } from './prompts.ts';
-import { knowledgePromptBlock, recordPassagesUsed, retrieveForTurn } from '../knowledge/turn-knowledge.ts';
+import { knowledgeForTurn, recordPassagesUsed } from '../knowledge/turn-knowledge.ts';
+import { recordUnansweredQuestion } from '../knowledge/questions.ts';
+import { writeKnowledgeDraft } from './knowledge-reply.ts';
 import { scheduleFollowUp } from './follow-up.ts';
 import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
 import { LlmError } from './llm/provider.ts';
@@ -25,7 +27,6 @@ import { isWorkingPhase } from '../conversations/phases.ts';
 import { draftRequest, type HistoryMessage, type Playbook, ratingRequest, transitionRequest, triggerRequest } from './prompts.ts';
 import { sendAgentMessage, type SendExpectation, type TurnOrigin } from '../conversations/agent-messages.ts';
 import { leaveWorkingPhase, moveWorkingPhase, setRating } from '../conversations/phase-moves.ts';
-import { writeGuardedReply } from './guarded-reply.ts';
 import { runToolStep } from './tools/tool-step.ts';
 import { endSilence, recordAgentError, startSilence } from '../conversations/unanswered.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
@@ -112,28 +113,33 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
     }
 
     // Issue 21: the type's knowledge for what the prospect just asked, in the draft prompt with its sources.
-    const passages = await retrieveForTurn(ctx.db, loaded.type.id, history);
+    const knowledge = await knowledgeForTurn(ctx.db, loaded.type.id, history);
+    const passages = knowledge?.passages ?? [];
     // Tools first (booking, custom tools): their results reach the draft as notes of this turn's history.
     const acted = await runToolStep(ctx, loaded, playbook.rolePrompt, history, usage);
-    const draft = await writeGuardedReply(
-      ctx,
+    const draft = await writeKnowledgeDraft(ctx, {
       conversationId,
       playbook,
       phase,
-      acted,
-      (rejection) => draftRequest(playbook, phase, acted, rejection, knowledgePromptBlock(passages)),
-      { deferred: usage },
-    );
+      history: acted,
+      knowledge,
+      typeConfig: loaded.type.config,
+      deferred: usage,
+    });
     if (!draft.ok) {
       await needsHuman(ctx, loaded, phase, 'GUARD_FAILED', `The drafted reply failed the checking prompt twice: ${draft.reason}`, undefined, origin);
       return 'needs-human';
     }
-    const { reply, needsHuman: askedForHuman, reason } = draft.value;
+    const { reply, needsHuman: askedForHuman, reason, unknownQuestion } = draft;
+    const typeId = loaded.type.id;
+    const recordQuestion = (executor: Executor) =>
+      unknownQuestion ? recordUnansweredQuestion(executor, { conversationId, conversationTypeId: typeId, question: unknownQuestion }) : undefined;
     const expect: SendExpectation = { phase, lastIds, messagesCount: loaded.conversation.messagesCount };
     if (askedForHuman) {
       // The holding reply (if any) goes out with the hand-over, or neither does when the draft is stale.
       const message = `The agent asked for a human: ${reason || 'no reason given'}`;
-      const handedOver = await needsHuman(ctx, loaded, phase, 'HUMAN_REQUESTED', message, reply ? { text: reply, expect } : undefined, origin);
+      const handedOver = await needsHuman(ctx, loaded, phase, unknownQuestion ? 'NOT_IN_KNOWLEDGE' : 'HUMAN_REQUESTED', message, reply ? { text: reply, expect } : undefined, origin);
+      if (handedOver) await recordQuestion(ctx.db);
       return handedOver ? 'needs-human' : 'stale';
     }
     // The reply, the silence it starts and that silence's first follow-up commit together: a process killed in
@@ -142,6 +148,7 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
       const stored = await sendAgentMessage(ctx, loaded, reply, expect, tx, origin);
       if (stored) await afterAgentReply(ctx, conversationId, settings, tx);
       if (stored) await recordPassagesUsed(tx, stored, passages);
+      if (stored) await recordQuestion(tx);
       return stored;
     });
     // The reply's announcement and the unanswered list's refresh went out on the commit (db/after-commit.ts).

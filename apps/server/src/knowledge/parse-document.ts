@@ -13,6 +13,8 @@ export const PDF_MAX_PAGES = 1000;
 export interface DocumentSection {
   title?: string;
   text: string;
+  /** The page a website section was read from. */
+  url?: string;
 }
 
 export type DocumentKind = 'pdf' | 'docx' | 'markdown' | 'text' | 'html' | 'csv';

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { receiveProspectMessage, startWebConversation } from '../agent/agent.service.ts';
 import { agentMessagesOf, buildPlaybook } from '../test/agent-factories.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
+import { attachCollections, buildCollection } from '../test/knowledge-factories.ts';
 import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
 
 const fake = useFake(new OpenAiFake());
@@ -9,25 +10,8 @@ const t = useTestApp({ env: () => fake.env({ LLM_MAX_RETRIES: '1' }) });
 const admin = useUser(t, 'ADMIN');
 beforeEach(() => fake.reset());
 
-async function collectionWith(faqs: [string, string][]): Promise<number> {
-  const { id } = (await t.request({ method: 'POST', url: '/api/admin/knowledge', as: admin.cookie, payload: { name: 'Facts' } })).json();
-  for (const [question, answer] of faqs) {
-    const res = await t.request({ method: 'POST', url: `/api/admin/knowledge/${id}/sources`, as: admin.cookie, payload: { type: 'faq', question, answer } });
-    expect(res.statusCode).toBe(201);
-  }
-  await t.ctx.jobs.drain();
-  return id;
-}
-
-async function attach(typeId: number, knowledgeCollectionIds: number[]) {
-  const detail = (await t.request({ method: 'GET', url: `/api/conversation-type/${typeId}`, as: admin.cookie })).json();
-  return t.request({
-    method: 'POST',
-    url: '/api/admin/conversation-type/create-edit',
-    as: admin.cookie,
-    payload: { id: typeId, rolePrompt: detail.rolePrompt, errorPrompt: detail.errorPrompt, knowledgeCollectionIds },
-  });
-}
+const collectionWith = (faqs: [string, string][]) => buildCollection(t, admin.cookie, faqs);
+const attach = (typeId: number, ids: number[]) => attachCollections(t, admin.cookie, typeId, ids);
 
 describe('knowledge in a turn', () => {
   it('a type names its collections; the draft prompt carries the relevant passage with its source, not unrelated ones', async () => {

@@ -24,27 +24,56 @@ export function latestProspectText(history: { role: string; message: string }[])
     .join('\n');
 }
 
-/** The passages of the type's collections relevant to the prospect's latest messages, best first. */
-export async function retrieveForTurn(
-  db: Executor,
-  typeId: number,
-  history: { role: string; message: string }[],
-): Promise<KnowledgePassage[]> {
-  const query = latestProspectText(history).slice(0, 2000);
-  if (!query.trim()) return [];
-  const collections = await typeCollectionIds(db, typeId);
-  const found = await searchKnowledge(db, collections, query, TURN_PASSAGES);
+/** What a turn knows: whether the type has knowledge collections at all, and the passages retrieved. */
+export interface TurnKnowledge {
+  /** The prospect's messages the turn answers (the retrieval query). */
+  question: string;
+  passages: KnowledgePassage[];
+}
+
+/**
+ * The passages of the given collections relevant to `query`, best first: at most TURN_PASSAGES, those
+ * under a quarter of the best score dropped.
+ */
+export async function retrieveRelevant(db: Executor, collectionIds: number[], query: string): Promise<KnowledgePassage[]> {
+  if (!query.trim() || collectionIds.length === 0) return [];
+  const found = await searchKnowledge(db, collectionIds, query.slice(0, 2000), TURN_PASSAGES);
   const best = found[0]?.score ?? 0;
   return found.filter((p) => p.score >= best * RELATIVE_SCORE_FLOOR);
 }
 
-/** The block the draft prompt gets: each passage with its source, and the rule not to invent beyond them. */
-export function knowledgePromptBlock(passages: KnowledgePassage[]): string {
-  if (passages.length === 0) return '';
+/**
+ * The knowledge of one turn: null when the type has no collections (the draft is as before), else the
+ * passages relevant to the prospect's latest messages (possibly none).
+ */
+export async function knowledgeForTurn(
+  db: Executor,
+  typeId: number,
+  history: { role: string; message: string }[],
+): Promise<TurnKnowledge | null> {
+  const collections = await typeCollectionIds(db, typeId);
+  if (collections.length === 0) return null;
+  const question = latestProspectText(history);
+  return { question, passages: await retrieveRelevant(db, collections, question) };
+}
+
+/**
+ * The block the draft prompt gets: each passage with its source, and the rule not to invent beyond them
+ * (also when nothing was found: the type has knowledge, so the agent must not make facts up). Without
+ * `rule`, only the passages (for the checking prompt).
+ */
+export function knowledgePromptBlock(passages: KnowledgePassage[], rule = true): string {
   const items = passages.map((p, i) => {
     const source = [p.title, p.url].filter(Boolean).join(' — ') || `source ${p.sourceId}`;
     return `[${i + 1}] (source: ${source})\n${p.text}`;
   });
+  if (!rule) return items.length ? `\n${items.join('\n\n')}` : '';
+  if (items.length === 0) {
+    return (
+      `\n\nThe business's knowledge base has no facts on the prospect's latest message. State no price, number, ` +
+      `date or promise that the instructions above do not give; say you will find out instead.`
+    );
+  }
   return (
     `\n\nFacts from the business's knowledge base. Answer questions from these; state no price, number, date or ` +
     `promise they do not support, and say you will find out when the answer is not here:\n${items.join('\n\n')}`

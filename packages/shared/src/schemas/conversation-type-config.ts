@@ -9,6 +9,9 @@ import { bookingConfig } from './booking-config.ts';
 export const CRM_OUTCOMES = ['ended', 'needsHuman', 'errored', 'unfinished', 'notReached'] as const;
 export type CrmOutcome = (typeof CRM_OUTCOMES)[number];
 
+/** Issue 21: when the knowledge base does not answer, the agent says it will find out or hands over. */
+export const KNOWLEDGE_WHEN_UNKNOWN = ['find-out', 'hand-over'] as const;
+
 /** OpenAI Realtime voices (voice.realtimeVoice). */
 export const REALTIME_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const;
 
@@ -52,6 +55,11 @@ export const conversationTypeConfigObject = z.looseObject({
       voicemailMessage: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').optional(),
     })
     .optional(),
+  /**
+   * Issue 21: what the agent does when the knowledge base does not answer a question (docs/knowledge.md):
+   * `find-out` (default) says it will find out; `hand-over` hands the conversation to a person.
+   */
+  knowledge: z.looseObject({ whenUnknown: z.enum(KNOWLEDGE_WHEN_UNKNOWN).optional() }).optional(),
   /** The calendar the agent books into (booking-config.ts). */
   booking: bookingConfig.optional(),
   crm: z.literal('GHL').optional(),

@@ -40,6 +40,8 @@ export const knowledgeSource = z.object({
   type: z.enum(KNOWLEDGE_SOURCE_TYPES),
   title: z.string(),
   url: z.string().nullable(),
+  /** Website re-crawl schedule. */
+  refresh: z.enum(['off', 'daily', 'weekly', 'monthly']),
   status: z.enum(KNOWLEDGE_SOURCE_STATUSES),
   error: z.string().optional(),
   /** Pages, rows or documents read at the last refresh. */
@@ -67,3 +69,37 @@ export const knowledgePassage = z.object({
 });
 export type KnowledgePassage = z.infer<typeof knowledgePassage>;
 export const knowledgeSearchResult = z.object({ results: z.array(knowledgePassage) });
+
+/** Issue 21 item 5: the test box asks the agent of a chosen type. */
+export const knowledgeAskBody = z.object({
+  query: z.string().trim().min(1).max(2000),
+  conversationTypeId: z.number().int().positive(),
+});
+export const knowledgeAskResult = z.object({
+  reply: z.string(),
+  needsHuman: z.boolean(),
+  unknown: z.boolean(),
+  demo: z.boolean(),
+  passages: z.array(knowledgePassage),
+});
+export type KnowledgeAskResult = z.infer<typeof knowledgeAskResult>;
+
+/** Issue 21 item 4: questions the agent could not answer from the knowledge, grouped. */
+export const knowledgeQuestionGroup = z.object({
+  key: z.string(),
+  question: z.string(),
+  count: z.number().int(),
+  lastAskedAt: z.string(),
+  conversations: z.array(z.object({ uuid: z.string(), typeTitle: z.string().nullable() })),
+  conversationTypeIds: z.array(z.number().int()),
+});
+export type KnowledgeQuestionGroup = z.infer<typeof knowledgeQuestionGroup>;
+export const knowledgeQuestionList = z.object({ groups: z.array(knowledgeQuestionGroup) });
+export const knowledgeQuestionKeyBody = z.object({ key: z.string().min(1).max(2000) });
+/** "Add as FAQ": the group's questions are answered by a new FAQ entry in the collection. */
+export const knowledgeQuestionFaqBody = z.object({
+  key: z.string().min(1).max(2000),
+  collectionId: z.number().int().positive(),
+  question: z.string().trim().min(1).max(2000),
+  answer: z.string().trim().min(1).max(20_000),
+});

@@ -35,6 +35,10 @@ function answerFor(purpose: LlmRequest<unknown>['purpose'], facts: PlaybookFacts
     case 'draft': {
       const acted = demoReplyAfterTools(facts);
       if (acted) return { reply: DEMO_AGENT_PREFIX + acted, needsHuman: false, reason: '' };
+      if (facts.knowledge) {
+        const known = demoReplyFromKnowledge(facts);
+        if (known) return { ...known, reply: DEMO_AGENT_PREFIX + known.reply, needsHuman: false, reason: '' };
+      }
       const heard = facts.lastProspectMessage ? ` You wrote: "${truncate(facts.lastProspectMessage, 80)}".` : '';
       const text = `Phase ${facts.phaseIndex + 1} of ${facts.phaseCount}: ${firstSentence(facts.phasePrompt)}${heard}`;
       return { reply: DEMO_AGENT_PREFIX + text, needsHuman: false, reason: '' };
@@ -59,4 +63,30 @@ function demoReplyAfterTools(facts: PlaybookFacts): string | null {
   const checked = facts.toolNotes.find((n) => n.name === 'check_availability')?.value as { slots?: { label: string }[] } | undefined;
   if (checked) return checked.slots?.length ? `Free times: ${checked.slots.slice(0, 3).map((s) => s.label).join('; ')}.` : 'There are no free times in the next two weeks.';
   return null;
+}
+
+/** Words that start a question (the demo agent's test for "the prospect asked something"). */
+const QUESTION_START = /^(what|which|who|when|where|why|how|is|are|do|does|did|can|could|will|would|should|may|have|has)\b/i;
+
+/**
+ * Issue 21 offline: the best passage's answer when the knowledge had one, "I'll find out" (and the question
+ * for the unanswered list) when the prospect asked something it had not; null for anything else.
+ */
+function demoReplyFromKnowledge(facts: PlaybookFacts): { reply: string; unknownQuestion: string } | null {
+  const best = facts.knowledge?.[0];
+  if (best) {
+    // An FAQ passage reads "Q: … A: …": the answer part.
+    const answer = best.text.match(/^Q: [\s\S]*?\sA: ([\s\S]+)$/)?.[1] ?? best.text;
+    return { reply: `From our ${best.title ? `"${best.title}"` : 'notes'}: ${cutAtWord(answer.replace(/\s+/g, ' ').trim(), 400)}`, unknownQuestion: '' };
+  }
+  const asked = facts.lastProspectMessage?.trim() ?? '';
+  if (!asked || !(asked.includes('?') || QUESTION_START.test(asked))) return null;
+  return { reply: "I don't have that in my notes, so I won't guess: I'll find out and get back to you.", unknownQuestion: asked };
+}
+
+/** At most `max` characters, cut at a word boundary (a cut number would be a wrong number). */
+function cutAtWord(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 1))}…`;
 }

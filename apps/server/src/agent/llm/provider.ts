@@ -34,6 +34,8 @@ export interface PlaybookFacts {
   lastProspectMessage: string | null;
   /** What the tools called this turn answered (agent/tools/tool-notes.ts), for the demo agent's reply. */
   toolNotes: ToolNote[];
+  /** Issue 21: the knowledge passages of a draft for a type with knowledge collections (possibly none). */
+  knowledge?: { text: string; title?: string }[];
 }
 
 export interface LlmRequest<T> {

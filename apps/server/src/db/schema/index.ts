@@ -8,3 +8,4 @@ export * from './knowledge.ts';
 export * from './actions.ts';
 export * from './compliance.ts';
 export * from './integrations.ts';
+export * from './knowledge-questions.ts';

@@ -34,6 +34,8 @@ export const knowledgeSources = pgTable(
     title: text().notNull(),
     /** Website start URL; null for FAQ entries and documents. */
     url: text(),
+    /** Website re-crawl schedule (issue 21): off, daily, weekly or monthly. */
+    refreshSchedule: text().$type<'off' | 'daily' | 'weekly' | 'monthly'>().notNull().default('off'),
     /** FAQ: the question and answer. */
     question: text(),
     answer: text(),

@@ -14,12 +14,21 @@ import {
   knowledgeSourceBody,
   knowledgeSourceList,
   knowledgeSourceParams,
+  knowledgeAskBody,
+  knowledgeAskResult,
+  knowledgeQuestionFaqBody,
+  knowledgeQuestionKeyBody,
+  knowledgeQuestionList,
 } from '@sales-agent/shared/schemas/knowledge';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, badRequest } from '../../lib/errors.ts';
 import {
   addDocument,
+  answerQuestionGroup,
+  askCollection,
+  dismissQuestionGroup,
+  listUnansweredQuestions,
   addJsonSource,
   conversationPassages,
   createCollection,
@@ -140,6 +149,33 @@ export async function knowledgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       },
     },
     async (request) => ({ passages: await conversationPassages(ctx, request.params.uuid) }),
+  );
+
+  // The test box's agent answer: what the chosen type's agent would reply from this collection (issue 21).
+  r.post(
+    '/api/admin/knowledge/:id/ask',
+    { schema: { tags, params: idParams, body: knowledgeAskBody, response: { 200: knowledgeAskResult, 502: errorBody, ...errors } } },
+    (request) => askCollection(ctx, request.params.id, request.body.conversationTypeId, request.body.query),
+  );
+
+  // Questions the agent could not answer from the knowledge, grouped, most asked first (issue 21 item 4).
+  r.get('/api/admin/knowledge/questions', { schema: { tags, response: { 200: knowledgeQuestionList, ...errors } } }, () =>
+    listUnansweredQuestions(ctx),
+  );
+
+  r.post(
+    '/api/admin/knowledge/questions/faq',
+    { schema: { tags, body: knowledgeQuestionFaqBody, response: { 201: z.object({ id: z.number().int(), resolved: z.number().int() }), ...errors } } },
+    async (request, reply) => reply.status(201).send(await answerQuestionGroup(ctx, request.body)),
+  );
+
+  r.post(
+    '/api/admin/knowledge/questions/dismiss',
+    { schema: { tags, body: knowledgeQuestionKeyBody, response: { 200: messageBody, ...errors } } },
+    async (request) => {
+      const resolved = await dismissQuestionGroup(ctx, request.body.key);
+      return { message: `${resolved} ${resolved === 1 ? 'question' : 'questions'} dismissed.` };
+    },
   );
 
   r.post(

@@ -8,6 +8,9 @@ import { documentKind } from '../../knowledge/parse-document.ts';
 import { parseFaqCsv } from '../../knowledge/faq-csv.ts';
 import { searchKnowledge } from '../../knowledge/search.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
+import { outboundUrlProblem } from '../../lib/outbound-url.ts';
+import { listQuestionGroups, resolveQuestionGroup } from '../../knowledge/questions.ts';
+import { previewKnowledgeAnswer } from '../../agent/agent.service.ts';
 
 // Correlated counts name their tables in full: drizzle renders a bare column inside a subquery unqualified.
 const chunkCount = sql<number>`(select count(*) from knowledge_chunks c where c.source_id = knowledge_sources.id)`.mapWith(Number);
@@ -54,11 +57,14 @@ async function addSource(ctx: AppContext, collectionId: number, values: NewSourc
   });
 }
 
-export function addJsonSource(ctx: AppContext, collectionId: number, body: KnowledgeSourceBody) {
+export async function addJsonSource(ctx: AppContext, collectionId: number, body: KnowledgeSourceBody) {
   if (body.type === 'faq') {
     return addSource(ctx, collectionId, { type: 'faq', title: body.question, question: body.question, answer: body.answer });
   }
-  return addSource(ctx, collectionId, { type: 'website', title: new URL(body.url).host, url: body.url });
+  // The crawler checks every fetch again; this refuses a private address when it is typed (docs/security.md).
+  const problem = await outboundUrlProblem(body.url, { allowPrivate: ctx.config.ALLOW_PRIVATE_URLS });
+  if (problem) throw badRequest(`url: ${problem}`, 'VALIDATION_ERROR');
+  return addSource(ctx, collectionId, { type: 'website', title: new URL(body.url).host, url: body.url, refreshSchedule: body.refresh ?? 'off' });
 }
 
 export function addDocument(ctx: AppContext, collectionId: number, file: { fileName: string; mimeType: string; bytes: Buffer }) {
@@ -83,6 +89,7 @@ export async function listSources(ctx: AppContext, collectionId: number) {
       type: knowledgeSources.type,
       title: knowledgeSources.title,
       url: knowledgeSources.url,
+      refresh: knowledgeSources.refreshSchedule,
       status: knowledgeSources.status,
       error: knowledgeSources.error,
       items: knowledgeSources.items,
@@ -149,4 +156,27 @@ export async function importFaqCsv(ctx: AppContext, collectionId: number, bytes:
     for (const row of rows) await ctx.jobs.enqueue(KNOWLEDGE_INGEST_JOB, { sourceId: row.id }, { executor: tx });
   });
   return { created: parsed.entries.length, skipped: parsed.skipped };
+}
+
+/** The test box's agent answer (issue 21 item 5): the chosen type's draft from this collection's passages. */
+export async function askCollection(ctx: AppContext, collectionId: number, typeId: number, query: string) {
+  await requireCollection(ctx, collectionId);
+  return previewKnowledgeAnswer(ctx, typeId, [collectionId], query);
+}
+
+export async function listUnansweredQuestions(ctx: AppContext) {
+  return { groups: await listQuestionGroups(ctx.db) };
+}
+
+/** "Add as FAQ": one FAQ entry (queued for ingestion) answers every open question of the group. */
+export async function answerQuestionGroup(ctx: AppContext, body: { key: string; collectionId: number; question: string; answer: string }) {
+  const source = await addJsonSource(ctx, body.collectionId, { type: 'faq', question: body.question, answer: body.answer });
+  const resolved = await resolveQuestionGroup(ctx.db, body.key, source.id);
+  return { id: source.id, resolved };
+}
+
+export async function dismissQuestionGroup(ctx: AppContext, key: string) {
+  const resolved = await resolveQuestionGroup(ctx.db, key, null);
+  if (resolved === 0) throw notFound('No open question with this key');
+  return resolved;
 }

@@ -1,5 +1,12 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { KnowledgeCollection, KnowledgePassage, KnowledgeSource, KnowledgeSourceBody } from '@sales-agent/shared/schemas/knowledge';
+import type {
+  KnowledgeAskResult,
+  KnowledgeCollection,
+  KnowledgePassage,
+  KnowledgeQuestionGroup,
+  KnowledgeSource,
+  KnowledgeSourceBody,
+} from '@sales-agent/shared/schemas/knowledge';
 import { KNOWLEDGE_UPLOAD_FIELD } from '@sales-agent/shared/schemas/knowledge';
 import { api } from '../../../lib/api-client.ts';
 import { useWrite } from '../../../lib/use-write.ts';
@@ -8,6 +15,7 @@ import { useWrite } from '../../../lib/use-write.ts';
 export const knowledgeKeys = {
   collections: () => ['knowledge', 'collections'] as const,
   sources: (id: number) => ['knowledge', 'collections', id, 'sources'] as const,
+  questions: () => ['knowledge', 'questions'] as const,
 };
 
 const base = '/api/admin/knowledge';
@@ -86,4 +94,34 @@ export const useImportFaqCsv = (collectionId: number) =>
       return api.post<{ created: number; skipped: number }>(`${base}/${collectionId}/faq-import`, form);
     },
     refreshes: () => [knowledgeKeys.sources(collectionId), knowledgeKeys.collections()],
+  });
+
+/** The test box's agent answer: what the chosen type's agent would reply (nothing is stored). */
+export const useAskKnowledge = (collectionId: number) =>
+  useWrite({
+    write: (body: { query: string; conversationTypeId: number }) => api.post<KnowledgeAskResult>(`${base}/${collectionId}/ask`, body),
+    refreshes: () => [],
+    notice: '',
+  });
+
+/** Questions the agent could not answer from the knowledge, grouped, most asked first. */
+export const questionsQuery = () =>
+  queryOptions({
+    queryKey: knowledgeKeys.questions(),
+    queryFn: () => api.get<{ groups: KnowledgeQuestionGroup[] }>(`${base}/questions`),
+  });
+
+/** "Add as FAQ": one FAQ entry answers the group's questions. */
+export const useAnswerQuestion = () =>
+  useWrite({
+    write: (body: { key: string; collectionId: number; question: string; answer: string }) =>
+      api.post<{ id: number; resolved: number }>(`${base}/questions/faq`, body),
+    refreshes: (body) => [knowledgeKeys.questions(), knowledgeKeys.sources(body.collectionId), knowledgeKeys.collections()],
+    notice: 'FAQ entry added; the agent answers from it once it is read.',
+  });
+
+export const useDismissQuestion = () =>
+  useWrite({
+    write: (key: string) => api.post<{ message: string }>(`${base}/questions/dismiss`, { key }),
+    refreshes: () => [knowledgeKeys.questions()],
   });

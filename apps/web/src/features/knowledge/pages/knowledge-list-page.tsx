@@ -6,6 +6,7 @@ import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { collectionsQuery, useCreateCollection } from '../api/knowledge.ts';
+import { UnansweredQuestions } from '../components/unanswered-questions.tsx';
 
 /** Issue 21: the knowledge collections, each attachable to conversation types. */
 export default function KnowledgeListPage() {
@@ -62,6 +63,7 @@ export default function KnowledgeListPage() {
           </Table.Tbody>
         </Table>
       )}
+      {query.data && <UnansweredQuestions collections={query.data} />}
     </Stack>
   );
 }
