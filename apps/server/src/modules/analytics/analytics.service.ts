@@ -38,10 +38,14 @@ async function scope(ctx: AppContext, actor: Actor, query: AnalyticsQuery): Prom
   }
   const { from, to } = analyticsRange(query);
   const [type] = await ctx.db
-    .select({ id: conversationTypes.id, phaseCount: sql<number>`(select count(*)::int from ${conversationPhases} p where p.conversation_type_id = ${conversationTypes.id})` })
+    .select({ id: conversationTypes.id })
     .from(conversationTypes)
     .where(eq(conversationTypes.id, query.conversationType));
   if (!type) throw typeNotFound();
+  const [phases] = await ctx.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(conversationPhases)
+    .where(eq(conversationPhases.conversationTypeId, type.id));
   const granted = await grantedAccountIds(ctx, actor);
   const c = conversations;
   const filters: (SQL | undefined)[] = [
@@ -52,7 +56,7 @@ async function scope(ctx: AppContext, actor: Actor, query: AnalyticsQuery): Prom
     query.messagingAccount !== undefined ? eq(c.messagingAccountId, query.messagingAccount) : undefined,
     channelSql(query.channel),
   ];
-  return { where: and(...filters)!, phaseCount: Number(type.phaseCount), empty: granted !== 'all' && granted.length === 0 };
+  return { where: and(...filters)!, phaseCount: Number(phases?.n ?? 0), empty: granted !== 'all' && granted.length === 0 };
 }
 
 function channelSql(channel: AnalyticsQuery['channel']): SQL | undefined {
