@@ -182,3 +182,22 @@ describe('analytics after changes', () => {
     expect((await funnel(admin.cookie)).json()).toEqual({ started: 6, steps: steps([5, 3, 3]), ended: 2, booked: 1 });
   });
 });
+
+describe('analytics of conversations started through the public API', () => {
+  it('counts a web chat from its creation, and its first prospect message', async () => {
+    const type = await buildConversationType(t.ctx, { phases: 2 });
+    const from = new Date(Date.now() - 60_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const url = (what: string) => `/api/admin/analytics/${what}?conversationType=${type.id}&from=${from}&to=${to}`;
+    const created = await t.request({ method: 'POST', url: '/api/conversation/new', payload: { conversationTypeId: type.id } });
+    expect(created.statusCode).toBe(201);
+    expect((await t.request({ method: 'GET', url: url('funnel'), as: admin.cookie })).json()).toEqual({
+      started: 1, steps: steps([1, 0]), ended: 0, booked: 0,
+    });
+    const { uuid } = created.json();
+    expect((await t.request({ method: 'POST', url: `/api/conversation/${uuid}/written-message`, payload: { message: 'Hello?' } })).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: url('speed'), as: admin.cookie })).json()).toMatchObject({
+      firstReplySeconds: { p50: null, p90: null }, withProspectMessage: 1, replied: 0, answeredWithinMinuteShare: 0,
+    });
+  });
+});
