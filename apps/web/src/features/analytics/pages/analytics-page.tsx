@@ -122,7 +122,9 @@ function Funnel({ filters, rows }: { filters: AnalyticsFilters; rows: FunnelRow[
         </Group>
       </Group>
       {view === 'chart' ? (
-        <BarChart h={240} data={rows} dataKey="label" series={[{ name: 'count', label: 'Conversations', color: 'indigo.6' }]} aria-label="Funnel chart" />
+        <div role="img" aria-label="Funnel chart: conversations per step (the table below has the figures)">
+          <BarChart h={240} data={rows} dataKey="label" series={[{ name: 'count', label: 'Conversations', color: 'indigo.6' }]} />
+        </div>
       ) : null}
       <Table aria-label="Funnel steps" highlightOnHover>
         <Table.Thead>
