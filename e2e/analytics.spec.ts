@@ -21,8 +21,8 @@ test.describe('analytics screen (issue 26)', () => {
     await expect(main.getByRole('heading', { name: 'Analytics', level: 1 })).toBeVisible();
     await main.getByRole('combobox', { name: 'Conversation type' }).selectOption(String(typeId));
     await expect(page).toHaveURL(new RegExp(`conversationType=${typeId}`));
-    await main.getByLabel('From').fill(today);
-    await main.getByLabel('To').fill(today);
+    await main.getByLabel('From', { exact: true }).fill(today);
+    await main.getByLabel('To', { exact: true }).fill(today);
     await expect(page).toHaveURL(new RegExp(`from=${today}.*to=${today}|to=${today}.*from=${today}`));
 
     const table = page.getByRole('table', { name: 'Funnel steps' });
