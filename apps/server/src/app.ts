@@ -18,6 +18,7 @@ import { AppError } from './lib/errors.ts';
 import { createEventBus } from './lib/events.ts';
 import { createLimits, rateLimitStore } from './lib/limits.ts';
 import { loggerOptions } from './plugins/logging.ts';
+import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
 import { appConfigRoutes } from './modules/app-config/app-config.routes.ts';
 import { callRecordingsRoutes } from './modules/call-recordings/call-recordings.routes.ts';
 import { conversationTypesRoutes } from './modules/conversation-types/conversation-types.routes.ts';
@@ -141,6 +142,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     voiceRoutes,
     mediaStreamRoutes,
     crmRoutes,
+    analyticsRoutes,
     knowledgeRoutes,
     registrationRoutes,
     integrationsRoutes,

@@ -22,7 +22,8 @@ async function documentedRoutes(filter: (path: string) => boolean): Promise<Arra
       Object.keys(methods).map((m) => ({ method: m.toUpperCase(), url: p.replace(/\{[^}]+\}/g, '1') })),
     );
 }
-const adminRoutes = () => documentedRoutes((p) => p.startsWith('/api/admin/'));
+// Analytics (issue 26) sits under /api/admin/ for its contract but serves NORMAL users their granted accounts.
+const adminRoutes = () => documentedRoutes((p) => p.startsWith('/api/admin/') && !p.startsWith('/api/admin/analytics/'));
 
 describe('admin authorization (every /api/admin route)', () => {
   it('finds the admin routes', async () => {
@@ -37,6 +38,15 @@ describe('admin authorization (every /api/admin route)', () => {
       const rep = await t.request({ method: route.method as never, url: route.url, payload: {}, as: normal.cookie });
       expect(rep.statusCode, `${route.method} ${route.url} NORMAL`).toBe(403);
       expect(rep.json()).toMatchObject({ code: 'FORBIDDEN' });
+    }
+  });
+
+  it('lets NORMAL users reach the analytics routes (401 anonymous only)', async () => {
+    const routes = await documentedRoutes((p) => p.startsWith('/api/admin/analytics/'));
+    expect(routes.length).toBeGreaterThan(0);
+    for (const route of routes) {
+      expect((await t.request({ method: 'GET', url: route.url })).statusCode, route.url).toBe(401);
+      expect((await t.request({ method: 'GET', url: route.url, as: normal.cookie })).statusCode, route.url).toBe(400);
     }
   });
 

@@ -41,11 +41,14 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       const token = request.cookies[SESSION_COOKIE];
       if (token) request.actor = await findSessionUser(ctx, token);
     }
-    if (path.startsWith('/api/admin/') || path === '/api/admin') requireAdmin(request);
+    // Analytics (issue 26) is for NORMAL users too, over their granted accounts: the service filters.
+    if (path.startsWith(ANALYTICS_PREFIX)) requireUser(request);
+    else if (path.startsWith('/api/admin/') || path === '/api/admin') requireAdmin(request);
   });
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const ANALYTICS_PREFIX = '/api/admin/analytics/';
 
 /** The token of `Authorization: Bearer <token>`, or null without one. */
 function bearerOf(request: FastifyRequest): string | null {

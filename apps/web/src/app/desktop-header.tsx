@@ -1,5 +1,5 @@
 import { Button, Group, Menu, UnstyledButton } from '@mantine/core';
-import { IconChartBar, IconChevronDown, IconLogin, IconLogout, IconMessageCircle, IconMessages, IconMicrophone, IconSettings, IconUpload, IconUser, IconUserPlus } from '@tabler/icons-react';
+import { IconChartBar, IconChartFunnel, IconChevronDown, IconLogin, IconLogout, IconMessageCircle, IconMessages, IconMicrophone, IconSettings, IconUpload, IconUser, IconUserPlus } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { paths } from '../config/paths.ts';
 import { useAuth } from '../lib/auth.ts';
@@ -45,6 +45,11 @@ export default function DesktopHeader(props: { onLogout(): void }) {
               </Menu.Item>
             </Menu.Dropdown>
           </Menu>
+        )}
+        {auth.isAuthenticated && (
+          <NavItem to={paths.analytics} icon={<IconChartFunnel {...ICON} />}>
+            Analytics
+          </NavItem>
         )}
         {auth.isAdmin && (
           <NavItem to={paths.admin.hello} icon={<IconSettings {...ICON} />}>

@@ -1,5 +1,5 @@
 import { Box, Divider, Drawer, NavLink as MantineNavLink, Text } from '@mantine/core';
-import { IconChartBar, IconLogin, IconLogout, IconMessageCircle, IconMessages, IconSettings, IconUpload, IconUser, IconUserPlus } from '@tabler/icons-react';
+import { IconChartBar, IconChartFunnel, IconLogin, IconLogout, IconMessageCircle, IconMessages, IconSettings, IconUpload, IconUser, IconUserPlus } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { NavLink } from 'react-router';
 import { paths } from '../config/paths.ts';
@@ -29,6 +29,7 @@ export default function MobileNavDrawer(props: { opened: boolean; onClose(): voi
             {item('Statistics', paths.callRecordingsStatistics, <IconChartBar {...ICON} />)}
           </>
         )}
+        {auth.isAuthenticated && item('Analytics', paths.analytics, <IconChartFunnel {...ICON} />)}
         {auth.isAdmin && item('Admin', paths.admin.hello, <IconSettings {...ICON} />)}
         <Divider my="sm" />
         {auth.isAuthenticated ? (

@@ -77,6 +77,7 @@ export const routes: RouteObject[] = [
         children: [
           { path: 'conversation/list', ...page(() => import('../features/conversations/pages/conversation-list-page.tsx')) },
           { path: 'call-recordings/upload', ...page(() => import('../features/call-recordings/pages/upload-page.tsx')) },
+          { path: 'analytics', ...page(() => import('../features/analytics/pages/analytics-page.tsx')) },
           { path: 'call-recordings/statistics', ...page(() => import('../features/call-recordings/pages/statistics-page.tsx')) },
           { path: 'call-recordings/:id/transcript', ...page(() => import('../features/call-recordings/pages/transcript-page.tsx')) },
           { path: 'user/:email', ...page(() => import('../features/auth/pages/profile-page.tsx')) },

@@ -6,6 +6,7 @@ export const paths = {
   conversationList: '/conversation/list',
   callRecordingsUpload: '/call-recordings/upload',
   callRecordingsStatistics: '/call-recordings/statistics',
+  analytics: '/analytics',
   callRecordingTranscript: (id: number | string) => `/call-recordings/${id}/transcript`,
   login: '/login',
   register: '/register',

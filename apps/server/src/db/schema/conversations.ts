@@ -107,6 +107,16 @@ export const conversations = pgTable(
      * costUsd stays the conversation's total, so LLM tokens are costUsd - callCostUsd.
      */
     callCostUsd: doublePrecision().notNull().default(0),
+    // Analytics (docs/analytics.md), kept by the database triggers of migration "analytics-triggers" on every
+    // write path (agent turns, webhooks, calls, manual phase changes), never written by the application.
+    /** The highest phase 0..N this conversation was ever in (null: never in one, e.g. only -2 or 9999). */
+    maxPhase: integer(),
+    /** When the prospect's first message was stored. */
+    firstProspectMessageAt: timestamp({ withTimezone: true }),
+    /** When the first AGENT message after the prospect's first message was stored (the first reply). */
+    firstReplyAt: timestamp({ withTimezone: true }),
+    /** Whether a person (true) or the AI (false) wrote that first reply. */
+    firstReplyByHuman: boolean(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -153,6 +163,11 @@ export const conversations = pgTable(
       .on(t.createdAt.desc(), t.id.desc(), t.phase, t.conversationTypeId, t.rating, t.recordingDuration, t.messagingAccountId)
       .where(sql`${t.recordingUrl} is not null`),
     index().on(t.prospectId),
+    // Analytics (docs/analytics.md): the funnel and speed figures of a type and date range are one range scan
+    // of this index, answered from the index alone.
+    index('conversations_analytics_index').on(
+      t.conversationTypeId, t.createdAt, t.maxPhase, t.messagingAccountId, t.firstProspectMessageAt, t.firstReplyAt,
+    ),
     uniqueIndex('conversations_call_sid_unique')
       .on(t.callSid)
       .where(sql`${t.callSid} is not null`),

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import {
   IconAlertTriangle,
   IconBooks,
+  IconChartFunnel,
   IconCalculator,
   IconFilePencil,
   IconKey,
@@ -32,6 +33,7 @@ const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Ic
   { to: paths.admin.webhookSimulator, label: 'Webhook simulation tool', text: 'Send a test message as if a prospect wrote on a channel, and see the reply.', icon: IconWebhook },
   { to: paths.admin.knowledge, label: 'Knowledge base', text: 'FAQ entries and documents the agent answers from, with a test box.', icon: IconBooks },
   { to: paths.admin.integrations, label: 'Integrations', text: 'API keys and webhooks for Zapier, Make, n8n and your own scripts.', icon: IconApi },
+  { to: paths.analytics, label: 'Analytics', text: 'Funnel by phase and speed to first reply of each conversation type.', icon: IconChartFunnel },
   { to: paths.admin.unanswered, label: 'Unanswered conversations', text: 'Messages the agent could not answer or deliver, to follow up by hand.', icon: IconAlertTriangle },
 ];
 

@@ -1,0 +1,203 @@
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bookings, conversations } from '../../db/schema/index.ts';
+import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import {
+  buildConversation,
+  buildConversationType,
+  buildMessagingAccount,
+  buildProspect,
+  grantAccount,
+} from '../../test/conversation-factories.ts';
+
+const t = useTestApp();
+const admin = useUser(t, 'ADMIN');
+const normal = useUser(t);
+
+const day = Date.UTC(2025, 2, 10);
+/** Seconds after the seeded day's start. */
+const s = (seconds: number) => new Date(day + seconds * 1000);
+const RANGE = 'from=2025-03-10T00:00:00Z&to=2025-03-11T00:00:00Z';
+
+let typeId = 0;
+const ids: Record<string, number> = {};
+
+/**
+ * Seeded conversations of a 3-phase type (figures known exactly):
+ *   A web chat, no message yet, phase 0           B account 1, phases 0→1→2, then set back to 1 by hand; replied by the AI in 10 s
+ *   C account 2, ended (3), booked, a person replied in 120 s   D web chat, 0 → -2, prospect message unanswered
+ *   F ignored (9999) from the start                G account 1, phase 1, deleted in a test
+ *   I web chat, an outbound AGENT message first, then prospect, AI reply 30 s later
+ *   E outside the range, X of another type.
+ */
+beforeAll(async () => {
+  const type = await buildConversationType(t.ctx, { phases: 3 });
+  const other = await buildConversationType(t.ctx, { phases: 1 });
+  typeId = type.id;
+  const account1 = await buildMessagingAccount(t.ctx);
+  const account2 = await buildMessagingAccount(t.ctx);
+  await grantAccount(t.ctx, normal.id, account1.id);
+  const conversationTypeId = type.id;
+  const p = async (accountId: number) => (await buildProspect(t.ctx, accountId)).id;
+  ids.A = (await buildConversation(t.ctx, { conversationTypeId, createdAt: s(60) })).id;
+  ids.B = (
+    await buildConversation(t.ctx, {
+      conversationTypeId,
+      prospectId: await p(account1.id),
+      createdAt: s(100),
+      messages: [
+        { role: 'PROSPECT', message: 'hi', dateSent: s(100) },
+        { role: 'AGENT', message: 'hello', dateSent: s(110) },
+        { role: 'PROSPECT', message: 'more', dateSent: s(200) },
+        { role: 'AGENT', message: 'sure', dateSent: s(205) },
+      ],
+    })
+  ).id;
+  for (const phase of [1, 2]) await t.ctx.db.update(conversations).set({ phase }).where(eq(conversations.id, ids.B));
+  ids.C = (
+    await buildConversation(t.ctx, {
+      conversationTypeId,
+      prospectId: await p(account2.id),
+      phase: 3,
+      createdAt: s(300),
+      messages: [
+        { role: 'PROSPECT', message: 'hi', dateSent: s(300) },
+        { role: 'SYSTEM', message: 'note', dateSent: s(310) },
+      ],
+    })
+  ).id;
+  await t.ctx.db.insert((await import('../../db/schema/index.ts')).messages).values({
+    conversationId: ids.C, role: 'AGENT', message: 'a person here', dateSent: s(420), writtenByHuman: true,
+  });
+  await t.ctx.db.insert(bookings).values({
+    conversationId: ids.C, provider: 'demo', externalId: 'b-1', start: s(90_000), end: s(91_800), timeZone: 'UTC',
+  });
+  ids.D = (
+    await buildConversation(t.ctx, { conversationTypeId, createdAt: s(400), messages: [{ role: 'PROSPECT', message: '?', dateSent: s(400) }] })
+  ).id;
+  await t.ctx.db.update(conversations).set({ phase: -2 }).where(eq(conversations.id, ids.D));
+  ids.F = (await buildConversation(t.ctx, { conversationTypeId, phase: 9999, createdAt: s(500) })).id;
+  ids.G = (await buildConversation(t.ctx, { conversationTypeId, prospectId: await p(account1.id), phase: 1, createdAt: s(600) })).id;
+  ids.I = (
+    await buildConversation(t.ctx, {
+      conversationTypeId,
+      createdAt: s(700),
+      messages: [
+        { role: 'AGENT', message: 'we called you', dateSent: s(700) },
+        { role: 'PROSPECT', message: 'who is it', dateSent: s(760) },
+        { role: 'AGENT', message: 'the shop', dateSent: s(790) },
+      ],
+    })
+  ).id;
+  ids.E = (await buildConversation(t.ctx, { conversationTypeId, phase: 3, createdAt: s(-10) })).id;
+  ids.X = (await buildConversation(t.ctx, { conversationTypeId: other.id, phase: 1, createdAt: s(800) })).id;
+  // By hand, B goes back to phase 1: it still reached phase 2.
+  const res = await t.request({ method: 'PATCH', url: `/api/conversation/${ids.B}`, as: admin.cookie, payload: { phase: 1 } });
+  expect(res.statusCode).toBe(200);
+});
+
+const funnel = (as: string, extra = '') =>
+  t.request({ method: 'GET', url: `/api/admin/analytics/funnel?conversationType=${typeId}&${RANGE}${extra}`, as });
+const speed = (as: string, extra = '') =>
+  t.request({ method: 'GET', url: `/api/admin/analytics/speed?conversationType=${typeId}&${RANGE}${extra}`, as });
+const steps = (reached: number[]) => reached.map((r, phase) => ({ phase, label: `Phase ${phase}`, reached: r }));
+
+describe('analytics funnel', () => {
+  it('counts started, reached each phase (or beyond), ended and booked', async () => {
+    const res = await funnel(admin.cookie);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ started: 7, steps: steps([6, 3, 2]), ended: 1, booked: 1 });
+  });
+
+  it('filters by channel and by messaging account, and a day as `to` includes that day', async () => {
+    const web = await funnel(admin.cookie, '&channel=web');
+    expect(web.json()).toEqual({ started: 4, steps: steps([3, 0, 0]), ended: 0, booked: 0 });
+    const insta = await funnel(admin.cookie, '&channel=INSTAGRAM');
+    expect(insta.json()).toMatchObject({ started: 3, ended: 1, booked: 1 });
+    const days = await t.request({
+      method: 'GET', url: `/api/admin/analytics/funnel?conversationType=${typeId}&from=2025-03-10&to=2025-03-10`, as: admin.cookie,
+    });
+    expect(days.json()).toMatchObject({ started: 7 });
+  });
+
+  it('a NORMAL user sees only the granted accounts', async () => {
+    const res = await funnel(normal.cookie);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ started: 2, steps: steps([2, 2, 1]), ended: 0, booked: 0 });
+  });
+
+  it('lists the conversations of a step', async () => {
+    const res = await t.request({
+      method: 'GET', url: `/api/admin/analytics/funnel/conversations?conversationType=${typeId}&${RANGE}&step=2`, as: admin.cookie,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().conversations.map((c: { id: number }) => c.id)).toEqual([ids.C, ids.B]);
+    const booked = await t.request({
+      method: 'GET', url: `/api/admin/analytics/funnel/conversations?conversationType=${typeId}&${RANGE}&step=booked`, as: normal.cookie,
+    });
+    expect(booked.json()).toEqual({ conversations: [] });
+  });
+
+  it('answers 400 for bad filters and the version filter, 401 anonymous, 404 for an unknown type', async () => {
+    expect((await t.request({ method: 'GET', url: `/api/admin/analytics/funnel?conversationType=${typeId}` })).statusCode).toBe(401);
+    const missing = await t.request({ method: 'GET', url: `/api/admin/analytics/funnel?conversationType=${typeId}&from=2025-03-10`, as: admin.cookie });
+    expect(missing.statusCode).toBe(400);
+    const backwards = await t.request({
+      method: 'GET', url: `/api/admin/analytics/speed?conversationType=${typeId}&from=2025-03-11&to=2025-03-09`, as: admin.cookie,
+    });
+    expect(backwards.json()).toMatchObject({ error: 'from must be before to' });
+    expect((await funnel(admin.cookie, '&channel=pigeon')).statusCode).toBe(400);
+    const version = await funnel(admin.cookie, '&version=2');
+    expect(version.statusCode).toBe(400);
+    expect(version.json().error).toMatch(/versions/);
+    const unknown = await t.request({ method: 'GET', url: `/api/admin/analytics/funnel?conversationType=999999&${RANGE}`, as: admin.cookie });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('CONVERSATION_TYPE_NOT_FOUND');
+  });
+});
+
+describe('analytics speed', () => {
+  it('gives first-reply p50/p90 overall, by the AI and by the team, and the share answered within a minute', async () => {
+    const res = await speed(admin.cookie);
+    expect(res.statusCode).toBe(200);
+    // Replies: B 10 s (AI), I 30 s (AI), C 120 s (person); D unanswered.
+    expect(res.json()).toEqual({
+      firstReplySeconds: { p50: 30, p90: 102 },
+      agentFirstReplySeconds: { p50: 20, p90: 28 },
+      teamFirstReplySeconds: { p50: 120, p90: 120 },
+      withProspectMessage: 4,
+      replied: 3,
+      answeredWithinMinuteShare: 0.5,
+    });
+    const normalView = await speed(normal.cookie);
+    expect(normalView.json()).toMatchObject({ firstReplySeconds: { p50: 10, p90: 10 }, withProspectMessage: 1, replied: 1 });
+  });
+});
+
+describe('analytics after changes', () => {
+  it('follows deletions and manual phase changes', async () => {
+    expect((await t.request({ method: 'DELETE', url: `/api/conversation/${ids.G}`, as: admin.cookie })).statusCode).toBe(200);
+    const set = await t.request({ method: 'PATCH', url: `/api/conversation/${ids.A}`, as: admin.cookie, payload: { phase: 3 } });
+    expect(set.statusCode).toBe(200);
+    expect((await funnel(admin.cookie)).json()).toEqual({ started: 6, steps: steps([5, 3, 3]), ended: 2, booked: 1 });
+  });
+});
+
+describe('analytics of conversations started through the public API', () => {
+  it('counts a web chat from its creation, and its first prospect message', async () => {
+    const type = await buildConversationType(t.ctx, { phases: 2 });
+    const from = new Date(Date.now() - 60_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const url = (what: string) => `/api/admin/analytics/${what}?conversationType=${type.id}&from=${from}&to=${to}`;
+    const created = await t.request({ method: 'POST', url: '/api/conversation/new', payload: { conversationTypeId: type.id } });
+    expect(created.statusCode).toBe(201);
+    expect((await t.request({ method: 'GET', url: url('funnel'), as: admin.cookie })).json()).toEqual({
+      started: 1, steps: steps([1, 0]), ended: 0, booked: 0,
+    });
+    const { uuid } = created.json();
+    expect((await t.request({ method: 'POST', url: `/api/conversation/${uuid}/written-message`, payload: { message: 'Hello?' } })).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: url('speed'), as: admin.cookie })).json()).toMatchObject({
+      firstReplySeconds: { p50: null, p90: null }, withProspectMessage: 1, replied: 0, answeredWithinMinuteShare: 0,
+    });
+  });
+});

@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { errorBody } from '@sales-agent/shared/schemas/common';
+import {
+  analyticsQuery,
+  funnelConversations,
+  funnelConversationsQuery,
+  funnelResult,
+  speedResult,
+} from '@sales-agent/shared/schemas/analytics';
+import type { AppContext } from '../../context.ts';
+import { requireUser } from '../../plugins/auth.ts';
+import { funnel, funnelStepConversations, speed } from './analytics.service.ts';
+
+const tags = ['analytics'];
+const errors = { 400: errorBody, 401: errorBody, 404: errorBody };
+
+/**
+ * Issue 26 analytics (docs/analytics.md). Under /api/admin/ for the contract's paths, but open to NORMAL users
+ * too (plugins/auth.ts lets /api/admin/analytics/ through for any signed-in user): they see their granted
+ * accounts' conversations only.
+ */
+export async function analyticsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/api/admin/analytics/funnel',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: funnelResult, ...errors } } },
+    async (request) => funnel(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/funnel/conversations',
+    { schema: { tags, querystring: funnelConversationsQuery, response: { 200: funnelConversations, ...errors } } },
+    async (request) => funnelStepConversations(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/speed',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: speedResult, ...errors } } },
+    async (request) => speed(ctx, requireUser(request), request.query),
+  );
+}

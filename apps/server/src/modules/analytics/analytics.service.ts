@@ -1,0 +1,162 @@
+import { and, eq, gte, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import { phaseLabel } from '@sales-agent/shared/enums';
+import type { AnalyticsQuery, FunnelResult, SpeedResult } from '@sales-agent/shared/schemas/analytics';
+import type { Actor, AppContext } from '../../context.ts';
+import { bookings, conversationPhases, conversations, conversationTypes, messagingAccounts } from '../../db/schema/index.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { listedSql } from '../conversations/conversation-policy.ts';
+import { typeNotFound } from '../conversation-types/conversation-types.service.ts';
+import { grantedAccountIds } from '../messaging-accounts/access.ts';
+
+/**
+ * Analytics figures (issue 26, docs/analytics.md), computed from the conversations' analytics columns that the
+ * database triggers keep (max_phase, first_prospect_message_at, first_reply_at): one range scan of
+ * conversations_analytics_index per figure, so deletions and manual phase changes show at once.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** [from, to) as instants: a bare day as `to` includes that whole day. */
+export function analyticsRange(query: Pick<AnalyticsQuery, 'from' | 'to'>): { from: Date; to: Date } {
+  const from = new Date(query.from.length === 10 ? `${query.from}T00:00:00.000Z` : query.from);
+  const to = query.to.length === 10 ? new Date(Date.parse(`${query.to}T00:00:00.000Z`) + DAY_MS) : new Date(query.to);
+  if (!(from < to)) throw badRequest('from must be before to');
+  return { from, to };
+}
+
+interface Scope {
+  where: SQL;
+  phaseCount: number;
+  /** A NORMAL user without any granted account: every figure is 0. */
+  empty: boolean;
+}
+
+/** The filters as one WHERE over conversations, after checking the type exists and the viewer's grants. */
+async function scope(ctx: AppContext, actor: Actor, query: AnalyticsQuery): Promise<Scope> {
+  if (query.version !== undefined) {
+    throw badRequest('Playbook versions do not exist yet: the version filter cannot be applied (leave it out).');
+  }
+  const { from, to } = analyticsRange(query);
+  const [type] = await ctx.db
+    .select({ id: conversationTypes.id })
+    .from(conversationTypes)
+    .where(eq(conversationTypes.id, query.conversationType));
+  if (!type) throw typeNotFound();
+  const [phases] = await ctx.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(conversationPhases)
+    .where(eq(conversationPhases.conversationTypeId, type.id));
+  const granted = await grantedAccountIds(ctx, actor);
+  const c = conversations;
+  const filters: (SQL | undefined)[] = [
+    eq(c.conversationTypeId, query.conversationType),
+    gte(c.createdAt, from),
+    lt(c.createdAt, to),
+    listedSql(granted),
+    query.messagingAccount !== undefined ? eq(c.messagingAccountId, query.messagingAccount) : undefined,
+    channelSql(query.channel),
+  ];
+  return { where: and(...filters)!, phaseCount: Number(phases?.n ?? 0), empty: granted !== 'all' && granted.length === 0 };
+}
+
+function channelSql(channel: AnalyticsQuery['channel']): SQL | undefined {
+  const c = conversations;
+  if (channel === undefined) return undefined;
+  if (channel === 'CALL') return isNotNull(c.callSid);
+  if (channel === 'WEB') return and(isNull(c.messagingAccountId), isNull(c.callSid));
+  return and(
+    isNull(c.callSid),
+    sql`${c.messagingAccountId} in (select ${messagingAccounts.id} from ${messagingAccounts} where ${messagingAccounts.type} = ${channel})`,
+  );
+}
+
+/** The funnel: started → reached each phase 0..N-1 → ended (reached N) / booked. */
+export async function funnel(ctx: AppContext, actor: Actor, query: AnalyticsQuery): Promise<FunnelResult> {
+  const s = await scope(ctx, actor, query);
+  const n = s.phaseCount;
+  const labels = Array.from({ length: n }, (_, phase) => ({ phase, label: phaseLabel(phase, n) }));
+  if (s.empty) return { started: 0, steps: labels.map((l) => ({ ...l, reached: 0 })), ended: 0, booked: 0 };
+  const c = conversations;
+  const reachedColumns = Array.from({ length: n + 1 }, (_, k) => sql`count(*) filter (where ${c.maxPhase} >= ${k})::int`);
+  const [row] = await ctx.db
+    .select({ started: sql<number>`count(*)::int`, reached: sql<number[]>`array[${sql.join(reachedColumns, sql`, `)}]` })
+    .from(c)
+    .where(s.where);
+  const [bookedRow] = await ctx.db
+    .select({ booked: sql<number>`count(distinct ${bookings.conversationId})::int` })
+    .from(bookings)
+    .innerJoin(c, eq(c.id, bookings.conversationId))
+    .where(and(eq(bookings.status, 'booked'), s.where));
+  const reached = (row?.reached ?? []).map(Number);
+  return {
+    started: Number(row?.started ?? 0),
+    steps: labels.map((l) => ({ ...l, reached: reached[l.phase] ?? 0 })),
+    ended: reached[n] ?? 0,
+    booked: Number(bookedRow?.booked ?? 0),
+  };
+}
+
+/** Speed: seconds from the prospect's first message to the first reply (AGENT message), p50/p90. */
+export async function speed(ctx: AppContext, actor: Actor, query: AnalyticsQuery): Promise<SpeedResult> {
+  const s = await scope(ctx, actor, query);
+  const none = { p50: null, p90: null };
+  if (s.empty) {
+    return { firstReplySeconds: none, agentFirstReplySeconds: none, teamFirstReplySeconds: none, withProspectMessage: 0, replied: 0, answeredWithinMinuteShare: null };
+  }
+  const c = conversations;
+  const seconds = sql`extract(epoch from (${c.firstReplyAt} - ${c.firstProspectMessageAt}))::float8`;
+  const pct = (p: number, filter: SQL) => sql<number | null>`percentile_cont(${sql.raw(String(p))}) within group (order by ${seconds}) filter (where ${filter})`;
+  const replied = sql`${c.firstReplyAt} is not null`;
+  const byAgent = sql`${c.firstReplyAt} is not null and not ${c.firstReplyByHuman}`;
+  const byTeam = sql`${c.firstReplyAt} is not null and ${c.firstReplyByHuman}`;
+  const [row] = await ctx.db
+    .select({
+      p50: pct(0.5, replied),
+      p90: pct(0.9, replied),
+      agentP50: pct(0.5, byAgent),
+      agentP90: pct(0.9, byAgent),
+      teamP50: pct(0.5, byTeam),
+      teamP90: pct(0.9, byTeam),
+      withProspectMessage: sql<number>`count(*)::int`,
+      replied: sql<number>`count(*) filter (where ${replied})::int`,
+      withinMinute: sql<number>`count(*) filter (where ${replied} and ${seconds} <= 60)::int`,
+    })
+    .from(c)
+    .where(and(s.where, isNotNull(c.firstProspectMessageAt)));
+  const num = (v: unknown) => (v === null || v === undefined ? null : Math.round(Number(v) * 1000) / 1000);
+  const withProspect = Number(row?.withProspectMessage ?? 0);
+  return {
+    firstReplySeconds: { p50: num(row?.p50), p90: num(row?.p90) },
+    agentFirstReplySeconds: { p50: num(row?.agentP50), p90: num(row?.agentP90) },
+    teamFirstReplySeconds: { p50: num(row?.teamP50), p90: num(row?.teamP90) },
+    withProspectMessage: withProspect,
+    replied: Number(row?.replied ?? 0),
+    answeredWithinMinuteShare: withProspect === 0 ? null : Number(row?.withinMinute ?? 0) / withProspect,
+  };
+}
+
+/** The conversations behind one funnel step (newest first), for the screen's click-through. */
+export async function funnelStepConversations(
+  ctx: AppContext,
+  actor: Actor,
+  query: AnalyticsQuery & { step: 'started' | 'ended' | 'booked' | number; limit: number },
+) {
+  const s = await scope(ctx, actor, query);
+  if (s.empty) return { conversations: [] };
+  const c = conversations;
+  const step =
+    query.step === 'started'
+      ? undefined
+      : query.step === 'ended'
+        ? gte(c.maxPhase, s.phaseCount)
+        : query.step === 'booked'
+          ? sql`exists (select 1 from ${bookings} b where b.conversation_id = ${c.id} and b.status = 'booked')`
+          : gte(c.maxPhase, query.step);
+  const rows = await ctx.db
+    .select({ id: c.id, uuid: c.uuid, phase: c.phase, maxPhase: c.maxPhase, createdAt: c.createdAt })
+    .from(c)
+    .where(and(s.where, step))
+    .orderBy(sql`${c.createdAt} desc, ${c.id} desc`)
+    .limit(query.limit);
+  return { conversations: rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })) };
+}

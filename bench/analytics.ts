@@ -1,0 +1,182 @@
+/**
+ * Benchmark of the analytics API (GET /api/admin/analytics/funnel and /speed, issue 26) on PostgreSQL, and of
+ * what its triggers add to storing a message. Not part of `npm test`.
+ *
+ *   node --import tsx bench/analytics.ts
+ *
+ * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); the script creates `sa_bench_analytics`,
+ * generates BENCH_CONVERSATIONS conversations (default 1,000,000) with 10 messages each through INSERT … SELECT
+ * generate_series (the message trigger is switched off for the bulk load and the migration's backfill statements
+ * run instead, as they would on an existing database), then times the real service functions and drops the
+ * database (BENCH_KEEP=1 keeps and reuses it).
+ */
+import os from 'node:os';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { openDatabase } from '../apps/server/src/db/client.ts';
+import { withDatabase } from '../apps/server/src/test/test-database.ts';
+import type { Actor, AppContext } from '../apps/server/src/context.ts';
+import { funnel, speed } from '../apps/server/src/modules/analytics/analytics.service.ts';
+import { insertMessage } from '../apps/server/src/conversations/conversation-store.ts';
+import { analyticsQuery } from '../packages/shared/src/schemas/analytics.ts';
+
+const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const keep = process.env.BENCH_KEEP === '1';
+const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 1_000_000);
+const MESSAGES_PER_CONVERSATION = 10;
+const ACCOUNTS = 50;
+const TYPES = 20;
+const DB_NAME = 'sa_bench_analytics';
+const RUNS = Number(process.env.BENCH_RUNS ?? 40);
+const INSERTS = Number(process.env.BENCH_INSERTS ?? 2000);
+
+async function admin(text: string) {
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    return await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+const time = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
+  const start = performance.now();
+  const result = await fn();
+  console.log(`  ${label}: ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  return result;
+};
+
+async function generate(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const q = (text: string) => client.query(text);
+  try {
+    const [{ n }] = (await q('select count(*)::int as n from conversations')).rows;
+    if (n === CONVERSATIONS) return console.log(`reusing ${n} conversations`);
+    console.log(`generating ${CONVERSATIONS} conversations, ${CONVERSATIONS * MESSAGES_PER_CONVERSATION} messages`);
+    await q(`insert into users (email, role) values ('bench-admin@example.com', 'ADMIN'), ('bench-normal@example.com', 'NORMAL')`);
+    await q(`insert into conversation_types (title, role_prompt, error_prompt) select 'Bench ' || i, 'role', 'error' from generate_series(1, ${TYPES}) i`);
+    await q(`insert into conversation_phases (conversation_type_id, index, prompt, transition_prompt)
+             select t.id, p, 'phase ' || p, 'next' from conversation_types t, generate_series(0, 2) p`);
+    await q(`insert into messaging_accounts (type, access_token_encrypted, page_id, page_name)
+             select 'INSTAGRAM', 'x', 'page-' || i, 'Bench page ' || i from generate_series(1, ${ACCOUNTS}) i`);
+    await q(`insert into user_messaging_accounts (user_id, messaging_account_id)
+             select u.id, a.id from users u, (select id from messaging_accounts order by id limit 5) a where u.role = 'NORMAL'`);
+    await q(`insert into prospects (messaging_account_id, external_id)
+             select (select min(id) from messaging_accounts) + (i % ${ACCOUNTS}), 'ext-' || i from generate_series(1, 200000) i`);
+    // Phases 0..3 spread, some -2/-1/9999; the trigger sets max_phase on insert.
+    await time('conversations', () =>
+      q(`insert into conversations (phase, conversation_type_id, messages_count, last_message_date, prospect_id, messaging_account_id, created_at)
+         select case when h % 100 < 5 then -2 when h % 100 < 8 then -1 when h % 100 < 10 then 9999 else (h / 100) % 4 end,
+                (select min(id) from conversation_types) + (h / 7) % ${TYPES}, ${MESSAGES_PER_CONVERSATION},
+                timestamptz '2024-01-01' + i * interval '60 seconds' + interval '10 minutes', p.id, p.messaging_account_id,
+                timestamptz '2024-01-01' + i * interval '60 seconds'
+         from (select i, h, case when h % 5 = 0 then null else (select min(id) from prospects) + (h / 29) % 200000 end as prospect_id
+               from (select i, abs(hashint4(i)) as h from generate_series(1, ${CONVERSATIONS}) i) r) s
+         left join prospects p on p.id = s.prospect_id order by i`),
+    );
+    await time('messages (trigger off, backfill after)', async () => {
+      await q(`alter table messages disable trigger messages_analytics_firsts`);
+      await q(`insert into messages (conversation_id, role, message, date_sent, written_by_human)
+               select c.id, case when m % 2 = 1 then 'PROSPECT' else 'AGENT' end, 'Bench message ' || m,
+                      c.created_at + (m * interval '1 minute') + ((abs(hashint4(c.id)) % 90) * interval '1 second') * (m % 2 - 1) * -1,
+                      m = 2 and c.id % 10 = 0
+               from conversations c, generate_series(1, ${MESSAGES_PER_CONVERSATION}) m`);
+      await q(`alter table messages enable trigger messages_analytics_firsts`);
+      await q(`update conversations c set first_prospect_message_at = m.first
+               from (select conversation_id, min(date_sent) as first from messages where role = 'PROSPECT' group by conversation_id) m
+               where m.conversation_id = c.id`);
+      await q(`update conversations c set first_reply_at = r.date_sent, first_reply_by_human = r.written_by_human
+               from (select distinct on (m.conversation_id) m.conversation_id, m.date_sent, m.written_by_human
+                     from messages m join conversations c2 on c2.id = m.conversation_id
+                     where m.role = 'AGENT' and c2.first_prospect_message_at is not null and m.date_sent >= c2.first_prospect_message_at
+                     order by m.conversation_id, m.date_sent, m.id) r
+               where r.conversation_id = c.id`);
+    });
+    await time('vacuum analyze', () => q('vacuum analyze'));
+  } finally {
+    await client.end();
+  }
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function main() {
+  const exists = (await admin(`select 1 from pg_database where datname = '${DB_NAME}'`)).rowCount;
+  if (exists && !keep) await admin(`drop database ${DB_NAME} with (force)`);
+  if (!exists || !keep) await admin(`create database ${DB_NAME}`);
+  const url = withDatabase(baseUrl, DB_NAME);
+  const database = openDatabase({ url, poolSize: 4 });
+  try {
+    await database.migrate();
+    await generate(url);
+    const ctx = { db: database.db } as unknown as AppContext;
+    const rows = async <T>(text: string) => ((await database.db.execute(sql.raw(text))) as unknown as { rows: T[] }).rows;
+    const [{ id: adminId }] = await rows<{ id: number }>(`select id from users where role = 'ADMIN'`);
+    const [{ id: normalId }] = await rows<{ id: number }>(`select id from users where role = 'NORMAL'`);
+    const adminActor: Actor = { id: adminId, email: 'bench-admin@example.com', role: 'ADMIN' };
+    const normalActor: Actor = { id: normalId, email: 'bench-normal@example.com', role: 'NORMAL' };
+    const [{ type }] = await rows<{ type: number }>(`select min(id) + 3 as type from conversation_types`);
+    const [{ last }] = await rows<{ last: string }>(`select max(created_at) as last from conversations`);
+    const end = new Date(last);
+    const daysBack = (d: number) => new Date(end.getTime() - d * 86_400_000).toISOString();
+    const q = (from: string, extra: Record<string, string> = {}) =>
+      analyticsQuery.parse({ conversationType: String(type), from, to: end.toISOString(), ...extra });
+    const scenarios: { name: string; run: () => Promise<unknown> }[] = [
+      { name: 'funnel, last 30 days', run: () => funnel(ctx, adminActor, q(daysBack(30))) },
+      { name: 'funnel, all time', run: () => funnel(ctx, adminActor, q('2000-01-01')) },
+      { name: 'funnel, all time, channel INSTAGRAM', run: () => funnel(ctx, adminActor, q('2000-01-01', { channel: 'INSTAGRAM' })) },
+      { name: 'funnel, all time, NORMAL (5 of 50 accounts)', run: () => funnel(ctx, normalActor, q('2000-01-01')) },
+      { name: 'speed, last 30 days', run: () => speed(ctx, adminActor, q(daysBack(30))) },
+      { name: 'speed, all time', run: () => speed(ctx, adminActor, q('2000-01-01')) },
+      { name: 'speed, all time, NORMAL (5 of 50 accounts)', run: () => speed(ctx, normalActor, q('2000-01-01')) },
+    ];
+    const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' / ');
+    console.log(`load average before: ${load()} on ${os.cpus().length} cores`);
+    console.log('\n| scenario | p50 ms | p95 ms | started / withProspectMessage |\n|---|---:|---:|---:|');
+    for (const scenario of scenarios) {
+      const timings: number[] = [];
+      let result: unknown;
+      for (let i = 0; i < RUNS + 3; i++) {
+        const start = performance.now();
+        result = await scenario.run();
+        if (i >= 3) timings.push(performance.now() - start);
+      }
+      timings.sort((a, b) => a - b);
+      const r = result as { started?: number; withProspectMessage?: number };
+      console.log(`| ${scenario.name} | ${percentile(timings, 50).toFixed(1)} | ${percentile(timings, 95).toFixed(1)} | ${r.started ?? r.withProspectMessage} |`);
+    }
+
+    // What the triggers add to storing a message: insertMessage (the store's one statement) on fresh
+    // conversations, alternating PROSPECT / AGENT, with the message trigger on and off.
+    const [{ base }] = await rows<{ base: number }>(`select min(id)::int as base from conversations`);
+    const measure = async (label: string) => {
+      const timings: number[] = [];
+      for (let i = 0; i < INSERTS; i++) {
+        const conversationId = base + ((i * 7919) % CONVERSATIONS);
+        const start = performance.now();
+        await insertMessage(database.db, { conversationId, role: i % 2 === 0 ? 'PROSPECT' : 'AGENT', message: `turn ${i}` });
+        timings.push(performance.now() - start);
+      }
+      timings.sort((a, b) => a - b);
+      console.log(`| ${label} | ${percentile(timings, 50).toFixed(3)} | ${percentile(timings, 95).toFixed(3)} |`);
+      return percentile(timings, 50);
+    };
+    console.log(`\n| storing a message (${INSERTS} inserts) | p50 ms | p95 ms |\n|---|---:|---:|`);
+    await rows(`alter table messages disable trigger messages_analytics_firsts`);
+    const off = await measure('trigger off');
+    await rows(`alter table messages enable trigger messages_analytics_firsts`);
+    const on = await measure('trigger on');
+    await rows(`alter table messages disable trigger messages_analytics_firsts`);
+    const off2 = await measure('trigger off (again)');
+    await rows(`alter table messages enable trigger messages_analytics_firsts`);
+    console.log(`\nadded p50 per stored message: ${(on - (off + off2) / 2).toFixed(3)} ms`);
+    console.log(`load average after: ${load()}`);
+  } finally {
+    await database.close();
+    if (!keep) await admin(`drop database if exists ${DB_NAME} with (force)`);
+  }
+}
+
+await main();

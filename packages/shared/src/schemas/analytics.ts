@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { ACCOUNT_TYPES } from '../enums.ts';
+import { idParam } from './common.ts';
+
+/** Channels the analytics filter knows: a web chat, a phone call, or a messaging account's type. */
+export const ANALYTICS_CHANNELS = ['WEB', 'CALL', ...ACCOUNT_TYPES] as const;
+export type AnalyticsChannel = (typeof ANALYTICS_CHANNELS)[number];
+
+/** An instant, or a day (YYYY-MM-DD, UTC): as `from` the day's start, as `to` the whole day included. */
+const instant = (name: string) =>
+  z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
+    error: `${name} must be an ISO 8601 date or date-time, e.g. 2030-12-31 or 2030-12-31T10:00:00.000Z`,
+  });
+
+/**
+ * Filters of every analytics figure (docs/analytics.md): conversations of one type created in [from, to).
+ * `version` is accepted for the playbook-versions work and answered 400 until versions exist.
+ */
+export const analyticsQuery = z.object({
+  conversationType: idParam,
+  from: instant('from'),
+  to: instant('to'),
+  channel: z
+    .string()
+    .transform((v) => v.toUpperCase())
+    .pipe(z.enum(ANALYTICS_CHANNELS, { error: `channel must be one of ${ANALYTICS_CHANNELS.join(', ')}` }))
+    .optional(),
+  messagingAccount: idParam.optional(),
+  version: z.string().optional(),
+});
+export type AnalyticsQuery = z.infer<typeof analyticsQuery>;
+
+/** GET /api/admin/analytics/funnel (issue 26 contract). */
+export const funnelResult = z.object({
+  started: z.number(),
+  steps: z.array(z.object({ phase: z.number(), label: z.string(), reached: z.number() })),
+  ended: z.number(),
+  booked: z.number(),
+});
+export type FunnelResult = z.infer<typeof funnelResult>;
+
+const percentiles = z.object({ p50: z.number().nullable(), p90: z.number().nullable() });
+
+/** GET /api/admin/analytics/speed (issue 26 contract): seconds from the prospect's first message to the first reply. */
+export const speedResult = z.object({
+  firstReplySeconds: percentiles,
+  /** The same, only where the AI wrote the first reply / only where a person did. */
+  agentFirstReplySeconds: percentiles,
+  teamFirstReplySeconds: percentiles,
+  /** Conversations with a prospect message, and those of them with a reply. */
+  withProspectMessage: z.number(),
+  replied: z.number(),
+  /** Share (0..1) of those with a prospect message answered within 60 seconds; null when there are none. */
+  answeredWithinMinuteShare: z.number().nullable(),
+});
+export type SpeedResult = z.infer<typeof speedResult>;
+
+/** GET /api/admin/analytics/funnel/conversations: the conversations behind one funnel step. */
+export const funnelConversationsQuery = analyticsQuery.extend({
+  /** `started`, a phase 0..N (reached it), `ended` or `booked`. */
+  step: z.union([z.enum(['started', 'ended', 'booked']), z.coerce.number().int().min(0).max(9998)]),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+export const funnelConversations = z.object({
+  conversations: z.array(
+    z.object({ id: z.number(), uuid: z.string(), phase: z.number(), maxPhase: z.number().nullable(), createdAt: z.string() }),
+  ),
+});
