@@ -65,6 +65,7 @@ export const ERROR_CODES = [
 
   // Conversations, messages, hand-off and follow-ups.
   'AI_PAUSED',
+  'ASSIGNEE_NOT_ALLOWED',
   'CONVERSATION_BUSY',
   'CONVERSATION_CHANGED',
   'CONVERSATION_ENDED',

@@ -7,3 +7,5 @@ export * from './platform.ts';
 export * from './knowledge.ts';
 export * from './actions.ts';
 export * from './compliance.ts';
+export * from './contacts.ts';
+export * from './workspace.ts';

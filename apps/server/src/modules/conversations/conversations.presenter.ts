@@ -31,13 +31,29 @@ export type ListRow = {
   followUpCount: number | null;
   followUpHasErrors: boolean | null;
   lastReadAt: Date | null;
+  assignee: string | null;
+  state: 'open' | 'resolved';
+  snoozedUntil: Date | null;
 };
+
+/** Who wrote a message (issue 24): the prospect (or visitor), a teammate, or the AI (system notes too). */
+export function authorOf(m: { role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; writtenByHuman?: boolean | null; authorEmail?: string | null }) {
+  if (m.role === 'PROSPECT') return { kind: 'prospect' as const };
+  if (m.role === 'AGENT' && m.writtenByHuman) return m.authorEmail ? { kind: 'person' as const, email: m.authorEmail } : { kind: 'person' as const };
+  return { kind: 'ai' as const };
+}
 
 /** The json_build_object of the latest message (a string or already parsed, depending on the driver). */
 function presentLastMessage(value: unknown) {
   if (value === null || value === undefined) return null;
-  const m = (typeof value === 'string' ? JSON.parse(value) : value) as { role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; preview: string; dateSent: string };
-  return { role: m.role, preview: m.preview, dateSent: new Date(m.dateSent).toISOString() };
+  const m = (typeof value === 'string' ? JSON.parse(value) : value) as {
+    role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
+    preview: string;
+    dateSent: string;
+    writtenByHuman?: boolean;
+    authorEmail?: string | null;
+  };
+  return { role: m.role, preview: m.preview, dateSent: new Date(m.dateSent).toISOString(), author: authorOf(m) };
 }
 
 export function presentListRow(r: ListRow) {
@@ -65,13 +81,18 @@ export function presentListRow(r: ListRow) {
     phaseCount: r.phaseCount,
     lastMessage,
     aiPaused: r.aiPaused,
-    needsHuman: r.phase === PHASE.NEEDS_HUMAN || r.phase === PHASE.ERRORED || r.followUpHasErrors === true,
+    // A person handling it (took over or replied) or having resolved it: it no longer needs one (issue 24).
+    needsHuman:
+      (r.phase === PHASE.NEEDS_HUMAN || r.phase === PHASE.ERRORED || r.followUpHasErrors === true) && r.state === 'open' && !r.aiPaused,
     followUp:
       r.followUpStatus === null
         ? null
         : { status: r.followUpStatus, followUpCount: r.followUpCount ?? 0, hasErrors: r.followUpHasErrors === true },
     costUsd: r.costUsd,
     unread: isUnreadFor(lastMessage, r.lastReadAt),
+    assignee: r.assignee,
+    state: r.state,
+    snoozedUntil: r.snoozedUntil?.toISOString() ?? null,
   };
 }
 
@@ -87,6 +108,9 @@ export interface StoredDetail {
   prospectId: number | null;
   messagingAccountId: number | null;
   aiPaused: boolean;
+  state: 'open' | 'resolved';
+  assignee: string | null;
+  snoozedUntil: string | null;
   type: { id: number; title: string | null; initialMessage: string | null } | null;
   prospect: { uuid: string; name: string | null } | null;
   account: { id: number; pageName: string; type: AccountType } | null;
@@ -101,6 +125,8 @@ export interface StoredDetail {
     deletedAt?: string | null;
     hasMedia?: boolean;
     mediaType?: string | null;
+    writtenByHuman?: boolean;
+    authorEmail?: string | null;
   }[] | null;
   granted: boolean;
 }
@@ -133,14 +159,19 @@ export function presentDetail(detail: StoredDetail, canAdminister: boolean, isDe
     aiPaused: detail.aiPaused,
     isDemoAgent,
     ended: isEnded(detail.phase, phases.length),
+    // Who owns it is the team's business: a visitor sees none.
+    assignee: canAdminister ? detail.assignee : null,
+    state: detail.state,
+    snoozedUntil: canAdminister ? detail.snoozedUntil : null,
   };
 }
 
 /** A message with only the channel marks it has (edited, deleted, stored media): plain messages stay as before. */
 function withChannelMarks(m: NonNullable<StoredDetail['messages']>[number]) {
-  const { previousMessage, editedAt, deletedAt, hasMedia, mediaType, ...plain } = m;
+  const { previousMessage, editedAt, deletedAt, hasMedia, mediaType, writtenByHuman, authorEmail, ...plain } = m;
   return {
     ...plain,
+    author: authorOf({ role: m.role, writtenByHuman, authorEmail }),
     ...(editedAt ? { editedAt, previousMessage: previousMessage ?? null } : {}),
     ...(deletedAt ? { deletedAt } : {}),
     ...(hasMedia ? { hasMedia: true, mediaType: mediaType ?? null } : {}),

@@ -110,7 +110,7 @@ describe('GET /api/conversation/list', () => {
       prospectId: prospectA.id,
       Prospect: { uuid: prospectA.uuid, name: null, messagingAccount: { id: accountA.id, pageName: 'Alpha page', type: 'INSTAGRAM' } },
       phaseCount: 3,
-      lastMessage: { role: 'PROSPECT', preview: 'Price?', dateSent: at(50).toISOString() },
+      lastMessage: { role: 'PROSPECT', preview: 'Price?', dateSent: at(50).toISOString(), author: { kind: 'prospect' } },
       aiPaused: false,
       needsHuman: false,
       followUp: null,
@@ -118,6 +118,9 @@ describe('GET /api/conversation/list', () => {
       // The prospect wrote last and this ADMIN never read it (conversation-reads.test.ts).
       unread: true,
       doNotContact: false,
+      assignee: null,
+      state: 'open',
+      snoozedUntil: null,
     });
     const webRow = res.json().conversations.find((c: { uuid: string }) => c.uuid === web.uuid);
     expect(webRow.Prospect).toBeNull();
