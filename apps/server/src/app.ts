@@ -35,6 +35,7 @@ import { unansweredRoutes } from './modules/unanswered/unanswered.routes.ts';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 import { registrationRoutes } from './modules/users/registration.routes.ts';
+import { teamRoutes } from './modules/users/team.routes.ts';
 import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
@@ -142,6 +143,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     crmRoutes,
     knowledgeRoutes,
     registrationRoutes,
+    teamRoutes,
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 

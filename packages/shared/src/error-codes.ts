@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'REGISTRATION_CLOSED',
   'REGISTRATION_INVITE_ONLY',
   'USER_NOT_FOUND',
+  'CANNOT_CHANGE_SELF',
   'WRONG_PASSWORD',
 
   // Facebook login and connecting Meta accounts.

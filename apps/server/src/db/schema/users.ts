@@ -24,7 +24,7 @@ export const passwordTokens = pgTable(
     tokenHash: text().notNull().unique(),
     email: text().notNull(),
     userId: integer().references(() => users.id, { onDelete: 'cascade' }),
-    purpose: text({ enum: ['FACEBOOK_LOGIN', 'FORGOT_PASSWORD', 'ADMIN_RESET'] }).notNull(),
+    purpose: text({ enum: ['FACEBOOK_LOGIN', 'FORGOT_PASSWORD', 'ADMIN_RESET', 'INVITATION'] }).notNull(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
