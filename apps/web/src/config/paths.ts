@@ -36,6 +36,7 @@ export const paths = {
     unanswered: '/admin/unanswered-conversations/list',
     webhookSimulator: '/admin/webhook-simulation-tool',
     knowledge: '/admin/knowledge',
+    team: '/admin/users',
     knowledgeCollection: (id: number | string) => `/admin/knowledge/${id}`,
   },
 } as const;

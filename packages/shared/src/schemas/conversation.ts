@@ -93,6 +93,8 @@ export const conversationListItem = z.object({
       uuid: z.string(),
       /** The name the channel gives the prospect (WhatsApp profile name, Instagram username …); null when none. */
       name: z.string().nullable(),
+      /** The phone number on SMS, WhatsApp and calls (issue 24); null elsewhere. */
+      phone: z.string().nullable().optional(),
       /** `type` is the channel (issue #8): INSTAGRAM, FACEBOOK (Messenger), WHATSAPP, TWILIO, SMS_GATEWAY. */
       messagingAccount: z.object({ id: z.number(), pageName: z.string(), type: z.enum(ACCOUNT_TYPES) }),
     })
@@ -244,6 +246,8 @@ export const conversationDetail = z.object({
     .object({
       uuid: z.string(),
       name: z.string().nullable(),
+      /** The phone number on SMS, WhatsApp and calls (issue 24); null elsewhere. */
+      phone: z.string().nullable().optional(),
       messagingAccount: z.object({ id: z.number(), pageName: z.string(), type: z.string() }),
     })
     .nullable(),

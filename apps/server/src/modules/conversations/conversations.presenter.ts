@@ -1,4 +1,5 @@
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
+import { phoneOf } from '@sales-agent/shared/phone';
 import { isUnreadFor } from './conversation-reads.ts';
 
 /**
@@ -20,6 +21,7 @@ export type ListRow = {
   prospectId: number | null;
   prospectUuid: string | null;
   prospectName: string | null;
+  prospectExternalId: string | null;
   accountId: number | null;
   pageName: string | null;
   accountType: AccountType | null;
@@ -76,6 +78,8 @@ export function presentListRow(r: ListRow) {
         : {
             uuid: r.prospectUuid,
             name: r.prospectName,
+            // SMS, WhatsApp and call prospects are known by their number (issue 24).
+            phone: r.prospectExternalId === null ? null : phoneOf(r.accountType, r.prospectExternalId),
             messagingAccount: { id: r.accountId, pageName: r.pageName ?? '', type: r.accountType },
           },
     phaseCount: r.phaseCount,
@@ -112,7 +116,7 @@ export interface StoredDetail {
   assignee: string | null;
   snoozedUntil: string | null;
   type: { id: number; title: string | null; initialMessage: string | null } | null;
-  prospect: { uuid: string; name: string | null } | null;
+  prospect: { uuid: string; name: string | null; externalId: string } | null;
   account: { id: number; pageName: string; type: AccountType } | null;
   phases: { index: number; prompt: string }[] | null;
   messages: {
@@ -152,7 +156,15 @@ export function presentDetail(detail: StoredDetail, canAdminister: boolean, isDe
       : null,
     phaseCount: phases.length,
     prospectId: detail.prospectId,
-    Prospect: detail.prospect && detail.account ? { ...detail.prospect, messagingAccount: detail.account } : null,
+    Prospect:
+      detail.prospect && detail.account
+        ? {
+            uuid: detail.prospect.uuid,
+            name: detail.prospect.name,
+            phone: canAdminister ? phoneOf(detail.account.type, detail.prospect.externalId) : null,
+            messagingAccount: detail.account,
+          }
+        : null,
     // dateSent is already ISO 8601 in UTC to the millisecond (to_char truncates microseconds, as Date did).
     messages: (detail.messages ?? []).map(withChannelMarks),
     canAdminister,

@@ -48,7 +48,7 @@ import {
   writeMessage,
 } from './conversations.service.ts';
 import { markConversationRead } from './conversation-reads.ts';
-import { addNote, changeWorkspace, listNotifications, markNotificationsRead } from './workspace.service.ts';
+import { addNote, changeWorkspace, listAssignees, listNotifications, markNotificationsRead } from './workspace.service.ts';
 
 const tags = ['conversations'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
@@ -156,6 +156,12 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
       const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
       return reply.status(201).send(await addNote(ctx, requireUser(request), conversation, request.body.text));
     },
+  );
+
+  r.get(
+    '/api/conversation/:id/assignees',
+    { schema: { tags, summary: 'Teammates this conversation may be assigned to', params: conversationIdParams, response: { 200: z.array(z.object({ email: z.string() })), ...errors } } },
+    async (request) => listAssignees(ctx, await loadConversationToChange(ctx, request.actor, { id: request.params.id })),
   );
 
   r.get(

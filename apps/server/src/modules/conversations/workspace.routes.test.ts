@@ -67,6 +67,12 @@ describe('PATCH /api/conversation/{id}: assignee, state, snooze', () => {
     await t.request({ method: 'POST', url: '/api/notifications/read', as: bob.cookie });
     expect((await t.request({ method: 'GET', url: '/api/notifications', as: bob.cookie })).json().unread).toBe(0);
 
+    const assignees = await t.request({ method: 'GET', url: `/api/conversation/${conversation.id}/assignees`, as: alice.cookie });
+    const emails = assignees.json().map((a: { email: string }) => a.email);
+    expect(emails).toEqual(expect.arrayContaining([alice.email, bob.email, admin.email]));
+    expect(emails).not.toContain(stranger.email);
+    expect((await t.request({ method: 'GET', url: `/api/conversation/${conversation.id}/assignees`, as: stranger.cookie })).statusCode).toBe(404);
+
     expect((await patch(conversation.id, { assigneeEmail: null }, alice.cookie)).statusCode).toBe(200);
     expect((await detail(conversation.uuid, alice.cookie)).assignee).toBeNull();
     expect(uuids(await list('assignee=none', admin.cookie))).toContain(conversation.uuid);

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, exists, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { ConversationNote, ContactView } from '@sales-agent/shared/schemas/conversation';
-import type { AccountType } from '@sales-agent/shared/enums';
+import { phoneOf } from '@sales-agent/shared/phone';
 import type { Actor, AppContext } from '../../context.ts';
 import {
   contacts,
@@ -161,17 +161,6 @@ export async function listNotes(ctx: AppContext, conversationId: number): Promis
     .where(eq(conversationNotes.conversationId, conversationId))
     .orderBy(asc(conversationNotes.createdAt), asc(conversationNotes.id));
   return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
-}
-
-/** Channels whose prospect id is a phone number. */
-const PHONE_CHANNELS: AccountType[] = ['WHATSAPP', 'TWILIO', 'SMS_GATEWAY'];
-
-/** The phone number a phone-keyed channel's sender id is, in E.164 (WhatsApp's wa_id comes without +). */
-export function phoneOf(type: AccountType, externalId: string): string | null {
-  if (!PHONE_CHANNELS.includes(type)) return null;
-  const digits = externalId.replace(/[^\d]/g, '');
-  if (digits.length < 5) return null;
-  return `+${digits}`;
 }
 
 /**
@@ -353,4 +342,22 @@ export async function readWorkspaceDetail(
     detail.prospectId === null ? Promise.resolve(null) : readContact(ctx, actor, detail.prospectId),
   ]);
   return { notes, contact };
+}
+
+/** The teammates a conversation may be assigned to: active ADMINs and the NORMAL users granted its account. */
+export async function listAssignees(ctx: AppContext, conv: AccessibleConversation): Promise<{ email: string }[]> {
+  const granted =
+    conv.messagingAccountId === null
+      ? sql`false`
+      : exists(
+          ctx.db
+            .select({ one: sql`1` })
+            .from(userMessagingAccounts)
+            .where(and(eq(userMessagingAccounts.userId, users.id), eq(userMessagingAccounts.messagingAccountId, conv.messagingAccountId))),
+        );
+  return ctx.db
+    .select({ email: users.email })
+    .from(users)
+    .where(and(eq(users.active, true), or(eq(users.role, 'ADMIN'), granted)))
+    .orderBy(asc(users.email));
 }

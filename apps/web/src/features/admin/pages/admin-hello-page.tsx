@@ -10,6 +10,8 @@ import {
   IconMessages,
   IconPlus,
   IconPlugConnected,
+  IconPhoneCall,
+  IconUsers,
   IconWebhook,
   type Icon,
 } from '@tabler/icons-react';
@@ -30,6 +32,8 @@ const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Ic
   { to: paths.admin.pricing, label: 'Pricing calculator', text: 'Estimate what conversations cost from message counts and model prices.', icon: IconCalculator },
   { to: paths.admin.webhookSimulator, label: 'Webhook simulation tool', text: 'Send a test message as if a prospect wrote on a channel, and see the reply.', icon: IconWebhook },
   { to: paths.admin.knowledge, label: 'Knowledge base', text: 'FAQ entries and documents the agent answers from, with a test box.', icon: IconBooks },
+  { to: paths.admin.call, label: 'Make a call', text: 'Have the agent phone a prospect from a Twilio account.', icon: IconPhoneCall },
+  { to: paths.admin.team, label: 'Team', text: 'Invite teammates by email, change their roles, deactivate who left.', icon: IconUsers },
   { to: paths.admin.unanswered, label: 'Unanswered conversations', text: 'Messages the agent could not answer or deliver, to follow up by hand.', icon: IconAlertTriangle },
 ];
 
