@@ -37,13 +37,13 @@ export function NotificationsBell(props: { onOpen(uuid: string): void; unreadCon
   }, [newest]);
 
   return (
+    // The indicator wraps the menu, so the menu's popup attributes land on the button itself.
+    <Indicator label={unread} size={16} disabled={unread === 0} offset={4}>
     <Menu position="bottom-end" width={320} withinPortal onOpen={() => unread > 0 && markRead.mutate(undefined)}>
       <Menu.Target>
-        <Indicator label={unread} size={16} disabled={unread === 0} offset={4}>
-          <ActionIcon variant="default" size="lg" aria-label={unread > 0 ? `Notifications (${unread} new)` : 'Notifications'} data-testid="notifications-bell">
-            <IconBell size={18} aria-hidden />
-          </ActionIcon>
-        </Indicator>
+        <ActionIcon variant="default" size="lg" aria-label={unread > 0 ? `Notifications (${unread} new)` : 'Notifications'} data-testid="notifications-bell">
+          <IconBell size={18} aria-hidden />
+        </ActionIcon>
       </Menu.Target>
       <Menu.Dropdown data-testid="notifications">
         {(list.data?.notifications ?? []).length === 0 ? (
@@ -76,6 +76,7 @@ export function NotificationsBell(props: { onOpen(uuid: string): void; unreadCon
         )}
       </Menu.Dropdown>
     </Menu>
+    </Indicator>
   );
 }
 

@@ -109,11 +109,11 @@ function UsersTable({ users }: { users: TeamUser[] }) {
                 </Table.Td>
                 <Table.Td>
                   {!u.active ? (
-                    <Badge color="gray">Deactivated</Badge>
+                    <Badge color="gray" variant="light">Deactivated</Badge>
                   ) : u.pending ? (
-                    <Badge color="yellow">Invited</Badge>
+                    <Badge color="orange" variant="light">Invited</Badge>
                   ) : (
-                    <Badge color="green">Active</Badge>
+                    <Badge color="green" variant="light">Active</Badge>
                   )}
                 </Table.Td>
                 <Table.Td>{u.role === 'ADMIN' ? 'All' : u.messagingAccountIds.length}</Table.Td>
