@@ -8,7 +8,7 @@ import type { ReactNode } from 'react';
 import { channelLabel } from '../../../components/channel-badge.tsx';
 import { conversationQuery } from '../api/conversations.ts';
 import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
-import { conversationName } from './inbox-row.tsx';
+import { conversationName, prospectName } from './inbox-row.tsx';
 
 const money = (usd: number) =>
   usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd > 0 && usd < 0.01 ? 4 : 2 });
@@ -62,7 +62,7 @@ export function ProspectPanel(props: { row: ConversationListItem | null; detailU
     <Stack gap={6} data-testid="prospect-panel" aria-label="About the prospect">
       {!props.compact && (
         <Title order={2} fz="h5">
-          {row ? conversationName(row) : prospect ? (prospect.name ?? `Prospect ${prospect.uuid.slice(0, 8)}`) : 'Web chat'}
+          {row ? conversationName(row) : prospect ? prospectName(prospect) : 'Web chat'}
         </Title>
       )}
       <Box component="dl" m={0} style={{ display: 'grid', gridTemplateColumns: 'auto 1fr', gap: '4px 10px' }}>
