@@ -34,6 +34,8 @@ export interface PlaybookFacts {
   lastProspectMessage: string | null;
   /** What the tools called this turn answered (agent/tools/tool-notes.ts), for the demo agent's reply. */
   toolNotes: ToolNote[];
+  /** The closing reply of an ended playbook (issue 24): the demo agent confirms the next step. */
+  closing?: boolean;
 }
 
 export interface LlmRequest<T> {
