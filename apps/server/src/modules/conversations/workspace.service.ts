@@ -27,6 +27,20 @@ function changed(ctx: AppContext, conv: { id: number; uuid: string }): void {
   ctx.events.emit('conversation.changed', { conversationId: conv.id, uuid: conv.uuid });
 }
 
+/** SQL over `users`: an active teammate who may work on the conversation (an ADMIN, or granted its account). */
+function mayWorkOn(ctx: AppContext, conv: AccessibleConversation): SQL | undefined {
+  const granted =
+    conv.messagingAccountId === null
+      ? sql`false`
+      : exists(
+          ctx.db
+            .select({ one: sql`1` })
+            .from(userMessagingAccounts)
+            .where(and(eq(userMessagingAccounts.userId, users.id), eq(userMessagingAccounts.messagingAccountId, conv.messagingAccountId))),
+        );
+  return and(eq(users.active, true), or(eq(users.role, 'ADMIN'), granted));
+}
+
 /** An active teammate who may work on the conversation: an ADMIN, or a NORMAL user granted its account. */
 async function findTeammate(ctx: AppContext, conv: AccessibleConversation, email: string) {
   const [user] = await ctx.db
@@ -35,18 +49,7 @@ async function findTeammate(ctx: AppContext, conv: AccessibleConversation, email
     .where(
       and(
         eq(users.email, email),
-        eq(users.active, true),
-        or(
-          eq(users.role, 'ADMIN'),
-          conv.messagingAccountId === null
-            ? sql`false`
-            : exists(
-                ctx.db
-                  .select({ one: sql`1` })
-                  .from(userMessagingAccounts)
-                  .where(and(eq(userMessagingAccounts.userId, users.id), eq(userMessagingAccounts.messagingAccountId, conv.messagingAccountId))),
-              ),
-        ),
+        mayWorkOn(ctx, conv),
       ),
     )
     .limit(1);
@@ -346,18 +349,9 @@ export async function readWorkspaceDetail(
 
 /** The teammates a conversation may be assigned to: active ADMINs and the NORMAL users granted its account. */
 export async function listAssignees(ctx: AppContext, conv: AccessibleConversation): Promise<{ email: string }[]> {
-  const granted =
-    conv.messagingAccountId === null
-      ? sql`false`
-      : exists(
-          ctx.db
-            .select({ one: sql`1` })
-            .from(userMessagingAccounts)
-            .where(and(eq(userMessagingAccounts.userId, users.id), eq(userMessagingAccounts.messagingAccountId, conv.messagingAccountId))),
-        );
   return ctx.db
     .select({ email: users.email })
     .from(users)
-    .where(and(eq(users.active, true), or(eq(users.role, 'ADMIN'), granted)))
+    .where(mayWorkOn(ctx, conv))
     .orderBy(asc(users.email));
 }
