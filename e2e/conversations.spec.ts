@@ -62,7 +62,7 @@ test.describe('conversations', () => {
       await send(page, `Answer number ${turn + 1}`);
       await expect(messages(page).nth(count)).toContainText(`Answer number ${turn + 1}`);
       // The agent answers, or its last turn ends the playbook and the notice replaces the box.
-      await expect(messages(page).nth(count + 1).or(page.getByTestId('closing-notice'))).toBeVisible({ timeout: AGENT_TIMEOUT });
+      await expect(messages(page).nth(count + 1).or(page.getByTestId('closing-notice')).first()).toBeVisible({ timeout: AGENT_TIMEOUT });
     }
     await expect(page.getByTestId('closing-notice')).toContainText('This conversation has ended', { timeout: AGENT_TIMEOUT });
     await expect(page.getByRole('textbox', { name: 'Message' })).toHaveCount(0);

@@ -309,7 +309,7 @@ async function visitorFlow(page: Page, name: string) {
       if (await typing.isVisible()) await shot(page, `visitor-chat-typing-${name}`);
     }
     // The agent answers, or (its last turn) ends the playbook: then the closing notice takes the box's place.
-    await expect(messages(page).nth(count + 1).or(page.getByTestId('closing-notice'))).toBeVisible({ timeout: AGENT_TIMEOUT });
+    await expect(messages(page).nth(count + 1).or(page.getByTestId('closing-notice')).first()).toBeVisible({ timeout: AGENT_TIMEOUT });
     await expect(page.getByTestId('agent-typing')).toHaveCount(0, { timeout: AGENT_TIMEOUT });
   }
   const notice = page.getByTestId('closing-notice');

@@ -83,6 +83,8 @@ test('validation, errors as toasts with the server sentence, then the call opens
   await choose(page, 'Conversation type', `Chat only ${stamp}`);
   await callButton.click();
   await expect(page.locator('[data-toast-type="error"]').filter({ hasText: 'no Twilio messaging account' })).toBeVisible();
+  // The refusal also stays on the form, naming the account type as the screens do (issue 24).
+  await expect(page.getByTestId('call-error')).toContainText('Choose a Twilio SMS account');
   await expect(page).toHaveURL(/\/admin\/call/);
 
   // The classic pipeline this time, for a contact.

@@ -37,6 +37,7 @@ import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.ts';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 import { registrationRoutes } from './modules/users/registration.routes.ts';
+import { teamRoutes } from './modules/users/team.routes.ts';
 import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
@@ -146,6 +147,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     knowledgeRoutes,
     registrationRoutes,
     integrationsRoutes,
+    teamRoutes,
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 

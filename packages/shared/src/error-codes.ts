@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'REGISTRATION_CLOSED',
   'REGISTRATION_INVITE_ONLY',
   'USER_NOT_FOUND',
+  'CANNOT_CHANGE_SELF',
   'WRONG_PASSWORD',
 
   // Facebook login and connecting Meta accounts.
@@ -65,6 +66,7 @@ export const ERROR_CODES = [
 
   // Conversations, messages, hand-off and follow-ups.
   'AI_PAUSED',
+  'ASSIGNEE_NOT_ALLOWED',
   'CONVERSATION_BUSY',
   'CONVERSATION_CHANGED',
   'CONVERSATION_ENDED',

@@ -99,7 +99,7 @@ export async function sendHumanMessage(ctx: AppContext, conversationId: number, 
   if (!loaded) throw conversationNotFound();
   const stored = await ctx.db.transaction(async (tx) => {
     await lockConversationRow(tx, conversationId);
-    const row = await insertMessage(tx, { conversationId, role: 'AGENT', message, writtenByHuman: true }, { outboxFor: loaded, jobs: ctx.jobs });
+    const row = await insertMessage(tx, { conversationId, role: 'AGENT', message, writtenByHuman: true, authorUserId: actor.id }, { outboxFor: loaded, jobs: ctx.jobs });
     if (!row) return null;
     if (loaded.prospect) {
       // The AI stays silent here until an admin sets a working phase (setConversationPhase).

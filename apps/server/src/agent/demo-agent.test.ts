@@ -22,6 +22,8 @@ it('walks the phases one per prospect message, labelled as the demo agent, and e
     'Hi! Interested in widgets?',
     `${DEMO_AGENT_PREFIX}Phase 2 of 3: Goal 1: learn what the prospect needs. You wrote: "Hi there".`,
     `${DEMO_AGENT_PREFIX}Phase 3 of 3: Goal 2: learn what the prospect needs. You wrote: "I need 40 widgets".`,
+    // The last phase done: a closing reply confirms the next step (issue 24 item 7).
+    `${DEMO_AGENT_PREFIX}Thank you! About "Yes, book it": a colleague will confirm the next step with you by the next business day.`,
   ]);
   expect(replies.slice(1).every(isDemoAgentMessage)).toBe(true);
   const ended = await conversationRow(t.ctx, id);

@@ -189,6 +189,29 @@ export function draftRequest(playbook: Playbook, phaseIndex: number, history: Hi
   return request('draft', draftAnswer as JsonAnswer<{ reply: string; needsHuman: boolean; reason: string; unknownQuestion?: string }>, messages, playbook, facts, playbook.temperature);
 }
 
+/**
+ * The closing reply when a turn reaches the end phase (issue 24 item 7): answers the prospect's last message and
+ * confirms what happens next, never leaving it unanswered. Something the agent cannot do or promise is handed
+ * to a person (needsHuman). Asked as a draft (the guard checks it); its facts say the playbook has ended.
+ */
+export function closingRequest(playbook: Playbook, lastPhase: number, history: HistoryMessage[], rejection?: string) {
+  const retry = rejection
+    ? `\nYour previous draft was rejected by the reviewer for this reason: ${rejection}\nWrite a different reply that avoids it.`
+    : '';
+  return request('draft', draftAnswer, [
+    {
+      role: 'system',
+      content:
+        `${playbook.rolePrompt}\n\n${phaseHeader(playbook, lastPhase)}\nThis was the last phase: the conversation ends with your ` +
+        `next message.${retry}\n\nWrite the closing message: answer the prospect's last message and confirm clearly what ` +
+        `happens next (who does what, and when). Do not ask new questions. Answer JSON {"reply": string, "needsHuman": ` +
+        `boolean, "reason": string}. Set needsHuman to true when the prospect's last message asks for something you cannot ` +
+        `do or confirm yourself (a colleague must follow up); the reply is then a short message saying a colleague will.`,
+    },
+    ...chatOf(history),
+  ], playbook, { ...factsOf(playbook, lastPhase, history), closing: true }, playbook.temperature);
+}
+
 /** The checkingPrompt guard over a drafted reply. */
 export function guardRequest(playbook: Playbook, phaseIndex: number, history: HistoryMessage[], draft: string, knowledge?: KnowledgePassage[]) {
   const facts = knowledge

@@ -69,20 +69,33 @@ describe('a turn', () => {
     expect(fake.requests[0].messages[0].content).toContain('The prospect answered question 0.');
   });
 
-  it('ends the conversation at phase N and rates it, without a reply', async () => {
+  it('ends the conversation at phase N with a closing reply that confirms the next step, and rates it (issue 24)', async () => {
     const id = await webChat({ phases: 2 });
     fake.on('transition_decision', { json: { advance: true, reason: 'yes' } });
     fake.on('conversation_rating', { json: { rating: 9, reason: 'closed the sale' } });
     await say(id, 'first');
-    await say(id, 'deal!');
+    fake.on('draft_reply', { json: { reply: 'Booked: Friday at 10. You will get the invite today.', needsHuman: false, reason: '' } });
+    await say(id, 'Can we book a demo on Friday at 10?');
     const row = await conversationRow(t.ctx, id);
     expect(row.phase).toBe(2);
     expect(row.rating).toBe(9);
-    expect(await agentMessagesOf(t.ctx, id)).toHaveLength(2); // initial + the phase-1 reply
+    const agent = await agentMessagesOf(t.ctx, id);
+    expect(agent).toHaveLength(3); // initial + the phase-1 reply + the closing reply
+    expect(agent.at(-1)).toBe('Booked: Friday at 10. You will get the invite today.');
     // An ended conversation gets no further turn.
     await say(id, 'are you there?');
-    expect(await agentMessagesOf(t.ctx, id)).toHaveLength(2);
+    expect(await agentMessagesOf(t.ctx, id)).toHaveLength(3);
     expect(fake.count('conversation_rating')).toBe(1);
+  });
+
+  it('flags the conversation for a person when the last message asks for what the agent cannot do (issue 24)', async () => {
+    const id = await webChat({ phases: 1 });
+    fake.on('transition_decision', { json: { advance: true, reason: 'yes' } });
+    fake.on('draft_reply', { json: { reply: 'A colleague will get back to you about the refund.', needsHuman: true, reason: 'refund request' } });
+    await say(id, 'I want a refund of my last invoice');
+    const row = await conversationRow(t.ctx, id);
+    expect(row.phase).toBe(-2);
+    expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('A colleague will get back to you about the refund.');
   });
 
   it('books tokens and cost per call on the conversation', async () => {

@@ -20,11 +20,12 @@ import { playbookOf } from './prompts.ts';
 import { knowledgeForTurn, recordPassagesUsed } from '../knowledge/turn-knowledge.ts';
 import { recordUnansweredQuestion } from '../knowledge/questions.ts';
 import { writeKnowledgeDraft } from './knowledge-reply.ts';
+import { writeGuardedReply } from './guarded-reply.ts';
 import { scheduleFollowUp } from './follow-up.ts';
 import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
 import { LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from '../conversations/phases.ts';
-import { draftRequest, type HistoryMessage, type Playbook, ratingRequest, transitionRequest, triggerRequest } from './prompts.ts';
+import { closingRequest, draftRequest, type HistoryMessage, type Playbook, ratingRequest, transitionRequest, triggerRequest } from './prompts.ts';
 import { sendAgentMessage, type SendExpectation, type TurnOrigin } from '../conversations/agent-messages.ts';
 import { leaveWorkingPhase, moveWorkingPhase, setRating } from '../conversations/phase-moves.ts';
 import { runToolStep } from './tools/tool-step.ts';
@@ -106,7 +107,9 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
     const transition = await askLlm(ctx, conversationId, transitionRequest(playbook, phase, history), usage);
     if (transition.advance) {
       const next = phase + 1;
-      if (next === phaseCount) return (await endConversation(ctx, loaded, phase, playbook, history)) ? 'ended' : 'phase-changed';
+      if (next === phaseCount) {
+        return closeConversation(ctx, loaded, { phase, lastIds, messagesCount: loaded.conversation.messagesCount }, playbook, history, usage, origin);
+      }
       if (!(await moveWorkingPhase(ctx, conversationId, phase, next, false))) return 'phase-changed';
       phase = next;
       emitConversationChanged(ctx, loaded.conversation);
@@ -193,10 +196,19 @@ export async function afterAgentReply(ctx: AppContext, conversationId: number, s
  * first so the CRM note carries it (the write-back may run on another process as soon as it commits); a
  * failed rating leaves it empty. Returns false when an admin or a human changed the conversation meanwhile.
  */
-async function endConversation(ctx: AppContext, loaded: LoadedConversation, from: number, playbook: Playbook, history: HistoryMessage[]) {
+async function endConversation(
+  ctx: AppContext,
+  loaded: LoadedConversation,
+  from: number,
+  playbook: Playbook,
+  history: HistoryMessage[],
+  closing?: { text: string; expect: SendExpectation; origin: TurnOrigin },
+) {
   const id = loaded.conversation.id;
   const rating = await rate(ctx, id, playbook, history);
   const ended = await ctx.db.transaction(async (tx) => {
+    // The closing reply goes out with the end, or neither does when the conversation moved meanwhile.
+    if (closing && !(await sendAgentMessage(ctx, loaded, closing.text, closing.expect, tx, closing.origin))) return null;
     if (!(await moveWorkingPhase(ctx, id, from, from + 1, true, tx))) return null;
     if (rating !== null) await setRating(ctx, id, rating, tx);
     await endSilence(ctx, id, tx);
@@ -205,6 +217,39 @@ async function endConversation(ctx: AppContext, loaded: LoadedConversation, from
     return true;
   });
   return ended === true;
+}
+
+/**
+ * The last phase is done (issue 24 item 7): the agent writes a closing reply that answers the prospect's last
+ * message and confirms what happens next, then the conversation ends. When that last message asks for
+ * something the agent cannot do (the draft asks for a human), or the reply fails the checking prompt twice, the
+ * conversation goes to a person instead of ending in silence.
+ */
+async function closeConversation(
+  ctx: AppContext,
+  loaded: LoadedConversation,
+  expect: SendExpectation & { phase: number },
+  playbook: Playbook,
+  history: HistoryMessage[],
+  usage: DeferredUsage[],
+  origin: TurnOrigin,
+): Promise<TurnOutcome> {
+  const id = loaded.conversation.id;
+  const phase = expect.phase;
+  const draft = await writeGuardedReply(ctx, id, playbook, phase, history, (rejection) => closingRequest(playbook, phase, history, rejection), {
+    deferred: usage,
+  });
+  if (!draft.ok) {
+    await needsHuman(ctx, loaded, phase, 'GUARD_FAILED', `The closing reply failed the checking prompt twice: ${draft.reason}`, undefined, origin);
+    return 'needs-human';
+  }
+  const { reply, needsHuman: askedForHuman, reason } = draft.value;
+  if (askedForHuman) {
+    const message = `The prospect's last message needs a person: ${reason || 'no reason given'}`;
+    const handedOver = await needsHuman(ctx, loaded, phase, 'HUMAN_REQUESTED', message, reply ? { text: reply, expect } : undefined, origin);
+    return handedOver ? 'needs-human' : 'stale';
+  }
+  return (await endConversation(ctx, loaded, phase, playbook, history, { text: reply, expect, origin })) ? 'ended' : 'phase-changed';
 }
 
 async function rate(ctx: AppContext, conversationId: number, playbook: Playbook, history: HistoryMessage[]): Promise<number | null> {

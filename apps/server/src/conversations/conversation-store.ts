@@ -16,6 +16,7 @@ import {
   outbox,
   prospects,
   unansweredConversations,
+  users,
 } from '../db/schema/index.ts';
 
 /** The database or an open transaction: both run the same queries. */
@@ -169,6 +170,8 @@ export interface NewMessage {
   dateSent?: Date;
   externalId?: string;
   writtenByHuman?: boolean;
+  /** The teammate who wrote it (writtenByHuman). */
+  authorUserId?: number;
 }
 
 /** Conditions and side effects of insertMessage, all in its one statement. */
@@ -228,9 +231,10 @@ export async function insertMessage(
              coalesce(max(id) filter (where role = 'AGENT'), 0) as agent
       from ${messages} where conversation_id = ${input.conversationId}
     ), ` : sql``}inserted as (
-      insert into ${messages} (conversation_id, role, message, date_sent, external_id, written_by_human)
+      insert into ${messages} (conversation_id, role, message, date_sent, external_id, written_by_human, author_user_id)
       select ${input.conversationId}::int, ${input.role}, ${input.message}, ${dateSent.toISOString()}::timestamptz,
-             ${input.externalId ?? null}::text, ${input.writtenByHuman ?? false}::boolean
+             ${input.externalId ?? null}::text, ${input.writtenByHuman ?? false}::boolean,
+             (select u.id from ${users} u where u.id = ${input.authorUserId ?? null}::int)
       ${sources.length > 0 ? sql`from ${sql.join(sources, sql`, `)} ${conditions}` : sql``}
       on conflict do nothing
       returning id, conversation_id, role, message, date_sent
@@ -303,6 +307,8 @@ export async function storeProspectMessage(
       update ${conversations} c set messages_count = c.messages_count + 1,
         last_message_date = greatest(c.last_message_date, ${dateSent}::timestamptz), updated_at = now(),
         resume_phase = case when d.waiting then (case when c.phase = -3 then c.resume_phase else c.phase end) else c.resume_phase end,
+        -- A resolved or snoozed conversation comes back when the prospect writes again (issue 24).
+        state = 'open', snoozed_until = null,
         phase = case when d.waiting then -3 else c.phase end
       from decided d
       where c.id = ${id} and exists (select 1 from inserted)

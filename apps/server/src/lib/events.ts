@@ -21,9 +21,11 @@ export interface AppEvents {
   /** An outbound message was queued (its outbox row committed): the send request a channel sender delivers. */
   'outbox.queued': { conversationId: number; messageId: number };
   /** A session ended (logout) or a user was deleted: every instance forgets its cached sessions (session-cache.ts). */
-  'sessions.revoked': { reason: 'logout' | 'user deleted' | 'password changed' | 'signed out everywhere' | 'role changed' };
+  'sessions.revoked': { reason: 'logout' | 'user deleted' | 'password changed' | 'signed out everywhere' | 'role changed' | 'user deactivated' };
   /** A user's grants of messaging accounts changed (null: several users'): inbox streams re-read them (issue 18). */
   'grants.changed': { userId: number | null };
+  /** A teammate was notified (assigned, mentioned; issue 24): their inbox streams refresh. */
+  'notification.created': { userId: number; conversationId: number; uuid: string };
 }
 
 export class EventBus {

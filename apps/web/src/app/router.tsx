@@ -108,6 +108,7 @@ export const routes: RouteObject[] = [
           { path: 'user-messaging-accounts/create', ...page(() => import('../features/permissions/pages/permission-create-page.tsx')) },
           { path: 'unanswered-conversations/list', ...page(() => import('../features/unanswered/pages/unanswered-list-page.tsx')) },
           { path: 'webhook-simulation-tool', ...page(() => import('../features/webhook-simulator/pages/webhook-simulator-page.tsx')) },
+          { path: 'users', ...page(() => import('../features/team/pages/team-page.tsx')) },
         ],
       },
       // Unknown routes: a not-found page inside the shell (render errors reach RouteErrorBoundary below).

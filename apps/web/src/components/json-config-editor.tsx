@@ -1,4 +1,4 @@
-import { Alert, Button, Card, Group, Stack, Text } from '@mantine/core';
+import { Alert, Button, Card, Group, Stack, Text, useComputedColorScheme } from '@mantine/core';
 import { json } from '@codemirror/lang-json';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
 import { TRUNCATE } from '@sales-agent/shared/limits';
@@ -48,6 +48,7 @@ export const requireJsonObject = (value: unknown): string | null =>
  * and never sent.
  */
 export function JsonConfigEditor({ heading, initialText, onSave, validate, description, aside, children }: JsonConfigEditorProps) {
+  const scheme = useComputedColorScheme('light', { getInitialValueInEffect: false });
   const [text, setText] = useState(initialText);
   const [problem, setProblem] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -85,6 +86,8 @@ export function JsonConfigEditor({ heading, initialText, onSave, validate, descr
       </Group>
       <Card withBorder p={0} data-testid="json-config-editor">
         <CodeMirror
+          // Readable in dark mode (issue 24): the editor follows the app's colour scheme.
+          theme={scheme}
           value={text}
           minHeight="320px"
           extensions={extensions}

@@ -38,6 +38,7 @@ export const paths = {
     webhookSimulator: '/admin/webhook-simulation-tool',
     knowledge: '/admin/knowledge',
     integrations: '/admin/integrations',
+    team: '/admin/users',
     knowledgeCollection: (id: number | string) => `/admin/knowledge/${id}`,
   },
 } as const;

@@ -13,6 +13,8 @@ export function showToast(message: string, type: ToastType = 'info'): void {
     color: COLORS[type],
     autoClose: LIMITS.toastLifetimeMs,
     withCloseButton: true,
+    // The close button's accessible name (axe button-name).
+    closeButtonProps: { 'aria-label': 'Close notification' },
     withBorder: true,
     // data attribute lets tests find toasts by type
     ...({ 'data-toast-type': type } as object),

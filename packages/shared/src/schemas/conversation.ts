@@ -21,6 +21,15 @@ const uuidPrefix = z.preprocess(
 );
 
 export const HAS_RECORDING_VALUES = ['true', 'false', 'all'] as const;
+/** Conversation state (issue 24): a person resolves it; it reopens when the prospect writes again. */
+export const CONVERSATION_STATES = ['open', 'resolved'] as const;
+export type ConversationState = (typeof CONVERSATION_STATES)[number];
+export const CONVERSATION_STATE_FILTERS = ['open', 'snoozed', 'resolved', 'all'] as const;
+/** The list's channel filter: the account types and WEB (web chats). */
+export const CONVERSATION_CHANNELS = [...ACCOUNT_TYPES, 'WEB'] as const;
+
+export const messageAuthor = z.object({ kind: z.enum(['ai', 'person', 'prospect']), email: z.string().optional() });
+export type MessageAuthor = z.infer<typeof messageAuthor>;
 
 /** Query of GET /api/conversation/list (spec §2.2, §9). Every field is optional. */
 export const conversationListQuery = z.object({
@@ -45,6 +54,25 @@ export const conversationListQuery = z.object({
   maxRecordingDuration: optionalNumber,
   hasRecording: z.preprocess(blankToUndefined, z.enum(HAS_RECORDING_VALUES).default('all')),
   orderBy: z.preprocess(blankToUndefined, z.enum(CONVERSATION_ORDERS).default('latestMessageDate')),
+  // The team's workspace (issue 24, docs/workspace.md).
+  /** Search text: prospect name, phone number, handle, email and message text (full-text words). */
+  q: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim() || undefined : v),
+    z.string().max(200, 'Search text is too long (200 characters at most)').optional(),
+  ),
+  /** `me`, `none` (unassigned) or a teammate's email. */
+  assignee: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.union([z.enum(['me', 'none']), z.email('assignee must be me, none or an email')]).optional(),
+  ),
+  /** open (not snoozed), snoozed, resolved or all (default). */
+  state: z.preprocess(blankToUndefined, z.enum(CONVERSATION_STATE_FILTERS).optional()),
+  /** The channel: an account type, or WEB for web chats. */
+  channel: z.preprocess(blankToUndefined, z.enum(CONVERSATION_CHANNELS).optional()),
+  /** A messaging account id. */
+  messagingAccount: z.preprocess(blankToUndefined, idParam.optional()),
+  /** true: only conversations that need a person (phase -2/-1 or follow-up errors), open and not being handled. */
+  needsPerson: z.preprocess(blankToUndefined, z.enum(['true', 'false']).optional()),
 });
 export type ConversationListQuery = z.infer<typeof conversationListQuery>;
 
@@ -65,6 +93,8 @@ export const conversationListItem = z.object({
       uuid: z.string(),
       /** The name the channel gives the prospect (WhatsApp profile name, Instagram username …); null when none. */
       name: z.string().nullable(),
+      /** The phone number on SMS, WhatsApp and calls (issue 24); null elsewhere. */
+      phone: z.string().nullable().optional(),
       /** `type` is the channel (issue #8): INSTAGRAM, FACEBOOK (Messenger), WHATSAPP, TWILIO, SMS_GATEWAY. */
       messagingAccount: z.object({ id: z.number(), pageName: z.string(), type: z.enum(ACCOUNT_TYPES) }),
     })
@@ -73,7 +103,15 @@ export const conversationListItem = z.object({
   /** N, the number of phases of the type: phase N means "ended" (spec §4). */
   phaseCount: z.number(),
   /** The latest message: its role, its first 160 characters and when it was sent; null when none. */
-  lastMessage: z.object({ role: z.enum(MESSAGE_ROLES), preview: z.string(), dateSent: z.string() }).nullable(),
+  lastMessage: z
+    .object({
+      role: z.enum(MESSAGE_ROLES),
+      preview: z.string(),
+      dateSent: z.string(),
+      /** Who wrote it (issue 24): the list's preview names the real author. */
+      author: messageAuthor.optional(),
+    })
+    .nullable(),
   /** A person took over (a human message or Take over): the AI stays silent until handed back. */
   aiPaused: z.boolean(),
   /** Phase -2 or -1, or the unanswered entry recorded errors: a person should look at it. */
@@ -90,6 +128,10 @@ export const conversationListItem = z.object({
   unread: z.boolean(),
   /** The prospect opted out (issue 23): the inbox marks them; the detail says when and how. */
   doNotContact: z.boolean().optional(),
+  /** The assignee's email, null when unassigned (issue 24). */
+  assignee: z.string().nullable(),
+  state: z.enum(CONVERSATION_STATES),
+  snoozedUntil: z.string().nullable(),
 });
 export type ConversationListItem = z.infer<typeof conversationListItem>;
 
@@ -128,6 +170,40 @@ export type MarkReadBody = z.infer<typeof markReadBody>;
 export const markReadResponse = z.object({ lastReadAt: z.string() });
 export type MarkReadResponse = z.infer<typeof markReadResponse>;
 
+
+/** A private note of the team (issue 24): never a message, never sent. */
+export const conversationNote = z.object({
+  id: z.number(),
+  text: z.string(),
+  authorEmail: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type ConversationNote = z.infer<typeof conversationNote>;
+export const noteBody = z.object({ text: z.string().trim().min(1, 'Note must not be empty').max(10_000, 'Note is too long') });
+
+/** The person behind a prospect conversation, across channels (issue 24). */
+export const contactView = z.object({
+  id: z.number(),
+  name: z.string().nullable(),
+  phone: z.string().optional(),
+  email: z.string().optional(),
+  /** The person's handles: one per channel account they wrote from. */
+  handles: z.array(z.object({ channel: z.enum(ACCOUNT_TYPES), accountName: z.string(), externalId: z.string(), name: z.string().nullable() })),
+  /** Their conversations the viewer may see, newest first. */
+  conversations: z.array(
+    z.object({
+      uuid: z.string(),
+      id: z.number(),
+      channel: z.enum(ACCOUNT_TYPES),
+      phase: z.number(),
+      phaseCount: z.number(),
+      state: z.enum(CONVERSATION_STATES),
+      lastMessageDate: z.string().nullable(),
+    }),
+  ),
+});
+export type ContactView = z.infer<typeof contactView>;
+
 export const messageView = z.object({
   id: z.number(),
   role: z.enum(MESSAGE_ROLES),
@@ -141,6 +217,8 @@ export const messageView = z.object({
   /** A voice note or picture we stored: GET /api/conversation/{uuid}/messages/{id}/media serves it. */
   hasMedia: z.boolean().optional(),
   mediaType: z.string().nullable().optional(),
+  /** Who wrote it (issue 24): the AI, a teammate (their email when known) or the prospect/visitor. */
+  author: messageAuthor,
 });
 export type MessageView = z.infer<typeof messageView>;
 
@@ -168,6 +246,8 @@ export const conversationDetail = z.object({
     .object({
       uuid: z.string(),
       name: z.string().nullable(),
+      /** The phone number on SMS, WhatsApp and calls (issue 24); null elsewhere. */
+      phone: z.string().nullable().optional(),
       messagingAccount: z.object({ id: z.number(), pageName: z.string(), type: z.string() }),
     })
     .nullable(),
@@ -183,6 +263,13 @@ export const conversationDetail = z.object({
   ...conversationActions,
   /** Active opt-outs of the prospect (issue 23); null for a web chat or a prospect who may be contacted. */
   doNotContact: doNotContactView.optional(),
+  // The team's workspace (issue 24): only for viewers who may administer the conversation (never a visitor).
+  assignee: z.string().nullable(),
+  state: z.enum(CONVERSATION_STATES),
+  snoozedUntil: z.string().nullable(),
+  notes: z.array(conversationNote),
+  /** The person, for a prospect conversation; null for a web chat or a visitor. */
+  contact: contactView.nullable(),
 });
 export type ConversationDetail = z.infer<typeof conversationDetail>;
 
@@ -208,6 +295,19 @@ export const conversationMessageParams = z.object({
 export const patchConversationBody = z.union([
   z.object({ phase: z.number().int() }).strict(),
   z.object({ conversationType: z.number().int().positive().max(INT4_MAX, 'no such id') }).strict(),
+  // The team's workspace (issue 24): any of these together.
+  z
+    .object({
+      assigneeEmail: z.string().trim().toLowerCase().email('assigneeEmail must be an email or null').nullable().optional(),
+      state: z.enum(CONVERSATION_STATES).optional(),
+      snoozedUntil: z.iso
+        .datetime({ offset: true, error: 'snoozedUntil must be an ISO 8601 date-time, e.g. 2030-12-31T10:00:00.000Z' })
+        .refine(isStorableInstant, 'snoozedUntil must be in year 1 or later')
+        .nullable()
+        .optional(),
+    })
+    .strict()
+    .refine((b) => Object.keys(b).length > 0, 'Give phase, conversationType, assigneeEmail, state or snoozedUntil'),
 ]);
 export type PatchConversationBody = z.infer<typeof patchConversationBody>;
 
@@ -227,3 +327,17 @@ export const editMessageBody = z.object({ message: messageText });
 export const deleteMessagesBody = z.object({
   messageIds: z.array(z.number().int().positive()).min(1, 'Choose at least one message').max(10_000),
 });
+
+/** GET /api/notifications (issue 24): the signed-in user's latest notifications and how many are unread. */
+export const notificationView = z.object({
+  id: z.number(),
+  kind: z.enum(['assigned', 'mentioned']),
+  byEmail: z.string().nullable(),
+  text: z.string().nullable(),
+  conversationUuid: z.string(),
+  createdAt: z.string(),
+  read: z.boolean(),
+});
+export type NotificationView = z.infer<typeof notificationView>;
+export const notificationList = z.object({ unread: z.number(), notifications: z.array(notificationView) });
+export type NotificationList = z.infer<typeof notificationList>;

@@ -35,3 +35,26 @@ export const session = z.object({ email: z.string(), role: z.enum(ROLES) });
 export type Session = z.infer<typeof session>;
 
 export const emailParams = z.object({ email });
+
+// Team management (issue 24, docs/workspace.md).
+/** POST /api/admin/users/invite: a one-time link to set a password, mailed when SMTP is set. */
+export const inviteUserBody = z.object({ email, role: z.enum(ROLES).default('NORMAL') });
+export const teamUser = z.object({
+  id: z.number(),
+  email: z.string(),
+  role: z.enum(ROLES),
+  active: z.boolean(),
+  /** Invited and has not set a password yet. */
+  pending: z.boolean(),
+  createdAt: z.string(),
+  /** Messaging accounts granted (a NORMAL user sees only their conversations). */
+  messagingAccountIds: z.array(z.number()),
+});
+export type TeamUser = z.infer<typeof teamUser>;
+export const inviteUserResponse = z.object({ link: z.string(), mailed: z.boolean(), message: z.string(), user: teamUser });
+export type InviteUserResponse = z.infer<typeof inviteUserResponse>;
+export const patchUserBody = z
+  .object({ role: z.enum(ROLES).optional(), active: z.boolean().optional() })
+  .strict()
+  .refine((b) => b.role !== undefined || b.active !== undefined, 'Give role or active');
+export type PatchUserBody = z.infer<typeof patchUserBody>;

@@ -33,6 +33,10 @@ function answerFor(purpose: LlmRequest<unknown>['purpose'], facts: PlaybookFacts
     case 'rating':
       return { rating: Math.min(10, Math.max(1, 4 + facts.prospectMessageCount)), reason: 'Demo rating: more replies, higher rating.' };
     case 'draft': {
+      if (facts.closing) {
+        const heard = facts.lastProspectMessage ? ` About "${truncate(facts.lastProspectMessage, 80)}":` : '';
+        return { reply: `${DEMO_AGENT_PREFIX}Thank you!${heard} a colleague will confirm the next step with you by the next business day.`, needsHuman: false, reason: '' };
+      }
       const acted = demoReplyAfterTools(facts);
       if (acted) return { reply: DEMO_AGENT_PREFIX + acted, needsHuman: false, reason: '' };
       if (facts.knowledge) {

@@ -36,6 +36,8 @@ export interface PlaybookFacts {
   toolNotes: ToolNote[];
   /** Issue 21: the knowledge passages of a draft for a type with knowledge collections (possibly none). */
   knowledge?: { text: string; title?: string }[];
+  /** The closing reply of an ended playbook (issue 24): the demo agent confirms the next step. */
+  closing?: boolean;
 }
 
 export interface LlmRequest<T> {

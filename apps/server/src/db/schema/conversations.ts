@@ -19,6 +19,7 @@ import {
 import { sql } from 'drizzle-orm';
 import { conversationTypes, messagingAccounts } from './playbooks.ts';
 import { users } from './users.ts';
+import { contacts } from './contacts.ts';
 
 /** The person on the other side of a channel: one per (account, external sender id). */
 export const prospects = pgTable(
@@ -39,6 +40,8 @@ export const prospects = pgTable(
     scopedUserId: text(),
     /** Created by the webhook simulator: replies are stored and shown but never sent to a real network. */
     simulated: boolean().notNull().default(false),
+    /** The person behind this handle (issue 24): one contact may have handles on several channels. */
+    contactId: integer().references(() => contacts.id, { onDelete: 'set null' }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -50,6 +53,9 @@ export const prospects = pgTable(
       .where(sql`${t.scopedUserId} is not null`),
     // Target of conversations' (prospect_id, messaging_account_id) foreign key.
     unique('prospects_id_messaging_account_id_unique').on(t.id, t.messagingAccountId),
+    index().on(t.contactId),
+    // Search (issue 24): the prospect's name and handle as words.
+    index('prospects_search_index').using('gin', sql`to_tsvector('simple', coalesce(${t.name}, '') || ' ' || ${t.externalId})`),
   ],
 );
 
@@ -117,6 +123,13 @@ export const conversations = pgTable(
     firstReplyAt: timestamp({ withTimezone: true }),
     /** Whether a person (true) or the AI (false) wrote that first reply. */
     firstReplyByHuman: boolean(),
+    // The team's workspace (issue 24, docs/workspace.md).
+    /** The teammate who owns it; null = unassigned. */
+    assigneeUserId: integer().references(() => users.id, { onDelete: 'set null' }),
+    /** open or resolved; a resolved conversation reopens when the prospect writes again. */
+    state: text({ enum: ['open', 'resolved'] }).notNull().default('open'),
+    /** Snoozed until then (hidden from the open views); cleared when the prospect writes. */
+    snoozedUntil: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -168,6 +181,7 @@ export const conversations = pgTable(
     index('conversations_analytics_index').on(
       t.conversationTypeId, t.createdAt, t.maxPhase, t.messagingAccountId, t.firstProspectMessageAt, t.firstReplyAt,
     ),
+    index('conversations_assignee_last_message_index').on(t.assigneeUserId, t.lastMessageDate.desc(), t.id.desc()),
     uniqueIndex('conversations_call_sid_unique')
       .on(t.callSid)
       .where(sql`${t.callSid} is not null`),
@@ -188,6 +202,8 @@ export const messages = pgTable(
     externalId: text(),
     /** True when a person (not the AI) wrote this AGENT message. */
     writtenByHuman: boolean().notNull().default(false),
+    /** The teammate who wrote it (writtenByHuman), kept for the author shown on the message (issue 24). */
+    authorUserId: integer().references(() => users.id, { onDelete: 'set null' }),
     /** The prospect edited this message (Instagram/Messenger message_edit): the text before the latest edit. */
     previousMessage: text(),
     editedAt: timestamp({ withTimezone: true }),
@@ -199,6 +215,8 @@ export const messages = pgTable(
   },
   (t) => [
     index().on(t.conversationId, t.dateSent, t.id),
+    // Search by message text (issue 24): PostgreSQL full-text search.
+    index('messages_search_index').using('gin', sql`to_tsvector('simple', ${t.message})`),
     uniqueIndex()
       .on(t.conversationId, t.externalId)
       .where(sql`${t.externalId} is not null`),

@@ -9,3 +9,5 @@ export * from './actions.ts';
 export * from './compliance.ts';
 export * from './integrations.ts';
 export * from './knowledge-questions.ts';
+export * from './contacts.ts';
+export * from './workspace.ts';

@@ -1,4 +1,4 @@
-import { integer, pgTable, serial, text, timestamp, index } from 'drizzle-orm/pg-core';
+import { boolean, integer, pgTable, serial, text, timestamp, index } from 'drizzle-orm/pg-core';
 
 /** People who sign in. `passwordHash` is null for accounts still waiting for set-password (spec §4). */
 export const users = pgTable('users', {
@@ -9,6 +9,8 @@ export const users = pgTable('users', {
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   /** The Facebook user id (`/me` id) linked to this account: set by Facebook login, or after a password proof. */
   facebookId: text().unique(),
+  /** Deactivated by an ADMIN (issue 24): cannot sign in, sessions ended at once; kept for history. */
+  active: boolean().notNull().default(true),
 });
 
 /**
@@ -22,7 +24,7 @@ export const passwordTokens = pgTable(
     tokenHash: text().notNull().unique(),
     email: text().notNull(),
     userId: integer().references(() => users.id, { onDelete: 'cascade' }),
-    purpose: text({ enum: ['FACEBOOK_LOGIN', 'FORGOT_PASSWORD', 'ADMIN_RESET'] }).notNull(),
+    purpose: text({ enum: ['FACEBOOK_LOGIN', 'FORGOT_PASSWORD', 'ADMIN_RESET', 'INVITATION'] }).notNull(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

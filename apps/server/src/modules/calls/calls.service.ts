@@ -39,7 +39,7 @@ export async function placeCall(ctx: AppContext, phone: string, body: { conversa
   const account = type.messagingAccountId === null ? null : await findAccountById(ctx, type.messagingAccountId);
   if (!account || account.type !== 'TWILIO') {
     throw badRequest(
-      'This conversation type has no Twilio messaging account to call from. Choose a TWILIO account on the conversation type first.',
+      'This conversation type has no Twilio messaging account to call from. Choose a Twilio SMS account on the conversation type first.',
       'NO_TWILIO_ACCOUNT',
     );
   }

@@ -65,9 +65,9 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
       prospectId: null,
       Prospect: null,
       messages: [
-        { id: third.id, role: 'SYSTEM', message: 'third', dateSent: '2024-12-31T22:07:08.123Z' },
-        { id: second.id, role: 'PROSPECT', message: text, dateSent: at(1).toISOString() },
-        { id: first.id, role: 'AGENT', message: 'latest', dateSent: at(5).toISOString() },
+        { id: third.id, role: 'SYSTEM', message: 'third', dateSent: '2024-12-31T22:07:08.123Z', author: { kind: 'ai' } },
+        { id: second.id, role: 'PROSPECT', message: text, dateSent: at(1).toISOString(), author: { kind: 'prospect' } },
+        { id: first.id, role: 'AGENT', message: 'latest', dateSent: at(5).toISOString(), author: { kind: 'ai' } },
       ],
       canAdminister: true,
       aiPaused: false,
@@ -78,6 +78,12 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
       bookings: [],
       toolCalls: [],
       doNotContact: null,
+      // The team's workspace (issue 24).
+      assignee: null,
+      state: 'open',
+      snoozedUntil: null,
+      notes: [],
+      contact: null,
     });
   });
 

@@ -88,9 +88,13 @@ export function streamListEvents(
     const offRead = ctx.events.on('conversation.read', (event) => {
       if (event.userId === viewer.userId) send({ uuid: event.uuid });
     });
+    const offNotified = ctx.events.on('notification.created', (event) => {
+      if (event.userId === viewer.userId) send({ uuid: event.uuid });
+    });
     return () => {
       offChanged();
       offRead();
+      offNotified();
       viewer.close();
     };
   });

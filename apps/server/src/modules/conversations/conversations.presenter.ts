@@ -1,4 +1,5 @@
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
+import { phoneOf } from '@sales-agent/shared/phone';
 import { isUnreadFor } from './conversation-reads.ts';
 
 /**
@@ -20,6 +21,7 @@ export type ListRow = {
   prospectId: number | null;
   prospectUuid: string | null;
   prospectName: string | null;
+  prospectExternalId: string | null;
   accountId: number | null;
   pageName: string | null;
   accountType: AccountType | null;
@@ -31,13 +33,29 @@ export type ListRow = {
   followUpCount: number | null;
   followUpHasErrors: boolean | null;
   lastReadAt: Date | null;
+  assignee: string | null;
+  state: 'open' | 'resolved';
+  snoozedUntil: Date | null;
 };
+
+/** Who wrote a message (issue 24): the prospect (or visitor), a teammate, or the AI (system notes too). */
+export function authorOf(m: { role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; writtenByHuman?: boolean | null; authorEmail?: string | null }) {
+  if (m.role === 'PROSPECT') return { kind: 'prospect' as const };
+  if (m.role === 'AGENT' && m.writtenByHuman) return m.authorEmail ? { kind: 'person' as const, email: m.authorEmail } : { kind: 'person' as const };
+  return { kind: 'ai' as const };
+}
 
 /** The json_build_object of the latest message (a string or already parsed, depending on the driver). */
 function presentLastMessage(value: unknown) {
   if (value === null || value === undefined) return null;
-  const m = (typeof value === 'string' ? JSON.parse(value) : value) as { role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; preview: string; dateSent: string };
-  return { role: m.role, preview: m.preview, dateSent: new Date(m.dateSent).toISOString() };
+  const m = (typeof value === 'string' ? JSON.parse(value) : value) as {
+    role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
+    preview: string;
+    dateSent: string;
+    writtenByHuman?: boolean;
+    authorEmail?: string | null;
+  };
+  return { role: m.role, preview: m.preview, dateSent: new Date(m.dateSent).toISOString(), author: authorOf(m) };
 }
 
 export function presentListRow(r: ListRow) {
@@ -60,18 +78,25 @@ export function presentListRow(r: ListRow) {
         : {
             uuid: r.prospectUuid,
             name: r.prospectName,
+            // SMS, WhatsApp and call prospects are known by their number (issue 24).
+            phone: r.prospectExternalId === null ? null : phoneOf(r.accountType, r.prospectExternalId),
             messagingAccount: { id: r.accountId, pageName: r.pageName ?? '', type: r.accountType },
           },
     phaseCount: r.phaseCount,
     lastMessage,
     aiPaused: r.aiPaused,
-    needsHuman: r.phase === PHASE.NEEDS_HUMAN || r.phase === PHASE.ERRORED || r.followUpHasErrors === true,
+    // A person handling it (took over or replied) or having resolved it: it no longer needs one (issue 24).
+    needsHuman:
+      (r.phase === PHASE.NEEDS_HUMAN || r.phase === PHASE.ERRORED || r.followUpHasErrors === true) && r.state === 'open' && !r.aiPaused,
     followUp:
       r.followUpStatus === null
         ? null
         : { status: r.followUpStatus, followUpCount: r.followUpCount ?? 0, hasErrors: r.followUpHasErrors === true },
     costUsd: r.costUsd,
     unread: isUnreadFor(lastMessage, r.lastReadAt),
+    assignee: r.assignee,
+    state: r.state,
+    snoozedUntil: r.snoozedUntil?.toISOString() ?? null,
   };
 }
 
@@ -87,8 +112,11 @@ export interface StoredDetail {
   prospectId: number | null;
   messagingAccountId: number | null;
   aiPaused: boolean;
+  state: 'open' | 'resolved';
+  assignee: string | null;
+  snoozedUntil: string | null;
   type: { id: number; title: string | null; initialMessage: string | null } | null;
-  prospect: { uuid: string; name: string | null } | null;
+  prospect: { uuid: string; name: string | null; externalId: string } | null;
   account: { id: number; pageName: string; type: AccountType } | null;
   phases: { index: number; prompt: string }[] | null;
   messages: {
@@ -101,6 +129,8 @@ export interface StoredDetail {
     deletedAt?: string | null;
     hasMedia?: boolean;
     mediaType?: string | null;
+    writtenByHuman?: boolean;
+    authorEmail?: string | null;
   }[] | null;
   granted: boolean;
 }
@@ -126,21 +156,34 @@ export function presentDetail(detail: StoredDetail, canAdminister: boolean, isDe
       : null,
     phaseCount: phases.length,
     prospectId: detail.prospectId,
-    Prospect: detail.prospect && detail.account ? { ...detail.prospect, messagingAccount: detail.account } : null,
+    Prospect:
+      detail.prospect && detail.account
+        ? {
+            uuid: detail.prospect.uuid,
+            name: detail.prospect.name,
+            phone: canAdminister ? phoneOf(detail.account.type, detail.prospect.externalId) : null,
+            messagingAccount: detail.account,
+          }
+        : null,
     // dateSent is already ISO 8601 in UTC to the millisecond (to_char truncates microseconds, as Date did).
     messages: (detail.messages ?? []).map(withChannelMarks),
     canAdminister,
     aiPaused: detail.aiPaused,
     isDemoAgent,
     ended: isEnded(detail.phase, phases.length),
+    // Who owns it is the team's business: a visitor sees none.
+    assignee: canAdminister ? detail.assignee : null,
+    state: detail.state,
+    snoozedUntil: canAdminister ? detail.snoozedUntil : null,
   };
 }
 
 /** A message with only the channel marks it has (edited, deleted, stored media): plain messages stay as before. */
 function withChannelMarks(m: NonNullable<StoredDetail['messages']>[number]) {
-  const { previousMessage, editedAt, deletedAt, hasMedia, mediaType, ...plain } = m;
+  const { previousMessage, editedAt, deletedAt, hasMedia, mediaType, writtenByHuman, authorEmail, ...plain } = m;
   return {
     ...plain,
+    author: authorOf({ role: m.role, writtenByHuman, authorEmail }),
     ...(editedAt ? { editedAt, previousMessage: previousMessage ?? null } : {}),
     ...(deletedAt ? { deletedAt } : {}),
     ...(hasMedia ? { hasMedia: true, mediaType: mediaType ?? null } : {}),

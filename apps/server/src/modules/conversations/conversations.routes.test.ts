@@ -108,9 +108,9 @@ describe('GET /api/conversation/list', () => {
       messagesCount: 3,
       lastMessageDate: at(50).toISOString(),
       prospectId: prospectA.id,
-      Prospect: { uuid: prospectA.uuid, name: null, messagingAccount: { id: accountA.id, pageName: 'Alpha page', type: 'INSTAGRAM' } },
+      Prospect: { uuid: prospectA.uuid, name: null, phone: null, messagingAccount: { id: accountA.id, pageName: 'Alpha page', type: 'INSTAGRAM' } },
       phaseCount: 3,
-      lastMessage: { role: 'PROSPECT', preview: 'Price?', dateSent: at(50).toISOString() },
+      lastMessage: { role: 'PROSPECT', preview: 'Price?', dateSent: at(50).toISOString(), author: { kind: 'prospect' } },
       aiPaused: false,
       needsHuman: false,
       followUp: null,
@@ -118,6 +118,9 @@ describe('GET /api/conversation/list', () => {
       // The prospect wrote last and this ADMIN never read it (conversation-reads.test.ts).
       unread: true,
       doNotContact: false,
+      assignee: null,
+      state: 'open',
+      snoozedUntil: null,
     });
     const webRow = res.json().conversations.find((c: { uuid: string }) => c.uuid === web.uuid);
     expect(webRow.Prospect).toBeNull();
@@ -650,6 +653,8 @@ describe('the channel and the prospect name (issue #8)', () => {
     expect(rows.find((c) => c.uuid === latest.uuid)?.Prospect).toEqual({
       uuid: named.uuid,
       name: 'Ada Lovelace',
+      // Issue 24: a WhatsApp prospect's number.
+      phone: '+16505551234',
       messagingAccount: { id: whatsapp.id, pageName: 'WA line', type: 'WHATSAPP' },
     });
     expect(rows.find((c) => c.uuid === ownA1.uuid)?.Prospect).toMatchObject({ name: null, messagingAccount: { type: 'INSTAGRAM' } });
@@ -664,6 +669,8 @@ describe('the channel and the prospect name (issue #8)', () => {
     expect(res.json().Prospect).toEqual({
       uuid: named.uuid,
       name: 'Ada Lovelace',
+      // Issue 24: a WhatsApp prospect's number.
+      phone: '+16505551234',
       messagingAccount: { id: whatsapp.id, pageName: 'WA line', type: 'WHATSAPP' },
     });
   });

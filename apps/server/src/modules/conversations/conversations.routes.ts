@@ -8,6 +8,9 @@ import {
   conversationListQuery,
   conversationListResponse,
   conversationMessageParams,
+  conversationNote,
+  noteBody,
+  notificationList,
   conversationUuidParams,
   deleteMessagesBody,
   editMessageBody,
@@ -45,6 +48,7 @@ import {
   writeMessage,
 } from './conversations.service.ts';
 import { markConversationRead } from './conversation-reads.ts';
+import { addNote, changeWorkspace, listAssignees, listNotifications, markNotificationsRead } from './workspace.service.ts';
 
 const tags = ['conversations'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
@@ -131,6 +135,9 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
     { schema: { tags, params: conversationIdParams, body: patchConversationBody, response: { 200: messageBody, ...errors } } },
     async (request) => {
       const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
+      if (!('phase' in request.body) && !('conversationType' in request.body)) {
+        return { message: await changeWorkspace(ctx, requireUser(request), conversation, request.body) };
+      }
       if ('phase' in request.body) {
         await changePhase(ctx, conversation, request.body.phase);
         return { message: 'Phase updated' };
@@ -141,6 +148,33 @@ export async function conversationsRoutes(app: FastifyInstance, { ctx }: { ctx: 
   );
 
   // Hand-off (issue 12): authorised as every conversation change (ADMIN, or a NORMAL user granted the account).
+  // Private notes of the team (issue 24): never messages, never sent, never shown to a visitor.
+  r.post(
+    '/api/conversation/:id/notes',
+    { schema: { tags, params: conversationIdParams, body: noteBody, response: { 201: conversationNote, ...errors } } },
+    async (request, reply) => {
+      const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
+      return reply.status(201).send(await addNote(ctx, requireUser(request), conversation, request.body.text));
+    },
+  );
+
+  r.get(
+    '/api/conversation/:id/assignees',
+    { schema: { tags, summary: 'Teammates this conversation may be assigned to', params: conversationIdParams, response: { 200: z.array(z.object({ email: z.string() })), ...errors } } },
+    async (request) => listAssignees(ctx, await loadConversationToChange(ctx, request.actor, { id: request.params.id })),
+  );
+
+  r.get(
+    '/api/notifications',
+    { schema: { tags, response: { 200: notificationList, ...errors } } },
+    async (request) => listNotifications(ctx, requireUser(request)),
+  );
+
+  r.post('/api/notifications/read', { schema: { tags, response: { 200: messageBody, ...errors } } }, async (request) => {
+    await markNotificationsRead(ctx, requireUser(request));
+    return { message: 'Notifications read' };
+  });
+
   r.post(
     '/api/conversation/:id/take-over',
     { schema: { tags, params: conversationIdParams, response: { 200: handOffResponse, 409: errorBody, ...errors } } },

@@ -16,6 +16,7 @@ import {
   messagingAccounts,
   prospects,
   unansweredConversations,
+  users,
 } from '../../db/schema/index.ts';
 import { isWorkingPhase } from '../../conversations/phases.ts';
 import { cancelConversationJobs } from '../../agent/agent.service.ts';
@@ -27,6 +28,7 @@ import { type AccessibleConversation, grantedAccountSql, listedSql, viewAccess }
 import { removeCallRecording } from '../../voice/call-recording-file.ts';
 import { isUnreadFor } from './conversation-reads.ts';
 import { readConversationActions } from './conversation-actions.ts';
+import { readWorkspaceDetail, searchSql } from './workspace.service.ts';
 import { isEnded, parseJson, presentDetail, presentListRow, type StoredDetail } from './conversations.presenter.ts';
 
 /**
@@ -46,6 +48,44 @@ function uuidMatch(column: typeof conversations.uuid | typeof prospects.uuid, va
   const hex = value.replaceAll('-', '').slice(0, 32);
   const asUuid = (h: string) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
   return and(gte(column, asUuid(hex.padEnd(32, '0'))), lte(column, asUuid(hex.padEnd(32, 'f')))) as SQL;
+}
+
+/** The workspace filters of the list (issue 24): search, assignee, state, channel, account, needs a person. */
+function workspaceFilters(actor: Actor, query: ConversationListQuery): (SQL | undefined)[] {
+  const c = conversations;
+  const notSnoozed = sql`(${c.snoozedUntil} is null or ${c.snoozedUntil} <= now())`;
+  return [
+    query.q ? searchSql(query.q) : undefined,
+    query.assignee === 'me'
+      ? eq(c.assigneeUserId, actor.id)
+      : query.assignee === 'none'
+        ? isNull(c.assigneeUserId)
+        : query.assignee
+          ? sql`${c.assigneeUserId} = (select ${users.id} from ${users} where ${users.email} = ${query.assignee})`
+          : undefined,
+    query.state === 'open'
+      ? and(eq(c.state, 'open'), notSnoozed)
+      : query.state === 'snoozed'
+        ? and(eq(c.state, 'open'), sql`${c.snoozedUntil} > now()`)
+        : query.state === 'resolved'
+          ? eq(c.state, 'resolved')
+          : undefined,
+    query.channel === 'WEB'
+      ? isNull(c.messagingAccountId)
+      : query.channel
+        ? inArray(c.messagingAccountId, sql`(select ${messagingAccounts.id} from ${messagingAccounts} where ${messagingAccounts.type} = ${query.channel})`)
+        : undefined,
+    query.messagingAccount !== undefined ? eq(c.messagingAccountId, query.messagingAccount) : undefined,
+    query.needsPerson === 'true'
+      ? and(
+          eq(c.state, 'open'),
+          notSnoozed,
+          eq(c.aiPaused, false),
+          sql`(${c.phase} in (${PHASE.NEEDS_HUMAN}, ${PHASE.ERRORED}) or exists (select 1 from ${unansweredConversations} u
+            where u.conversation_id = ${c.id} and u.errors <> '[]'))`,
+        )
+      : undefined,
+  ];
 }
 
 /**
@@ -72,6 +112,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
     query.hasRecording === 'true' ? isNotNull(c.recordingUrl) : query.hasRecording === 'false' ? isNull(c.recordingUrl) : undefined,
     // The scope is the conversation's own copy of its prospect's account: an index range, not a join.
     listedSql(granted),
+    ...workspaceFilters(actor, query),
   ];
   const where = and(...filters.filter((f): f is SQL => f !== undefined));
   // Both orders spell exactly the indexes of db/schema/conversations.ts (drizzle writes them DESC NULLS
@@ -101,6 +142,9 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       messagingAccountId: c.messagingAccountId,
       aiPaused: c.aiPaused,
       costUsd: c.costUsd,
+      assigneeUserId: c.assigneeUserId,
+      state: c.state,
+      snoozedUntil: c.snoozedUntil,
     })
     .from(c)
     .where(where)
@@ -135,10 +179,14 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
         accountType: messagingAccounts.type,
         aiPaused: page.aiPaused,
         costUsd: page.costUsd,
+        state: page.state,
+        snoozedUntil: page.snoozedUntil,
+        assignee: users.email,
         // Inbox fields (issue 12), still one statement: per row of the page only, the latest message through
         // the (conversation_id, date_sent, id) index read backwards, the phase count through
         // (conversation_type_id, index), and the unanswered entry through its unique conversation_id.
-        lastMessage: sql<unknown>`(select json_build_object('role', ${messages.role}, 'preview', substr(${messages.message}, 1, 160), 'dateSent', ${messages.dateSent})
+        lastMessage: sql<unknown>`(select json_build_object('role', ${messages.role}, 'preview', substr(${messages.message}, 1, 160), 'dateSent', ${messages.dateSent},
+            'writtenByHuman', ${messages.writtenByHuman}, 'authorEmail', (select u.email from ${users} u where u.id = ${messages.authorUserId}))
           from ${messages} where ${messages.conversationId} = ${page.id}
           order by ${messages.dateSent} desc, ${messages.id} desc limit 1)`,
         phaseCount: sql<number>`(select count(*) from ${conversationPhases} where ${conversationPhases.conversationTypeId} = ${page.conversationTypeId})`.mapWith(Number),
@@ -154,6 +202,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       .leftJoin(conversationTypes, eq(conversationTypes.id, page.conversationTypeId))
       .leftJoin(prospects, eq(prospects.id, page.prospectId))
       .leftJoin(messagingAccounts, eq(messagingAccounts.id, page.messagingAccountId))
+      .leftJoin(users, eq(users.id, page.assigneeUserId))
       .orderBy(...pageOrder),
     countWithinBudget(ctx, where, cap + 1),
   ]);
@@ -238,6 +287,7 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
     ...presentDetail(detail, canAdminister, !ctx.config.OPENAI_API_KEY),
     ...(await readConversationActions(ctx, detail.id, canAdminister)),
     doNotContact,
+    ...(await readWorkspaceDetail(ctx, actor, detail, canAdminister)),
   };
 }
 
@@ -264,8 +314,10 @@ function prepareDetail(db: Db) {
     'recordingDuration', ${c.recordingDuration}, 'recordingUrl', ${c.recordingUrl},
     'conversationTypeId', ${c.conversationTypeId}, 'prospectId', ${c.prospectId},
     'messagingAccountId', ${c.messagingAccountId}, 'aiPaused', ${c.aiPaused},
+    'state', ${c.state}, 'assignee', (select u.email from ${users} u where u.id = ${c.assigneeUserId}),
+    'snoozedUntil', to_char(${c.snoozedUntil} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'type', case when ${t.id} is null then null else json_build_object('id', ${t.id}, 'title', ${t.title}, 'initialMessage', ${t.initialMessage}) end,
-    'prospect', case when ${p.id} is null then null else json_build_object('uuid', ${p.uuid}, 'name', ${p.name}) end,
+    'prospect', case when ${p.id} is null then null else json_build_object('uuid', ${p.uuid}, 'name', ${p.name}, 'externalId', ${p.externalId}) end,
     'account', case when ${a.id} is null then null else json_build_object('id', ${a.id}, 'pageName', ${a.pageName}, 'type', ${a.type}) end,
     'phases', (select json_agg(json_build_object('index', ${cp.index}, 'prompt', ${cp.prompt}) order by ${cp.index})
       from ${cp} where ${cp.conversationTypeId} = ${c.conversationTypeId}),
@@ -274,7 +326,8 @@ function prepareDetail(db: Db) {
         'previousMessage', ${m.previousMessage},
         'editedAt', to_char(${m.editedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
         'deletedAt', to_char(${m.deletedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-        'hasMedia', ${m.mediaKey} is not null, 'mediaType', ${m.mediaType}) order by ${m.dateSent}, ${m.id})
+        'hasMedia', ${m.mediaKey} is not null, 'mediaType', ${m.mediaType},
+        'writtenByHuman', ${m.writtenByHuman}, 'authorEmail', (select u.email from ${users} u where u.id = ${m.authorUserId})) order by ${m.dateSent}, ${m.id})
       from ${m} where ${m.conversationId} = ${c.id}),
     'granted', ${grantedAccountSql(sql.placeholder('userId'), c.messagingAccountId)})`;
   return db

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { passwordTokens } from '../../db/schema/index.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 
-export type PasswordTokenPurpose = 'FACEBOOK_LOGIN' | 'FORGOT_PASSWORD' | 'ADMIN_RESET';
+export type PasswordTokenPurpose = 'FACEBOOK_LOGIN' | 'FORGOT_PASSWORD' | 'ADMIN_RESET' | 'INVITATION';
 
 /**
  * How long each kind of set-password link works. A forgot-password email and the link Facebook login hands its
@@ -13,6 +13,8 @@ export const TOKEN_TTL_MS: Record<PasswordTokenPurpose, number> = {
   FACEBOOK_LOGIN: 60 * 60_000,
   FORGOT_PASSWORD: 60 * 60_000,
   ADMIN_RESET: 24 * 60 * 60_000,
+  /** An ADMIN's invitation to the team (issue 24): a week, as registration invitations. */
+  INVITATION: 7 * 24 * 60 * 60_000,
 };
 
 /** Issues a one-time token bound to the email (and its user); only its SHA-256 is stored. */

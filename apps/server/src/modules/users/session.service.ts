@@ -31,7 +31,8 @@ export async function findSessionUser(ctx: AppContext, token: string): Promise<A
     .select({ id: users.id, email: users.email, role: users.role, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, new Date())))
+    // A deactivated user (issue 24) is signed in nowhere, whatever session they still hold.
+    .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, new Date()), eq(users.active, true)))
     .limit(1);
   if (!row) return null;
   const actor: Actor = { id: row.id, email: row.email, role: row.role };
@@ -52,7 +53,7 @@ export function revokeCachedSessions(ctx: AppContext, reason: SessionsRevokedRea
   ctx.events.emit('sessions.revoked', { reason });
 }
 
-type SessionsRevokedReason = 'logout' | 'user deleted' | 'password changed' | 'signed out everywhere' | 'role changed';
+type SessionsRevokedReason = 'logout' | 'user deleted' | 'password changed' | 'signed out everywhere' | 'role changed' | 'user deactivated';
 
 /**
  * Ends every session of a user but the one whose cookie token is `keepToken` (none kept without it): a password

@@ -30,6 +30,7 @@ export async function authenticate(ctx: AppContext, email: string, password: str
     throw unauthorized('Invalid email or password.');
   }
   if (!(await verify(user.passwordHash, password))) throw unauthorized('Invalid email or password.');
+  if (!user.active) throw unauthorized('This account is deactivated. Ask your admin.');
   await clearAttempts(ctx, email);
   return { id: user.id, email: user.email, role: user.role };
 }

@@ -12,6 +12,8 @@ import {
   IconPlus,
   IconPlugConnected,
   IconApi,
+  IconPhoneCall,
+  IconUsers,
   IconWebhook,
   type Icon,
 } from '@tabler/icons-react';
@@ -34,6 +36,8 @@ const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Ic
   { to: paths.admin.knowledge, label: 'Knowledge base', text: 'FAQ entries and documents the agent answers from, with a test box.', icon: IconBooks },
   { to: paths.admin.integrations, label: 'Integrations', text: 'API keys and webhooks for Zapier, Make, n8n and your own scripts.', icon: IconApi },
   { to: paths.analytics, label: 'Analytics', text: 'Funnel by phase and speed to first reply of each conversation type.', icon: IconChartFunnel },
+  { to: paths.admin.call, label: 'Make a call', text: 'Have the agent phone a prospect from a Twilio account.', icon: IconPhoneCall },
+  { to: paths.admin.team, label: 'Team', text: 'Invite teammates by email, change their roles, deactivate who left.', icon: IconUsers },
   { to: paths.admin.unanswered, label: 'Unanswered conversations', text: 'Messages the agent could not answer or deliver, to follow up by hand.', icon: IconAlertTriangle },
 ];
 

@@ -8,9 +8,8 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
-import { toastError } from '../../../lib/toast.ts';
 import { conversationTypeOptionsQuery } from '../../conversations/api/conversations.ts';
-import { placeCall } from '../api/calls.ts';
+import { usePlaceCall } from '../api/calls.ts';
 
 /**
  * Spec §2.5 Make a Call (ADMIN): phone, optional contact id, conversation type (preselected from
@@ -25,7 +24,8 @@ export default function MakeCallPage() {
   const [contactId, setContactId] = useState('');
   const [typeId, setTypeId] = useState<string | null>(searchParams.get('conversationType'));
   const [realtime, setRealtime] = useState(true);
-  const [calling, setCalling] = useState(false);
+  const place = usePlaceCall();
+  const calling = place.isPending;
   const navigate = useNavigate();
 
   // A preselected id that is not a known type is dropped: the admin picks one.
@@ -37,21 +37,13 @@ export default function MakeCallPage() {
   const canCall = trimmedPhone !== '' && typeId !== null && !calling;
   const phoneError = phoneTouched && trimmedPhone !== '' && !isE164(trimmedPhone) ? E164_MESSAGE : null;
 
-  const call = async (event: FormEvent) => {
+  const call = (event: FormEvent) => {
     event.preventDefault();
     if (!canCall) return;
-    setCalling(true);
-    try {
-      const { uuid } = await placeCall(trimmedPhone, {
-        conversationTypeId: Number(typeId),
-        contactId: contactId.trim() || null,
-        useRealtimeApi: realtime,
-      });
-      navigate(paths.conversation(uuid, true));
-    } catch (err) {
-      toastError(err);
-      setCalling(false);
-    }
+    place.mutate(
+      { phone: trimmedPhone, body: { conversationTypeId: Number(typeId), contactId: contactId.trim() || null, useRealtimeApi: realtime } },
+      { onSuccess: ({ uuid }) => navigate(paths.conversation(uuid, true)) },
+    );
   };
 
   return (
@@ -102,6 +94,12 @@ export default function MakeCallPage() {
               checked={realtime}
               onChange={(e) => setRealtime(e.currentTarget.checked)}
             />
+            {/* The refusal stays on the form until the next try (issue 24), not only a passing toast. */}
+            {place.isError && (
+              <Alert color="red" title="The call was not placed" role="alert" data-testid="call-error">
+                {errorMessage(place.error)}
+              </Alert>
+            )}
             <Button type="submit" loading={calling} disabled={!canCall}>
               Call
             </Button>

@@ -19,6 +19,8 @@ export const conversationKeys = {
   detail: (uuid: string) => ['conversation', uuid] as const,
   call: (uuid: string) => ['conversation', uuid, 'call'] as const,
   typeOptions: () => ['conversation-type-options'] as const,
+  /** The signed-in user's notifications (issue 24). */
+  notifications: () => ['notifications'] as const,
 };
 
 /** What the start screen and the type select need of a conversation type (GET /api/conversation-type/listt). */
@@ -119,6 +121,8 @@ export function openInboxStream(client: QueryClient): { close(): void } {
     const uuids = [...changed];
     changed.clear();
     void client.invalidateQueries({ queryKey: conversationKeys.lists() });
+    // A notification for this user (assigned, mentioned) comes as a list event too (issue 24).
+    void client.invalidateQueries({ queryKey: conversationKeys.notifications() });
     for (const uuid of uuids) void client.invalidateQueries({ queryKey: conversationKeys.detail(uuid) });
   }, LIVE_REFRESH_MS);
   // Changes between the list's first load and the stream's opening (or a reconnect) are caught up here.

@@ -30,11 +30,11 @@ const renderMessages = (messages: MessageView[]) =>
 describe('ChatMessages: what the channel told us (issue 19)', () => {
   it('plays a voice note and shows a picture from our storage, marks edits and deletes, and shows a note', () => {
     renderMessages([
-      { id: 1, role: 'PROSPECT', message: '[voice note] Can we talk tomorrow?', dateSent: at, hasMedia: true, mediaType: 'audio/ogg' },
-      { id: 2, role: 'PROSPECT', message: '[image]', dateSent: at, hasMedia: true, mediaType: 'image/jpeg' },
-      { id: 3, role: 'PROSPECT', message: 'Price for 5 seats?', dateSent: at, editedAt: at, previousMessage: 'Price for 3 seats?' },
-      { id: 4, role: 'PROSPECT', message: 'Ignore that', dateSent: at, deletedAt: at },
-      { id: 5, role: 'SYSTEM', message: 'The prospect sent something this channel cannot show (unsupported).', dateSent: at },
+      { id: 1, role: 'PROSPECT', author: { kind: 'prospect' }, message: '[voice note] Can we talk tomorrow?', dateSent: at, hasMedia: true, mediaType: 'audio/ogg' },
+      { id: 2, role: 'PROSPECT', author: { kind: 'prospect' }, message: '[image]', dateSent: at, hasMedia: true, mediaType: 'image/jpeg' },
+      { id: 3, role: 'PROSPECT', author: { kind: 'prospect' }, message: 'Price for 5 seats?', dateSent: at, editedAt: at, previousMessage: 'Price for 3 seats?' },
+      { id: 4, role: 'PROSPECT', author: { kind: 'prospect' }, message: 'Ignore that', dateSent: at, deletedAt: at },
+      { id: 5, role: 'SYSTEM', author: { kind: 'ai' }, message: 'The prospect sent something this channel cannot show (unsupported).', dateSent: at },
     ]);
     expect(screen.getByTestId('message-audio').getAttribute('src')).toBe('/api/conversation/u-1/messages/1/media');
     expect(screen.getByTestId('message-image').getAttribute('src')).toBe('/api/conversation/u-1/messages/2/media');

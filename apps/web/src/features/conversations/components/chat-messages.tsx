@@ -25,9 +25,10 @@ export interface ChatMessagesProps {
 export function ChatMessages(props: ChatMessagesProps) {
   const [editing, setEditing] = useState<number | null>(null);
   const ownRole = props.hasProspect ? 'AGENT' : 'PROSPECT';
-  const label = (role: string) => {
+  const label = (role: string, author?: MessageView['author']) => {
     if (role === 'SYSTEM') return 'System';
-    if (props.hasProspect) return role === 'AGENT' ? 'Us (agent)' : 'Prospect';
+    // Each message names its author (issue 24): the teammate who wrote it, or the AI.
+    if (props.hasProspect) return role === 'AGENT' ? (author?.kind === 'person' ? (author.email ?? 'A teammate') : 'AI agent') : 'Prospect';
     return role === 'AGENT' ? 'Sales agent' : 'You';
   };
   // A web chat opens with the type's initial message even before it is stored. A prospect's conversation
@@ -46,7 +47,7 @@ export function ChatMessages(props: ChatMessagesProps) {
           key={m.id}
           own={m.role === ownRole}
           role={m.role}
-          label={label(m.role)}
+          label={label(m.role, m.author)}
           date={m.dateSent}
           testId="message"
           tools={

@@ -6,6 +6,8 @@ import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
 import { CallStatus } from './call-status.tsx';
 import { HandOff } from './hand-off.tsx';
 import { DoNotContact } from './do-not-contact.tsx';
+import { conversationName } from './inbox-row.tsx';
+import { WorkspaceControls } from './workspace-controls.tsx';
 
 /**
  * Who the conversation is with and where it stands: the prospect (or web chat), the type, and for the team
@@ -19,15 +21,15 @@ export function ConversationHeader({ conversation: c, mode }: { conversation: Co
     <Stack gap="xs">
       {mode === 'pane' && (
         <Title order={2} fz="h4" data-testid="conversation-heading">
-          {c.Prospect ? (c.Prospect.name ?? `Prospect ${c.Prospect.uuid.slice(0, 8)}`) : `Web chat ${c.uuid.slice(0, 8)}`}
+          {conversationName(c)}
         </Title>
       )}
       {c.Prospect && mode === 'page' && (
         <Text data-testid="prospect" size="sm">
           Prospect:{' '}
-          {c.Prospect.name && (
+          {(c.Prospect.name ?? c.Prospect.phone) && (
             <Text span fw={600} data-testid="prospect-name">
-              {c.Prospect.name}
+              {c.Prospect.name ?? c.Prospect.phone}
             </Text>
           )}{' '}
           <Text span c="dimmed" ff="monospace" size="xs">
@@ -61,6 +63,7 @@ export function ConversationHeader({ conversation: c, mode }: { conversation: Co
         )}
       </Group>
       {admin && c.Prospect && <HandOff conversation={c} />}
+      {admin && <WorkspaceControls conversation={c} />}
       <DoNotContact conversation={c} canClear={admin} />
       <CallStatus uuid={c.uuid} />
     </Stack>

@@ -13,7 +13,7 @@ import { ConversationView } from './conversation-view.tsx';
 const UUID = TEST_UUID;
 
 const detail = (messages: string[]): ConversationDetail =>
-  conversationDetail({ messages: messages.map((message, i) => ({ id: i + 1, role: 'AGENT', message, dateSent: `2026-01-01T10:0${i}:00.000Z` })) });
+  conversationDetail({ messages: messages.map((message, i) => ({ id: i + 1, role: 'AGENT', author: { kind: 'ai' }, message, dateSent: `2026-01-01T10:0${i}:00.000Z` })) });
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 

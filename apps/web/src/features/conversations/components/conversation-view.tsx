@@ -6,6 +6,7 @@ import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth.ts';
 import { conversationQuery, useConversationEvents, useMarkRead } from '../api/conversations.ts';
 import { AgentActions } from './agent-actions.tsx';
+import { ConversationNotes } from './conversation-notes.tsx';
 import { ConversationHeader } from './conversation-header.tsx';
 import { ConversationReply } from './conversation-reply.tsx';
 import { ConversationThread } from './conversation-thread.tsx';
@@ -90,6 +91,7 @@ export function ConversationView(props: ConversationViewProps) {
     <>
       <ConversationThread conversation={c} foldControls={props.mode === 'pane' || Boolean(props.foldControls)} onDeleted={props.onDeleted} />
       <AgentActions conversation={c} />
+      {c.canAdminister && <ConversationNotes conversation={c} />}
     </>
   );
   const hasReply = (c.ended && c.Prospect === null) || !props.viewOnly;

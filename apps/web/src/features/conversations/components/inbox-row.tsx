@@ -5,16 +5,30 @@ import { fullDate, relativeTime } from '../lib/relative-time.ts';
 import { ChannelIcon } from './channel-icon.tsx';
 
 /** The prospect's name, or a short id: what a row and the panel call a conversation. */
-export function conversationName(c: Pick<ConversationListItem, 'uuid' | 'Prospect'>): string {
-  if (c.Prospect) return c.Prospect.name ?? `Prospect ${c.Prospect.uuid.slice(0, 8)}`;
+export function conversationName(c: { uuid: string; Prospect: { uuid: string; name: string | null; phone?: string | null } | null }): string {
+  if (c.Prospect) return prospectName(c.Prospect);
   return `Web chat ${c.uuid.slice(0, 8)}`;
+}
+
+/** The prospect's name, else their phone number (SMS, WhatsApp, calls), else a short id (issue 24). */
+export function prospectName(p: { uuid: string; name: string | null; phone?: string | null }): string {
+  return p.name ?? p.phone ?? `Prospect ${p.uuid.slice(0, 8)}`;
+}
+
+/** Who wrote the latest message, before its preview (issue 24): the real author, never "You:" for the AI. */
+export function previewPrefix(c: Pick<ConversationListItem, 'lastMessage' | 'Prospect'>): string {
+  const m = c.lastMessage;
+  if (!m || m.role === 'PROSPECT') return '';
+  if (m.role === 'SYSTEM') return 'System: ';
+  if (m.author?.kind === 'person') return `${m.author.email ? m.author.email.split('@')[0] : 'Teammate'}: `;
+  return 'AI: ';
 }
 
 /** One conversation in the inbox's list: who, when, the last message, and whether it is new or needs a person. */
 export function InboxRow(props: { c: ConversationListItem; selected: boolean; unread: boolean; onOpen(): void }) {
   const { c } = props;
   const state = aiState(c);
-  const preview = c.lastMessage ? `${c.lastMessage.role === 'PROSPECT' ? '' : c.Prospect ? 'You: ' : 'Agent: '}${c.lastMessage.preview}` : 'No messages yet';
+  const preview = c.lastMessage ? `${previewPrefix(c)}${c.lastMessage.preview}` : 'No messages yet';
   const when = c.lastMessage?.dateSent ?? c.lastMessageDate;
   return (
     <UnstyledButton
@@ -52,6 +66,16 @@ export function InboxRow(props: { c: ConversationListItem; selected: boolean; un
         {preview}
       </Text>
       <Group gap={4} mt={2}>
+        {c.assignee && (
+          <Badge size="xs" color="violet" variant="light" data-testid="row-assignee" title={`Assigned to ${c.assignee}`}>
+            {c.assignee.split('@')[0]}
+          </Badge>
+        )}
+        {c.state === 'resolved' && (
+          <Badge size="xs" color="green" variant="light" data-testid="row-resolved">
+            Resolved
+          </Badge>
+        )}
         {props.unread && (
           <Badge size="xs" color="blue" variant="filled" data-testid="unread-mark">
             New

@@ -32,6 +32,9 @@ const row = (over: Partial<ConversationListItem> = {}): ConversationListItem => 
   followUp: null,
   costUsd: 0.01,
   unread: true,
+  assignee: null,
+  state: 'open',
+  snoozedUntil: null,
   ...over,
 });
 
@@ -40,7 +43,7 @@ const detail = () =>
     ConversationType: { id: 1, title: 'Widgets', initialMessage: null, conversation_phases: [] },
     prospectId: 7,
     Prospect: TEST_PROSPECT,
-    messages: [{ id: 1, role: 'PROSPECT', message: 'Do you ship to Lisbon?', dateSent: SENT }],
+    messages: [{ id: 1, role: 'PROSPECT', author: { kind: 'prospect' }, message: 'Do you ship to Lisbon?', dateSent: SENT }],
     canAdminister: true,
   });
 

@@ -5,6 +5,8 @@ import { truncate } from '@sales-agent/shared/truncate';
 import { type ReactNode, useEffect, useState } from 'react';
 import { conversationTypeOptionsQuery } from '../api/conversations.ts';
 import { TEXT_FILTERS } from '../lib/list-filter-keys.ts';
+import { CONVERSATION_CHANNELS as CHANNELS } from '@sales-agent/shared/schemas/conversation';
+import { channelLabel } from '../../../components/channel-badge.tsx';
 
 export function ListFilters(props: { params: URLSearchParams; onChange(changes: Record<string, string | null>): void }) {
   const types = useQuery(conversationTypeOptionsQuery());
@@ -18,7 +20,7 @@ export function ListFilters(props: { params: URLSearchParams; onChange(changes: 
   const set = (key: string) => (value: string | number) => setDraft((d) => ({ ...d, [key]: String(value) }));
   const apply = () => props.onChange(Object.fromEntries(TEXT_FILTERS.map((k) => [k, draft[k]?.trim() || null])));
   const reset = () =>
-    props.onChange(Object.fromEntries([...TEXT_FILTERS, 'conversationType', 'hasRecording', 'orderBy'].map((k) => [k, null])));
+    props.onChange(Object.fromEntries([...TEXT_FILTERS, 'conversationType', 'hasRecording', 'orderBy', 'state', 'channel'].map((k) => [k, null])));
   const num = (key: string, label: string, min?: number) => (
     <NumberInput label={label} value={draft[key] ?? ''} onChange={set(key)} min={min} w={150} allowDecimal={false} />
   );
@@ -65,6 +67,27 @@ export function ListFilters(props: { params: URLSearchParams; onChange(changes: 
             onChange={(v) => props.onChange({ hasRecording: v === 'all' ? null : v })}
             allowDeselect={false}
             w={170}
+          />
+          <Select
+            label="State"
+            data={[
+              { value: 'all', label: 'All' },
+              { value: 'open', label: 'Open' },
+              { value: 'snoozed', label: 'Snoozed' },
+              { value: 'resolved', label: 'Resolved' },
+            ]}
+            value={props.params.get('state') ?? 'all'}
+            onChange={(v) => props.onChange({ state: v === 'all' ? null : v })}
+            allowDeselect={false}
+            w={150}
+          />
+          <Select
+            label="Channel"
+            data={[{ value: 'all', label: 'All channels' }, ...CHANNELS.map((c) => ({ value: c, label: c === 'WEB' ? 'Web chat' : channelLabel(c) }))]}
+            value={props.params.get('channel') ?? 'all'}
+            onChange={(v) => props.onChange({ channel: v === 'all' ? null : v })}
+            allowDeselect={false}
+            w={190}
           />
           <Select
             label="Order by"

@@ -1,18 +1,22 @@
 import { Anchor, Badge, Box, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import type { ConversationListItem } from '@sales-agent/shared/schemas/conversation';
+import type { ContactView, ConversationListItem } from '@sales-agent/shared/schemas/conversation';
+import { Link } from 'react-router';
+import { paths } from '../../../config/paths.ts';
+import { relativeTime } from '../lib/relative-time.ts';
 import type { ReactNode } from 'react';
 import { channelLabel } from '../../../components/channel-badge.tsx';
 import { conversationQuery } from '../api/conversations.ts';
 import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
-import { conversationName } from './inbox-row.tsx';
+import { conversationName, prospectName } from './inbox-row.tsx';
 
 const money = (usd: number) =>
   usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd > 0 && usd < 0.01 ? 4 : 2 });
 
 /** About the prospect (issue 12): who, where, how far, the AI's state, follow-ups, recording and cost. */
 export function ProspectPanel(props: { row: ConversationListItem | null; detailUuid?: string | null; compact?: boolean }) {
-  const detail = useQuery({ ...conversationQuery(props.detailUuid ?? ''), enabled: Boolean(props.detailUuid) && !props.row });
+  // The same query as the open conversation's pane: no extra request.
+  const detail = useQuery({ ...conversationQuery(props.detailUuid ?? ''), enabled: Boolean(props.detailUuid) });
   const row = props.row;
   if (!row && !detail.data) {
     return props.compact ? null : (
@@ -26,7 +30,11 @@ export function ProspectPanel(props: { row: ConversationListItem | null; detailU
   const phaseCount = row?.phaseCount ?? d!.phaseCount;
   const state = aiState({ phase, phaseCount, aiPaused: row?.aiPaused ?? d!.aiPaused, needsHuman: row?.needsHuman });
   const prospect = row?.Prospect ?? d?.Prospect ?? null;
+  const contact = d?.contact ?? null;
   const items: [string, ReactNode][] = [
+    ...(contact?.phone ? [['Phone', <span key="phone" data-testid="contact-phone">{contact.phone}</span>] as [string, ReactNode]] : []),
+    ...(contact?.email ? [['Email', contact.email] as [string, ReactNode]] : []),
+    ...(d?.assignee !== undefined ? [['Assignee', d.assignee ?? 'Unassigned'] as [string, ReactNode]] : []),
     ['Channel', channelLabel(prospect?.messagingAccount.type)],
     ['Account', prospect?.messagingAccount.pageName ?? '—'],
     ['Stage', phaseWords(phase, phaseCount)],
@@ -54,7 +62,7 @@ export function ProspectPanel(props: { row: ConversationListItem | null; detailU
     <Stack gap={6} data-testid="prospect-panel" aria-label="About the prospect">
       {!props.compact && (
         <Title order={2} fz="h5">
-          {row ? conversationName(row) : prospect ? (prospect.name ?? `Prospect ${prospect.uuid.slice(0, 8)}`) : 'Web chat'}
+          {row ? conversationName(row) : prospect ? prospectName(prospect) : 'Web chat'}
         </Title>
       )}
       <Box component="dl" m={0} style={{ display: 'grid', gridTemplateColumns: 'auto 1fr', gap: '4px 10px' }}>
@@ -69,6 +77,41 @@ export function ProspectPanel(props: { row: ConversationListItem | null; detailU
           </Box>
         ))}
       </Box>
+      {contact && <ContactHistory contact={contact} currentUuid={d!.uuid} />}
+    </Stack>
+  );
+}
+
+/** The person across channels (issue 24): their handles and every conversation the viewer may see. */
+function ContactHistory({ contact, currentUuid }: { contact: ContactView; currentUuid: string }) {
+  return (
+    <Stack gap={4} mt="xs" data-testid="contact-history">
+      <Title order={3} fz="sm">
+        Handles
+      </Title>
+      {contact.handles.map((h) => (
+        <Text key={`${h.channel}-${h.externalId}`} size="xs">
+          {channelLabel(h.channel)} · {h.name ?? h.externalId} ({h.accountName})
+        </Text>
+      ))}
+      <Title order={3} fz="sm" mt={4}>
+        Conversations ({contact.conversations.length})
+      </Title>
+      {contact.conversations.map((c) => (
+        <Text key={c.uuid} size="xs" data-testid="contact-conversation">
+          {c.uuid === currentUuid ? (
+            <Text span fw={600} size="xs">
+              This conversation
+            </Text>
+          ) : (
+            <Anchor component={Link} to={paths.conversation(c.uuid)} size="xs">
+              {channelLabel(c.channel)} conversation
+            </Anchor>
+          )}{' '}
+          · {c.state === 'resolved' ? 'Resolved' : phaseWords(c.phase, c.phaseCount)}
+          {c.lastMessageDate ? ` · ${relativeTime(c.lastMessageDate)}` : ''}
+        </Text>
+      ))}
     </Stack>
   );
 }

@@ -15,4 +15,4 @@ export const TEXT_FILTERS = [
 ] as const;
 
 /** Every filter key: the text filters and the two selects. */
-export const FILTER_KEYS = [...TEXT_FILTERS, 'conversationType', 'hasRecording'] as const;
+export const FILTER_KEYS = [...TEXT_FILTERS, 'conversationType', 'hasRecording', 'state', 'channel', 'q', 'assignee', 'needsPerson'] as const;

@@ -15,6 +15,8 @@ import { sessionQuery, useAuth } from '../../../lib/auth.ts';
 import { queryClient } from '../../../lib/query-client.ts';
 import { conversationListQuery, useInboxEvents } from '../api/conversations.ts';
 import { Inbox } from '../components/inbox.tsx';
+import { InboxViews } from '../components/inbox-views.tsx';
+import { NotificationsBell } from '../components/notifications-bell.tsx';
 import { FILTER_KEYS } from '../lib/list-filter-keys.ts';
 
 /**
@@ -192,6 +194,13 @@ export default function ConversationListPage() {
             </Button>
           ))}
         </Button.Group>
+        <Group gap="xs">
+        {auth.isAuthenticated && (
+          <NotificationsBell
+            onOpen={(uuid) => update({ open: uuid }, true)}
+            unreadConversations={list.data?.conversations.filter((c) => c.unread).length ?? 0}
+          />
+        )}
         {(view === 'inbox' || phone) && (
           <Button
             variant="default"
@@ -206,7 +215,9 @@ export default function ConversationListPage() {
             Filters{activeFilters ? ` (${activeFilters})` : ''}
           </Button>
         )}
+        </Group>
       </Group>
+      {view === 'inbox' && <InboxViews params={searchParams} onChange={(changes) => update(changes)} />}
       {filtersUsed && (
         <Suspense fallback={null}>
           <FiltersDrawer opened={filtersOpen} onClose={filters.close} phone={phone}>

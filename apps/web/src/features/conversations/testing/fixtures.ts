@@ -29,5 +29,10 @@ export const conversationDetail = (over: Partial<ConversationDetail> = {}): Conv
   isDemoAgent: false,
   ended: false,
   bookings: [],
+  assignee: null,
+  state: 'open',
+  snoozedUntil: null,
+  notes: [],
+  contact: null,
   ...over,
 });

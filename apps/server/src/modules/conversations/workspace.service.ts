@@ -1,0 +1,357 @@
+import { and, asc, desc, eq, exists, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { ConversationNote, ContactView } from '@sales-agent/shared/schemas/conversation';
+import { phoneOf } from '@sales-agent/shared/phone';
+import type { Actor, AppContext } from '../../context.ts';
+import {
+  contacts,
+  conversationNotes,
+  conversationPhases,
+  conversations,
+  messages,
+  messagingAccounts,
+  notifications,
+  prospects,
+  userMessagingAccounts,
+  users,
+} from '../../db/schema/index.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { grantedAccountIds } from '../messaging-accounts/access.ts';
+import type { AccessibleConversation } from './conversation-policy.ts';
+
+/**
+ * The team's workspace on a conversation (issue 24, docs/workspace.md): its assignee, state (open/resolved),
+ * snooze, private notes with @mentions, notifications, and the contact behind a prospect conversation.
+ */
+
+function changed(ctx: AppContext, conv: { id: number; uuid: string }): void {
+  ctx.events.emit('conversation.changed', { conversationId: conv.id, uuid: conv.uuid });
+}
+
+/** SQL over `users`: an active teammate who may work on the conversation (an ADMIN, or granted its account). */
+function mayWorkOn(ctx: AppContext, conv: AccessibleConversation): SQL | undefined {
+  const granted =
+    conv.messagingAccountId === null
+      ? sql`false`
+      : exists(
+          ctx.db
+            .select({ one: sql`1` })
+            .from(userMessagingAccounts)
+            .where(and(eq(userMessagingAccounts.userId, users.id), eq(userMessagingAccounts.messagingAccountId, conv.messagingAccountId))),
+        );
+  return and(eq(users.active, true), or(eq(users.role, 'ADMIN'), granted));
+}
+
+/** An active teammate who may work on the conversation: an ADMIN, or a NORMAL user granted its account. */
+async function findTeammate(ctx: AppContext, conv: AccessibleConversation, email: string) {
+  const [user] = await ctx.db
+    .select({ id: users.id, email: users.email })
+    .from(users)
+    .where(
+      and(
+        eq(users.email, email),
+        mayWorkOn(ctx, conv),
+      ),
+    )
+    .limit(1);
+  return user ?? null;
+}
+
+export interface WorkspaceChange {
+  assigneeEmail?: string | null;
+  state?: 'open' | 'resolved';
+  snoozedUntil?: string | null;
+}
+
+/** PATCH /api/conversation/{id} with assigneeEmail / state / snoozedUntil. Assigning notifies the assignee. */
+export async function changeWorkspace(ctx: AppContext, actor: Actor, conv: AccessibleConversation, change: WorkspaceChange): Promise<string> {
+  const set: Partial<typeof conversations.$inferInsert> = { updatedAt: new Date() };
+  let assignee: { id: number; email: string } | null = null;
+  if (change.assigneeEmail !== undefined) {
+    if (change.assigneeEmail === null) {
+      set.assigneeUserId = null;
+    } else {
+      assignee = await findTeammate(ctx, conv, change.assigneeEmail);
+      if (!assignee) {
+        throw badRequest(
+          `assigneeEmail: ${change.assigneeEmail} is not an active teammate who may work on this conversation.`,
+          'ASSIGNEE_NOT_ALLOWED',
+        );
+      }
+      set.assigneeUserId = assignee.id;
+    }
+  }
+  if (change.state !== undefined) {
+    set.state = change.state;
+    // Resolving ends a snooze; reopening too (it shows at once).
+    if (change.snoozedUntil === undefined) set.snoozedUntil = null;
+  }
+  if (change.snoozedUntil !== undefined) set.snoozedUntil = change.snoozedUntil === null ? null : new Date(change.snoozedUntil);
+  const [before] = await ctx.db
+    .select({ assigneeUserId: conversations.assigneeUserId })
+    .from(conversations)
+    .where(eq(conversations.id, conv.id))
+    .limit(1);
+  await ctx.db.update(conversations).set(set).where(eq(conversations.id, conv.id));
+  if (assignee && assignee.id !== before?.assigneeUserId && assignee.id !== actor.id) {
+    await notify(ctx, { userId: assignee.id, kind: 'assigned', conversation: conv, byEmail: actor.email, text: null });
+  }
+  changed(ctx, conv);
+  if (change.state === 'resolved') return 'Conversation resolved';
+  if (change.state === 'open') return 'Conversation reopened';
+  if (change.snoozedUntil) return 'Conversation snoozed';
+  if (change.assigneeEmail !== undefined) return change.assigneeEmail === null ? 'Conversation unassigned' : `Assigned to ${change.assigneeEmail}`;
+  return 'Conversation updated';
+}
+
+async function notify(
+  ctx: AppContext,
+  input: { userId: number; kind: 'assigned' | 'mentioned'; conversation: { id: number; uuid: string }; byEmail: string; text: string | null },
+): Promise<void> {
+  await ctx.db.insert(notifications).values({
+    userId: input.userId,
+    kind: input.kind,
+    conversationId: input.conversation.id,
+    byEmail: input.byEmail,
+    text: input.text,
+  });
+  ctx.events.emit('notification.created', { userId: input.userId, conversationId: input.conversation.id, uuid: input.conversation.uuid });
+}
+
+/** @alice@example.com or @alice (the part of an email before @): the teammates a note mentions. */
+export function mentionedTokens(text: string): string[] {
+  const found = new Set<string>();
+  for (const match of text.matchAll(/(?:^|[^\w.])@([\w.+-]+(?:@[\w-]+(?:\.[\w-]+)+)?)/g)) {
+    found.add(match[1].toLowerCase().replace(/\.+$/, ''));
+  }
+  return [...found];
+}
+
+/** POST /api/conversation/{id}/notes: a private note; every teammate it @mentions (who may see it) is notified. */
+export async function addNote(ctx: AppContext, actor: Actor, conv: AccessibleConversation, text: string): Promise<ConversationNote> {
+  const [note] = await ctx.db
+    .insert(conversationNotes)
+    .values({ conversationId: conv.id, authorUserId: actor.id, text })
+    .returning({ id: conversationNotes.id, text: conversationNotes.text, createdAt: conversationNotes.createdAt });
+  const tokens = mentionedTokens(text);
+  if (tokens.length > 0) {
+    const candidates = await ctx.db
+      .select({ email: users.email })
+      .from(users)
+      .where(
+        and(
+          eq(users.active, true),
+          or(
+            inArray(users.email, tokens),
+            inArray(sql`split_part(${users.email}, '@', 1)`, tokens),
+          ),
+        ),
+      );
+    for (const { email } of candidates) {
+      if (email === actor.email) continue;
+      const teammate = await findTeammate(ctx, conv, email);
+      if (teammate) await notify(ctx, { userId: teammate.id, kind: 'mentioned', conversation: conv, byEmail: actor.email, text: text.slice(0, 200) });
+    }
+  }
+  changed(ctx, conv);
+  return { id: note.id, text: note.text, authorEmail: actor.email, createdAt: note.createdAt.toISOString() };
+}
+
+export async function listNotes(ctx: AppContext, conversationId: number): Promise<ConversationNote[]> {
+  const rows = await ctx.db
+    .select({ id: conversationNotes.id, text: conversationNotes.text, authorEmail: users.email, createdAt: conversationNotes.createdAt })
+    .from(conversationNotes)
+    .leftJoin(users, eq(users.id, conversationNotes.authorUserId))
+    .where(eq(conversationNotes.conversationId, conversationId))
+    .orderBy(asc(conversationNotes.createdAt), asc(conversationNotes.id));
+  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
+}
+
+/**
+ * The contact of a prospect, created on first need: a prospect with a phone number joins the contact that
+ * already has it (the same person on SMS and WhatsApp), else gets a new one named as the prospect.
+ */
+export async function ensureContact(ctx: AppContext, prospectId: number): Promise<number | null> {
+  const [p] = await ctx.db
+    .select({ contactId: prospects.contactId, name: prospects.name, externalId: prospects.externalId, type: messagingAccounts.type })
+    .from(prospects)
+    .innerJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+    .where(eq(prospects.id, prospectId))
+    .limit(1);
+  if (!p) return null;
+  if (p.contactId !== null) return p.contactId;
+  const phone = phoneOf(p.type, p.externalId);
+  return ctx.db.transaction(async (tx) => {
+    let contactId: number | null = null;
+    if (phone) {
+      const [same] = await tx.select({ id: contacts.id }).from(contacts).where(eq(contacts.phone, phone)).orderBy(asc(contacts.id)).limit(1);
+      contactId = same?.id ?? null;
+    }
+    if (contactId === null) {
+      const [created] = await tx.insert(contacts).values({ name: p.name, phone }).returning({ id: contacts.id });
+      contactId = created.id;
+    }
+    // Another request may have linked it meanwhile: keep the first link.
+    const [linked] = await tx
+      .update(prospects)
+      .set({ contactId })
+      .where(and(eq(prospects.id, prospectId), isNull(prospects.contactId)))
+      .returning({ contactId: prospects.contactId });
+    if (linked) return contactId;
+    const [now] = await tx.select({ contactId: prospects.contactId }).from(prospects).where(eq(prospects.id, prospectId));
+    return now?.contactId ?? contactId;
+  });
+}
+
+/** The contact panel of a prospect conversation: handles and conversations limited to what the viewer may see. */
+export async function readContact(ctx: AppContext, actor: Actor, prospectId: number): Promise<ContactView | null> {
+  const contactId = await ensureContact(ctx, prospectId);
+  if (contactId === null) return null;
+  const [contact] = await ctx.db.select().from(contacts).where(eq(contacts.id, contactId)).limit(1);
+  if (!contact) return null;
+  const granted = await grantedAccountIds(ctx, actor);
+  const scope: SQL | undefined = granted === 'all' ? undefined : inArray(prospects.messagingAccountId, granted.length ? granted : [-1]);
+  const handles = await ctx.db
+    .select({ channel: messagingAccounts.type, accountName: messagingAccounts.pageName, externalId: prospects.externalId, name: prospects.name })
+    .from(prospects)
+    .innerJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+    .where(and(eq(prospects.contactId, contactId), scope))
+    .orderBy(asc(prospects.id));
+  const convs = await ctx.db
+    .select({
+      id: conversations.id,
+      uuid: conversations.uuid,
+      channel: messagingAccounts.type,
+      phase: conversations.phase,
+      state: conversations.state,
+      lastMessageDate: conversations.lastMessageDate,
+      phaseCount: sql<number>`(select count(*) from ${conversationPhases} where ${conversationPhases.conversationTypeId} = ${conversations.conversationTypeId})`.mapWith(Number),
+    })
+    .from(conversations)
+    .innerJoin(prospects, eq(prospects.id, conversations.prospectId))
+    .innerJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+    .where(and(eq(prospects.contactId, contactId), scope))
+    .orderBy(sql`${conversations.lastMessageDate} desc nulls last`, desc(conversations.id))
+    .limit(50);
+  const firstPhone = handles.map((h) => phoneOf(h.channel, h.externalId)).find((x) => x !== null) ?? null;
+  const phone = contact.phone ?? firstPhone;
+  return {
+    id: contact.id,
+    name: contact.name ?? handles.find((h) => h.name)?.name ?? null,
+    ...(phone ? { phone } : {}),
+    ...(contact.email ? { email: contact.email } : {}),
+    handles: handles.map((h) => ({ channel: h.channel, accountName: h.accountName, externalId: h.externalId, name: h.name })),
+    conversations: convs.map((c) => ({ ...c, lastMessageDate: c.lastMessageDate?.toISOString() ?? null })),
+  };
+}
+
+/** Message words as a prefix tsquery ("ana sil" → 'ana':* & 'sil':*), or null when q has no word. */
+export function searchTsQuery(q: string): string | null {
+  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (words.length === 0) return null;
+  return words.slice(0, 8).map((w) => `'${w}':*`).join(' & ');
+}
+
+/**
+ * The list's `q` (issue 24): conversations whose prospect (name, handle), contact (name, email, phone) or any
+ * message matches the words (PostgreSQL full-text search through GIN indexes), or whose prospect's phone
+ * number contains the digits typed ("555 0100" finds +15550100).
+ */
+export function searchSql(q: string): SQL | undefined {
+  const tsq = searchTsQuery(q);
+  const digits = q.replace(/[^\d]/g, '');
+  const phoneLike = /^[\d\s+().-]+$/.test(q) && digits.length >= 4;
+  const parts: SQL[] = [];
+  if (tsq) {
+    const query = sql`to_tsquery('simple', ${tsq})`;
+    parts.push(
+      inArray(
+        conversations.id,
+        sql`(select ${messages.conversationId} from ${messages} where to_tsvector('simple', ${messages.message}) @@ ${query})`,
+      ),
+    );
+    parts.push(
+      inArray(
+        conversations.prospectId,
+        sql`(select ${prospects.id} from ${prospects} where to_tsvector('simple', coalesce(${prospects.name}, '') || ' ' || ${prospects.externalId}) @@ ${query}
+          union select ${prospects.id} from ${prospects} where ${prospects.contactId} in (select ${contacts.id} from ${contacts}
+            where to_tsvector('simple', coalesce(${contacts.name}, '') || ' ' || coalesce(${contacts.email}, '') || ' ' || coalesce(${contacts.phone}, '')) @@ ${query}))`,
+      ),
+    );
+  }
+  if (phoneLike) {
+    parts.push(
+      inArray(
+        conversations.prospectId,
+        sql`(select ${prospects.id} from ${prospects} where regexp_replace(${prospects.externalId}, '[^0-9]', '', 'g') like ${`%${digits}%`})`,
+      ),
+    );
+  }
+  if (parts.length === 0) return sql`false`;
+  return or(...parts);
+}
+
+/** The notifications of the signed-in user, newest first, with the count not read yet. */
+export async function listNotifications(ctx: AppContext, actor: Actor) {
+  const rows = await ctx.db
+    .select({
+      id: notifications.id,
+      kind: notifications.kind,
+      byEmail: notifications.byEmail,
+      text: notifications.text,
+      createdAt: notifications.createdAt,
+      readAt: notifications.readAt,
+      uuid: conversations.uuid,
+    })
+    .from(notifications)
+    .innerJoin(conversations, eq(conversations.id, notifications.conversationId))
+    .where(eq(notifications.userId, actor.id))
+    .orderBy(desc(notifications.createdAt), desc(notifications.id))
+    .limit(50);
+  const [{ unread }] = await ctx.db
+    .select({ unread: sql<number>`count(*)`.mapWith(Number) })
+    .from(notifications)
+    .where(and(eq(notifications.userId, actor.id), isNull(notifications.readAt)));
+  return {
+    unread,
+    notifications: rows.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      byEmail: r.byEmail,
+      text: r.text,
+      conversationUuid: r.uuid,
+      createdAt: r.createdAt.toISOString(),
+      read: r.readAt !== null,
+    })),
+  };
+}
+
+export async function markNotificationsRead(ctx: AppContext, actor: Actor): Promise<void> {
+  await ctx.db
+    .update(notifications)
+    .set({ readAt: new Date() })
+    .where(and(eq(notifications.userId, actor.id), isNull(notifications.readAt)));
+}
+
+/** The detail's notes and contact: only for a teammate who may administer it (never a visitor). */
+export async function readWorkspaceDetail(
+  ctx: AppContext,
+  actor: Actor | null,
+  detail: { id: number; prospectId: number | null },
+  canAdminister: boolean,
+): Promise<{ notes: ConversationNote[]; contact: ContactView | null }> {
+  if (!actor || !canAdminister) return { notes: [], contact: null };
+  const [notes, contact] = await Promise.all([
+    listNotes(ctx, detail.id),
+    detail.prospectId === null ? Promise.resolve(null) : readContact(ctx, actor, detail.prospectId),
+  ]);
+  return { notes, contact };
+}
+
+/** The teammates a conversation may be assigned to: active ADMINs and the NORMAL users granted its account. */
+export async function listAssignees(ctx: AppContext, conv: AccessibleConversation): Promise<{ email: string }[]> {
+  return ctx.db
+    .select({ email: users.email })
+    .from(users)
+    .where(mayWorkOn(ctx, conv))
+    .orderBy(asc(users.email));
+}

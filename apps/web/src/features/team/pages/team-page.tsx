@@ -1,0 +1,140 @@
+import { Alert, Badge, Button, Card, CopyButton, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { InviteUserResponse, TeamUser } from '@sales-agent/shared/schemas/user';
+import { useState } from 'react';
+import { PageTitle } from '../../../components/page-title.tsx';
+import { QueryState } from '../../../components/query-state.tsx';
+import { useAuth } from '../../../lib/auth.ts';
+import { teamQuery, useInviteUser, usePatchUser } from '../api/team.ts';
+
+const ROLE_OPTIONS = [
+  { value: 'NORMAL', label: 'Team member' },
+  { value: 'ADMIN', label: 'Admin' },
+];
+
+/** /admin/users (issue 24): who is on the team, invite by email, change roles, deactivate. */
+export default function TeamPage() {
+  const team = useQuery(teamQuery());
+  return (
+    <Stack gap="md">
+      <PageTitle>Team</PageTitle>
+      <InviteForm />
+      <Title order={2} fz="h4">
+        Users
+      </Title>
+      <QueryState query={team} title="Users">{(users) => <UsersTable users={users} />}</QueryState>
+    </Stack>
+  );
+}
+
+function InviteForm() {
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<'ADMIN' | 'NORMAL'>('NORMAL');
+  const [invited, setInvited] = useState<InviteUserResponse | null>(null);
+  const invite = useInviteUser();
+  return (
+    <Card withBorder>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          invite.mutate({ email: email.trim(), role }, { onSuccess: (answer) => (setInvited(answer), setEmail('')) });
+        }}
+      >
+        <Stack gap="sm">
+          <Title order={2} fz="h4">
+            Invite a teammate
+          </Title>
+          <Group align="flex-end" wrap="wrap">
+            <TextInput label="Email" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} w={300} />
+            <Select label="Role" data={ROLE_OPTIONS} value={role} onChange={(v) => v && setRole(v as 'ADMIN' | 'NORMAL')} allowDeselect={false} w={170} />
+            <Button type="submit" loading={invite.isPending}>
+              Invite
+            </Button>
+          </Group>
+          {invited && (
+            <Alert color="green" title={invited.mailed ? 'Invitation sent' : 'Invitation created'} data-testid="invitation">
+              <Stack gap="xs">
+                <Text size="sm">{invited.message}</Text>
+                <Group gap="xs" align="flex-end" wrap="nowrap">
+                  <TextInput label="Invitation link" value={invited.link} readOnly style={{ flex: 1 }} onFocus={(e) => e.currentTarget.select()} />
+                  <CopyButton value={invited.link}>
+                    {({ copied, copy }) => (
+                      <Button variant="light" onClick={copy}>
+                        {copied ? 'Copied' : 'Copy link'}
+                      </Button>
+                    )}
+                  </CopyButton>
+                </Group>
+              </Stack>
+            </Alert>
+          )}
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+function UsersTable({ users }: { users: TeamUser[] }) {
+  const patch = usePatchUser();
+  const auth = useAuth();
+  return (
+    <Table.ScrollContainer minWidth={640}>
+      <Table aria-label="Users" striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Email</Table.Th>
+            <Table.Th>Role</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>Messaging accounts</Table.Th>
+            <Table.Th>Actions</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {users.map((u) => {
+            const self = u.email === auth.email;
+            return (
+              <Table.Tr key={u.id} data-testid="team-user" aria-label={u.email}>
+                <Table.Td>{u.email}</Table.Td>
+                <Table.Td>
+                  <Select
+                    size="xs"
+                    aria-label={`Role of ${u.email}`}
+                    data={ROLE_OPTIONS}
+                    value={u.role}
+                    onChange={(v) => v && v !== u.role && patch.mutate({ user: u, change: { role: v as 'ADMIN' | 'NORMAL' } })}
+                    allowDeselect={false}
+                    disabled={self}
+                    w={150}
+                  />
+                </Table.Td>
+                <Table.Td>
+                  {!u.active ? (
+                    <Badge color="gray" variant="light">Deactivated</Badge>
+                  ) : u.pending ? (
+                    <Badge color="orange" variant="light">Invited</Badge>
+                  ) : (
+                    <Badge color="green" variant="light">Active</Badge>
+                  )}
+                </Table.Td>
+                <Table.Td>{u.role === 'ADMIN' ? 'All' : u.messagingAccountIds.length}</Table.Td>
+                <Table.Td>
+                  {!self && (
+                    <Button
+                      size="xs"
+                      variant="light"
+                      color={u.active ? 'red' : 'green'}
+                      onClick={() => patch.mutate({ user: u, change: { active: !u.active } })}
+                      aria-label={`${u.active ? 'Deactivate' : 'Activate'} ${u.email}`}
+                    >
+                      {u.active ? 'Deactivate' : 'Activate'}
+                    </Button>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
