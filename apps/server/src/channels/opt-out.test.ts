@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendFollowUp } from '../agent/follow-up.ts';
-import { conversationTypes } from '../db/schema/index.ts';
+import { conversationTypes, outbox } from '../db/schema/index.ts';
+import { recordCarrierOptOut } from './opt-out-words.ts';
 import { OPT_OUT_CONFIRMATION, optOutIntent, RESUBSCRIBE_CONFIRMATION } from '../conversations/opt-out.ts';
 import { AppError } from '../lib/errors.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
@@ -15,6 +16,7 @@ import {
   postMeta,
   postSmsGateway,
   postTwilioSms,
+  makeJobsDue,
   PUBLIC_URL,
   settle,
   smsGatewayEvent,
@@ -182,6 +184,60 @@ describe('opt-out on inbound channels', () => {
     await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), AccountSid: TWILIO_SID, From: '+15557779999', To: account.pageId, Body: 'Hello?', NumMedia: '0' });
     await settle(t.ctx);
     expect(twilio.requests).toHaveLength(0);
+  });
+
+  it('an opt-out between the turn and the send: the reply written before the STOP never goes out, the confirmation does', async () => {
+    const account = await smsAccount();
+    const phone = '+15553330021';
+    // The turn passes its start check and commits its reply; the gateway refuses the first send (transient),
+    // so the reply waits out its backoff in the outbox while the prospect writes STOP.
+    gateway.failNext(503, 'Service Unavailable');
+    await sms(account.pageId, phone, 'Hi, tell me more');
+    expect(gateway.messages).toHaveLength(0);
+    const [waiting] = await t.ctx.db.select().from(outbox).where(eq(outbox.messagingAccountId, account.id));
+    expect(waiting).toMatchObject({ status: 'PENDING', attempts: 1 });
+    await sms(account.pageId, phone, 'STOP');
+    await makeJobsDue(t.ctx);
+    await settle(t.ctx);
+    expect(gateway.messages.map((m) => m.text)).toEqual([OPT_OUT_CONFIRMATION]);
+    const rows = await t.ctx.db.select().from(outbox).where(eq(outbox.messagingAccountId, account.id)).orderBy(outbox.id);
+    expect(rows.map((r) => [r.status, r.errorCode])).toEqual([
+      ['FAILED', 'OPTED_OUT'],
+      ['SENT', null],
+    ]);
+    const found = (await conversationOfProspect(t.ctx, account.id, phone))!;
+    expect(found.messages.some((m) => m.role === 'SYSTEM' && /^Not sent: the person opted out \(keyword "STOP" on sms\)/.test(m.message))).toBe(true);
+  });
+
+  it('an opt-out recorded on another channel (Twilio 21610 for the number) stops a reply already queued on the SMS gateway', async () => {
+    const account = await smsAccount();
+    const phone = '+15553330022';
+    gateway.failNext(503, 'Service Unavailable');
+    await sms(account.pageId, phone, 'Hi there');
+    await recordCarrierOptOut(t.ctx, phone);
+    await makeJobsDue(t.ctx);
+    await settle(t.ctx);
+    expect(gateway.messages).toHaveLength(0);
+  });
+
+  it('a person writing to an opted-out prospect gets 409 OPTED_OUT in words, and nothing is sent', async () => {
+    const account = await smsAccount();
+    const phone = '+15553330023';
+    await sms(account.pageId, phone, 'STOP');
+    const found = (await conversationOfProspect(t.ctx, account.id, phone))!;
+    const before = gateway.messages.length;
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/conversation/${found.conversation.uuid}/written-message`,
+      as: admin.cookie,
+      payload: { message: 'Just one more offer!' },
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'OPTED_OUT', error: expect.stringMatching(/^Sending a message to this person is not allowed: this person opted out/) });
+    await settle(t.ctx);
+    expect(gateway.messages).toHaveLength(before);
+    const after = (await conversationOfProspect(t.ctx, account.id, phone))!;
+    expect(after.messages.some((m) => m.message === 'Just one more offer!')).toBe(false);
   });
 
   describe('POST /api/conversation/{id}/do-not-contact/clear', () => {

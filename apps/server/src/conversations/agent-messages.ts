@@ -33,12 +33,13 @@ export async function sendAgentMessage(
   expect: SendExpectation,
   executor?: Executor,
   origin: TurnOrigin = 'channel',
+  delivery: { optOutNotice?: boolean } = {},
 ): Promise<StoredMessage | null> {
   const id = loaded.conversation.id;
   const stored = await insertMessage(
     executor ?? ctx.db,
     { conversationId: id, role: 'AGENT', message: text },
-    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded, origin), jobs: ctx.jobs },
+    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded, origin), jobs: ctx.jobs, optOutNotice: delivery.optOutNotice },
   );
   if (stored) await afterCommit(executor ?? ctx.db, () => announceAgentMessage(ctx, loaded, stored, origin));
   return stored;
