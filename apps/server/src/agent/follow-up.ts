@@ -137,7 +137,7 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         if (lastIds.prospect > lastIds.agent || lastIds.agent === 0) return 'skipped';
         if (!loaded.phases[phase].followUpPrompt?.trim()) return 'skipped';
         // Quiet hours: wait for 8 AM local; the job reschedules itself at the entry's new time.
-        const quiet = quietNow(ctx.config);
+        const quiet = await quietNow(ctx.config, addressOfLoaded(loaded));
         if (quiet) {
           await ctx.db.update(unansweredConversations).set({ earliestReplyDateTime: quiet.until }).where(eq(unansweredConversations.conversationId, conversationId));
           return 'not-due';

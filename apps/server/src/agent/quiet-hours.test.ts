@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { quietHoursClock, quietUntil } from '../conversations/quiet-hours.ts';
+import { eq } from 'drizzle-orm';
+import { messagingAccounts, prospects } from '../db/schema/index.ts';
+import { quietHoursClock, quietUntil, timeZoneOfPhone } from '../conversations/quiet-hours.ts';
 import { agentMessagesOf, buildPlaybook, buildProspectConversation, makeFollowUpDue, pendingJobs, unansweredOf } from '../test/agent-factories.ts';
 import { PUBLIC_URL } from '../test/channel-factories.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
@@ -22,6 +24,21 @@ describe('quietUntil', () => {
     expect(quietUntil(new Date('2030-01-15T13:00:00Z'), ZONE)).toBeNull(); // 8:00 sharp
     expect(quietUntil(new Date('2030-01-16T02:00:00Z'), ZONE)).toEqual(new Date('2030-01-16T13:00:00Z')); // 9:00 PM sharp
     expect(quietUntil(TWO_AM, 'Asia/Tokyo')).toBeNull(); // 4 PM in Tokyo
+  });
+});
+
+describe('timeZoneOfPhone', () => {
+  it('reads the zone from the country and area code; null where the prefix spans clocks that differ', async () => {
+    expect(await timeZoneOfPhone('+12125550123', TWO_AM)).toBe('America/New_York');
+    expect(await timeZoneOfPhone('+14155550123', TWO_AM)).toBe('America/Los_Angeles');
+    expect(await timeZoneOfPhone('+18085550123', TWO_AM)).toBe('Pacific/Honolulu');
+    expect(await timeZoneOfPhone('+34600111999', TWO_AM)).toBe('Europe/Madrid');
+    expect(await timeZoneOfPhone('+4915112345678', TWO_AM)).toBe('Europe/Berlin');
+    // Zones that agree count as one (London, Guernsey, Isle of Man).
+    expect(await timeZoneOfPhone('+447700900123', TWO_AM)).toMatch(/^Europe\//);
+    expect(await timeZoneOfPhone('+15555550123', TWO_AM)).toBeNull(); // 555: no area, the whole NANP
+    expect(await timeZoneOfPhone('instagram:1:igsid', TWO_AM)).toBeNull();
+    expect(await timeZoneOfPhone(null, TWO_AM)).toBeNull();
   });
 });
 
@@ -74,5 +91,34 @@ describe('quiet hours on follow-ups and calls', () => {
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'QUIET_HOURS', error: expect.stringContaining('Jan 15, 2030, 8:00') });
     expect(twilio.calls).toHaveLength(0);
+  });
+
+  it("a call goes by the callee's zone from the number: 9 AM in New York (the default zone) is 6 AM for a San Francisco number", async () => {
+    const setup = await buildCallSetup(t.ctx);
+    quietHoursClock.now = () => new Date('2030-01-15T14:00:00Z');
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/admin/call/${encodeURIComponent(CALLEE)}`, // +1 415: America/Los_Angeles
+      as: admin.cookie,
+      payload: { conversationTypeId: setup.type.id, contactId: null, useRealtimeApi: false },
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'QUIET_HOURS', error: expect.stringMatching(/\(America\/Los_Angeles\)\. It may happen from Jan 15, 2030, 8:00\sAM/) });
+    expect(twilio.calls).toHaveLength(0);
+  });
+
+  it("a follow-up waits for 8 AM in the prospect's zone from their phone number, not the default zone", async () => {
+    const type = await buildPlaybook(t.ctx, { config: { followUp: { delaysMinutes: [30], max: 1 } } });
+    const { conversation, prospect, account } = await buildProspectConversation(t.ctx, type.id);
+    await t.ctx.db.update(messagingAccounts).set({ type: 'SMS_GATEWAY' }).where(eq(messagingAccounts.id, account.id));
+    await t.ctx.db.update(prospects).set({ externalId: '+13105550142' }).where(eq(prospects.id, prospect.id)); // Los Angeles
+    quietHoursClock.now = () => new Date('2030-01-15T19:00:00Z');
+    await receiveProspectMessage(t.ctx, conversation.id, 'tell me more');
+    await t.ctx.jobs.drain();
+    quietHoursClock.now = () => new Date('2030-01-15T14:00:00Z'); // 9 AM New York, 6 AM Los Angeles
+    await makeFollowUpDue(t.ctx, conversation.id);
+    await t.ctx.jobs.drain();
+    expect(fake.count('follow_up')).toBe(0);
+    expect((await unansweredOf(t.ctx, conversation.id)).earliestReplyDateTime).toEqual(new Date('2030-01-15T16:00:00Z'));
   });
 });

@@ -1,3 +1,6 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { timezones } from 'libphonenumber-geo-carrier';
+
 /**
  * Quiet hours (issue 23, docs/compliance.md): automated contact that the prospect did not just ask for —
  * follow-ups, calls — happens between 8 AM and 9 PM of the prospect's local time. Replies to a message the
@@ -8,11 +11,58 @@ export const QUIET_HOURS = { startHour: 8, endHour: 21 } as const;
 /** The clock quiet hours read; tests replace `now`. */
 export const quietHoursClock = { now: (): Date => new Date() };
 
-/** The zone and switch quiet hours read from the config (DEFAULT_TIME_ZONE, QUIET_HOURS_ENFORCED). */
-export function quietNow(config: { DEFAULT_TIME_ZONE: string; QUIET_HOURS_ENFORCED: boolean }): { until: Date; timeZone: string } | null {
+/**
+ * The quiet hours of a person right now: null when they may be contacted, else until when they may not. Their
+ * zone is the phone number's (timeZoneOfPhone), else `fallbackZone` (the type's business-hours zone, say),
+ * else DEFAULT_TIME_ZONE. QUIET_HOURS_ENFORCED=false turns the rule off (test servers on a real clock).
+ */
+export async function quietNow(
+  config: { DEFAULT_TIME_ZONE: string; QUIET_HOURS_ENFORCED: boolean },
+  address: string | null = null,
+  fallbackZone: string | null = null,
+): Promise<{ until: Date; timeZone: string } | null> {
   if (!config.QUIET_HOURS_ENFORCED) return null;
-  const until = quietUntil(quietHoursClock.now(), config.DEFAULT_TIME_ZONE);
-  return until ? { until, timeZone: config.DEFAULT_TIME_ZONE } : null;
+  const now = quietHoursClock.now();
+  const timeZone = (await timeZoneOfPhone(address, now)) ?? fallbackZone ?? config.DEFAULT_TIME_ZONE;
+  const until = quietUntil(now, timeZone);
+  return until ? { until, timeZone } : null;
+}
+
+/**
+ * The IANA zone of a phone number from its country and area code (Google libphonenumber's prefix-to-zone
+ * data, through libphonenumber-geo-carrier), or null when the number is not a phone number or its prefix
+ * spans zones whose clocks differ at `at` (a US mobile without a known area code, say): the caller falls
+ * back then. Zones that agree (London, Guernsey, Isle of Man) count as one.
+ */
+export async function timeZoneOfPhone(address: string | null, at: Date = quietHoursClock.now()): Promise<string | null> {
+  if (!address || !address.startsWith('+')) return null;
+  const zones = await zonesOfPhone(address);
+  if (zones.length === 0) return null;
+  const clocks = new Set(zones.map((zone) => localMinutes(at, zone)));
+  return clocks.size === 1 ? zones[0] : null;
+}
+
+/** The library reads its 100 kB table on every call: its answers are kept per number (bounded). */
+const zoneCache = new Map<string, string[]>();
+const ZONE_CACHE_SIZE = 10_000;
+
+async function zonesOfPhone(address: string): Promise<string[]> {
+  const cached = zoneCache.get(address);
+  if (cached) return cached;
+  const parsed = parsePhoneNumberFromString(address);
+  const zones = parsed ? ((await timezones(parsed).catch(() => null)) ?? []).filter(isKnownZone) : [];
+  if (zoneCache.size >= ZONE_CACHE_SIZE) zoneCache.clear();
+  zoneCache.set(address, zones);
+  return zones;
+}
+
+function isKnownZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Minutes since local midnight of `at` in `timeZone`. */

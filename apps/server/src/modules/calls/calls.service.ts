@@ -52,7 +52,7 @@ export async function placeCall(ctx: AppContext, phone: string, body: { conversa
   }
 
   await assertMayContact(ctx.db, phoneAddress(phone), 'Calling this number');
-  const quiet = quietNow(ctx.config);
+  const quiet = await quietNow(ctx.config, phoneAddress(phone));
   if (quiet) throw conflict(quietHoursMessage('Calling this number', quiet.until, quiet.timeZone), 'QUIET_HOURS');
   const created = (await ctx.db.transaction((tx) =>
     createCallConversation(tx, {
