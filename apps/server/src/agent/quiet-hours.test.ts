@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { messagingAccounts, prospects } from '../db/schema/index.ts';
-import { quietHoursClock, quietUntil, timeZoneOfPhone } from '../conversations/quiet-hours.ts';
+import { conversationTypes, messagingAccounts, prospects } from '../db/schema/index.ts';
+import { businessHoursUntil, quietHoursClock, quietNow, quietUntil, timeZoneOfPhone } from '../conversations/quiet-hours.ts';
 import { agentMessagesOf, buildPlaybook, buildProspectConversation, makeFollowUpDue, pendingJobs, unansweredOf } from '../test/agent-factories.ts';
 import { PUBLIC_URL } from '../test/channel-factories.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
@@ -24,6 +24,43 @@ describe('quietUntil', () => {
     expect(quietUntil(new Date('2030-01-15T13:00:00Z'), ZONE)).toBeNull(); // 8:00 sharp
     expect(quietUntil(new Date('2030-01-16T02:00:00Z'), ZONE)).toEqual(new Date('2030-01-16T13:00:00Z')); // 9:00 PM sharp
     expect(quietUntil(TWO_AM, 'Asia/Tokyo')).toBeNull(); // 4 PM in Tokyo
+  });
+});
+
+describe('business hours', () => {
+  // Mon–Fri 9:00–17:00 in New York. 2030-01-15 is a Tuesday.
+  const hours = { timeZone: ZONE, days: { mon: ['09:00', '17:00'], tue: ['09:00', '17:00'], wed: ['09:00', '17:00'], thu: ['09:00', '17:00'], fri: ['09:00', '17:00'] } } as const;
+  const config = (enforced: boolean) => ({ DEFAULT_TIME_ZONE: ZONE, QUIET_HOURS_ENFORCED: enforced });
+  const realNow = quietHoursClock.now;
+  afterEach(() => {
+    quietHoursClock.now = realNow;
+  });
+
+  it('businessHoursUntil: null inside, else the next opening (same day, next day, over the weekend)', () => {
+    expect(businessHoursUntil(new Date('2030-01-15T15:00:00Z'), hours)).toBeNull(); // Tue 10 AM
+    expect(businessHoursUntil(new Date('2030-01-15T13:00:00Z'), hours)).toEqual(new Date('2030-01-15T14:00:00Z')); // Tue 8 AM → 9 AM
+    expect(businessHoursUntil(new Date('2030-01-15T22:00:00Z'), hours)).toEqual(new Date('2030-01-16T14:00:00Z')); // Tue 5 PM → Wed 9 AM
+    expect(businessHoursUntil(new Date('2030-01-18T23:00:00Z'), hours)).toEqual(new Date('2030-01-21T14:00:00Z')); // Fri 6 PM → Mon 9 AM
+    expect(businessHoursUntil(new Date('2030-01-19T17:00:00Z'), hours)).toEqual(new Date('2030-01-21T14:00:00Z')); // Sat noon → Mon 9 AM
+  });
+
+  it('quietNow: the first moment both the business hours and the person\'s quiet hours allow', async () => {
+    const typeConfig = JSON.stringify({ businessHours: hours });
+    quietHoursClock.now = () => new Date('2030-01-15T15:00:00Z'); // Tue 10 AM New York, 7 AM Los Angeles
+    expect(await quietNow(config(true), '+12125550123', typeConfig)).toBeNull();
+    expect(await quietNow(config(true), '+14155550123', typeConfig)).toEqual({
+      until: new Date('2030-01-15T16:00:00Z'),
+      timeZone: 'America/Los_Angeles',
+      reason: 'quiet-hours',
+    });
+    quietHoursClock.now = () => new Date('2030-01-19T17:00:00Z'); // Saturday noon
+    expect(await quietNow(config(true), '+12125550123', typeConfig)).toEqual({ until: new Date('2030-01-21T14:00:00Z'), timeZone: ZONE, reason: 'business-hours' });
+    // Business hours hold with quiet hours off; without them (and quiet hours off) nothing waits.
+    expect(await quietNow(config(false), '+12125550123', typeConfig)).toMatchObject({ reason: 'business-hours' });
+    expect(await quietNow(config(false), '+12125550123', null)).toBeNull();
+    // Friday 4 PM New York is 10 PM in Madrid: quiet there; the next 8 AM Madrid is Saturday, closed → Monday 9 AM New York.
+    quietHoursClock.now = () => new Date('2030-01-18T21:00:00Z');
+    expect(await quietNow(config(true), '+34600111999', typeConfig)).toEqual({ until: new Date('2030-01-21T14:00:00Z'), timeZone: 'Europe/Madrid', reason: 'quiet-hours' });
   });
 });
 
@@ -105,6 +142,40 @@ describe('quiet hours on follow-ups and calls', () => {
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'QUIET_HOURS', error: expect.stringMatching(/\(America\/Los_Angeles\)\. It may happen from Jan 15, 2030, 8:00\sAM/) });
     expect(twilio.calls).toHaveLength(0);
+  });
+
+  it('Make a Call outside the type\'s business hours answers 409 QUIET_HOURS naming them', async () => {
+    const setup = await buildCallSetup(t.ctx);
+    await t.ctx.db
+      .update(conversationTypes)
+      .set({ config: JSON.stringify({ businessHours: { timeZone: 'America/Los_Angeles', days: { mon: ['09:00', '17:00'] } } }) })
+      .where(eq(conversationTypes.id, setup.type.id));
+    quietHoursClock.now = () => new Date('2030-01-15T19:00:00Z'); // Tuesday 11 AM Los Angeles
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/admin/call/${encodeURIComponent(CALLEE)}`,
+      as: admin.cookie,
+      payload: { conversationTypeId: setup.type.id, contactId: null, useRealtimeApi: false },
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'QUIET_HOURS', error: expect.stringMatching(/outside the business hours of this conversation type \(America\/Los_Angeles\)\. It may happen from Jan 21, 2030, 9:00/) });
+    expect(twilio.calls).toHaveLength(0);
+  });
+
+  it('a conversation type\'s businessHours are validated (400 naming the field)', async () => {
+    const save = (businessHours: unknown) =>
+      t.request({
+        method: 'POST',
+        url: '/api/admin/conversation-type/create-edit',
+        as: admin.cookie,
+        payload: { rolePrompt: 'r', errorPrompt: 'e', config: JSON.stringify({ businessHours }) },
+      });
+    for (const bad of [{ timeZone: 'Mars/Base', days: { mon: ['09:00', '17:00'] } }, { timeZone: ZONE, days: { mon: ['17:00', '09:00'] } }, { timeZone: ZONE, days: {} }]) {
+      const res = await save(bad);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toMatch(/businessHours/);
+    }
+    expect((await save({ timeZone: ZONE, days: { mon: ['09:00', '17:00'], sat: ['10:00', '14:00'] } })).statusCode).toBe(200);
   });
 
   it("a follow-up waits for 8 AM in the prospect's zone from their phone number, not the default zone", async () => {
