@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BusinessHoursConfig } from '@sales-agent/shared/schemas/conversation-type-config';
 import { eq } from 'drizzle-orm';
 import { conversationTypes, messagingAccounts, prospects } from '../db/schema/index.ts';
 import { businessHoursUntil, quietHoursClock, quietNow, quietUntil, timeZoneOfPhone } from '../conversations/quiet-hours.ts';
@@ -29,7 +30,7 @@ describe('quietUntil', () => {
 
 describe('business hours', () => {
   // Mon–Fri 9:00–17:00 in New York. 2030-01-15 is a Tuesday.
-  const hours = { timeZone: ZONE, days: { mon: ['09:00', '17:00'], tue: ['09:00', '17:00'], wed: ['09:00', '17:00'], thu: ['09:00', '17:00'], fri: ['09:00', '17:00'] } } as const;
+  const hours: BusinessHoursConfig = { timeZone: ZONE, days: { mon: ['09:00', '17:00'], tue: ['09:00', '17:00'], wed: ['09:00', '17:00'], thu: ['09:00', '17:00'], fri: ['09:00', '17:00'] } };
   const config = (enforced: boolean) => ({ DEFAULT_TIME_ZONE: ZONE, QUIET_HOURS_ENFORCED: enforced });
   const realNow = quietHoursClock.now;
   afterEach(() => {

@@ -5,6 +5,7 @@ import { conversationTypes, outbox } from '../db/schema/index.ts';
 import { recordCarrierOptOut } from './opt-out-words.ts';
 import { OPT_OUT_CONFIRMATION, optOutIntent, RESUBSCRIBE_CONFIRMATION } from '../conversations/opt-out.ts';
 import { AppError } from '../lib/errors.ts';
+import { DEFAULT_AI_DISCLOSURE } from '@sales-agent/shared/schemas/conversation-type-config';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import {
   buildChannelAccount,
@@ -238,6 +239,37 @@ describe('opt-out on inbound channels', () => {
     expect(gateway.messages).toHaveLength(before);
     const after = (await conversationOfProspect(t.ctx, account.id, phone))!;
     expect(after.messages.some((m) => m.message === 'Just one more offer!')).toBe(false);
+  });
+
+  describe('AI disclosure line', () => {
+    it("the agent's first SMS reply starts with the default disclosure line, later replies do not; Instagram has none", async () => {
+      const account = await smsAccount();
+      await sms(account.pageId, '+15553330031', 'Hi, tell me more');
+      await sms(account.pageId, '+15553330031', 'And the price?');
+      const [first, second] = gatewayTexts();
+      expect(first.startsWith(`${DEFAULT_AI_DISCLOSURE}\n`)).toBe(true);
+      expect(first.length).toBeGreaterThan(DEFAULT_AI_DISCLOSURE.length + 1);
+      expect(second).not.toContain(DEFAULT_AI_DISCLOSURE);
+      const found = (await conversationOfProspect(t.ctx, account.id, '+15553330031'))!;
+      expect(found.messages.find((m) => m.role === 'AGENT')!.message.startsWith(DEFAULT_AI_DISCLOSURE)).toBe(true);
+
+      const ig = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token: IG_TOKEN, conversationTypeId: typeId });
+      await postMeta(t, metaMessagePayload('instagram', ig.pageId, 'igsid-disclosure', unique('mid'), 'hello'));
+      await settle(t.ctx);
+      const igText = (graph.sends()[0].body.message as { text: string }).text;
+      expect(igText).not.toContain(DEFAULT_AI_DISCLOSURE);
+    });
+
+    it("a type's own aiDisclosure text is used, and false turns it off", async () => {
+      const custom = await buildPlaybook(t.ctx, { initialMessage: null, config: { aiDisclosure: 'Hi, I am Acme\'s AI assistant.' } });
+      const off = await buildPlaybook(t.ctx, { initialMessage: null, config: { aiDisclosure: false } });
+      const withCustom = await buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, custom.id);
+      await sms(withCustom.pageId, '+15553330032', 'Hello');
+      expect(gatewayTexts()[0].startsWith("Hi, I am Acme's AI assistant.\n")).toBe(true);
+      const withOff = await buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, off.id);
+      await sms(withOff.pageId, '+15553330033', 'Hello');
+      expect(gatewayTexts()[1]).not.toContain('AI assistant');
+    });
   });
 
   describe('POST /api/conversation/{id}/do-not-contact/clear', () => {

@@ -85,6 +85,11 @@ export const conversationTypeConfigObject = z.looseObject({
   booking: bookingConfig.optional(),
   /** When automated contact of this type may happen (businessHoursConfig). */
   businessHours: businessHoursConfig.optional(),
+  /**
+   * The AI disclosure line put before the agent's first message to a prospect on SMS and WhatsApp
+   * (docs/compliance.md): absent, DEFAULT_AI_DISCLOSURE; a text, that text; `false`, none.
+   */
+  aiDisclosure: z.union([z.literal(false), z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters')]).optional(),
   crm: z.literal('GHL').optional(),
   /** GoHighLevel sub-account (location) id; with the bare "GHL" config, GHL_LOCATION_ID is used instead. */
   locationId: z.string().trim().min(1, 'must not be empty').max(200).optional(),
@@ -109,6 +114,9 @@ export const conversationTypeConfigObject = z.looseObject({
 
 export const conversationTypeConfig = z.union([z.literal('GHL'), conversationTypeConfigObject]);
 export type ConversationTypeConfig = z.infer<typeof conversationTypeConfigObject>;
+
+/** The AI disclosure line of a type without `aiDisclosure` (issue 23: on by default for SMS and WhatsApp). */
+export const DEFAULT_AI_DISCLOSURE = 'This is an automated AI assistant. Reply STOP to opt out.';
 
 /** The effective settings used by the agent when a field is absent. */
 export const AGENT_CONFIG_DEFAULTS = {
