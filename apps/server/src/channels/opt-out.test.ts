@@ -241,6 +241,51 @@ describe('opt-out on inbound channels', () => {
     expect(after.messages.some((m) => m.message === 'Just one more offer!')).toBe(false);
   });
 
+  describe('GET /api/admin/compliance/opt-outs (audit)', () => {
+    const list = (query: string, cookie?: string) => t.request({ method: 'GET', url: `/api/admin/compliance/opt-outs${query}`, as: cookie });
+
+    it('lists opt-outs newest first with how, since, and who cleared them with which note; filters by active and address', async () => {
+      const account = await smsAccount();
+      await sms(account.pageId, '+15553339001', 'STOP');
+      await sms(account.pageId, '+15553339002', 'leave me alone');
+      const found = (await conversationOfProspect(t.ctx, account.id, '+15553339001'))!;
+      const cleared = await t.request({
+        method: 'POST',
+        url: `/api/conversation/${found.conversation.id}/do-not-contact/clear`,
+        as: admin.cookie,
+        payload: { note: 'Asked by phone to hear from us again.' },
+      });
+      expect(cleared.statusCode).toBe(200);
+
+      const res = await list('?address=555333900', admin.cookie);
+      expect(res.statusCode).toBe(200);
+      const body = res.json<{ items: Record<string, unknown>[]; total: number }>();
+      expect(body.total).toBe(2);
+      expect(body.items).toEqual([
+        expect.objectContaining({ address: '+15553339002', channel: 'sms', how: 'plain-language opt-out', clearedAt: null, clearedBy: null, clearNote: null }),
+        expect.objectContaining({
+          address: '+15553339001',
+          channel: 'sms',
+          how: 'keyword "STOP"',
+          clearedAt: expect.any(String),
+          clearedBy: admin.email,
+          clearNote: 'Asked by phone to hear from us again.',
+        }),
+      ]);
+      const active = (await list('?active=true&address=555333900', admin.cookie)).json<{ items: { address: string }[] }>();
+      expect(active.items.map((i) => i.address)).toEqual(['+15553339002']);
+      const paged = (await list('?address=555333900&limit=1&offset=1', admin.cookie)).json<{ items: { address: string }[]; total: number }>();
+      expect(paged).toMatchObject({ total: 2, items: [{ address: '+15553339001' }] });
+    });
+
+    it('401 anonymous, 403 for a non-admin, 400 for a bad query', async () => {
+      expect((await list('')).statusCode).toBe(401);
+      expect((await list('', normal.cookie)).statusCode).toBe(403);
+      expect((await list('?limit=0', admin.cookie)).statusCode).toBe(400);
+      expect((await list('?active=maybe', admin.cookie)).statusCode).toBe(400);
+    });
+  });
+
   describe('AI disclosure line', () => {
     it("the agent's first SMS reply starts with the default disclosure line, later replies do not; Instagram has none", async () => {
       const account = await smsAccount();
