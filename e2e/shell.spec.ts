@@ -60,7 +60,7 @@ test.describe('shell', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click();
     await expect(page).toHaveURL(/\/admin\/hello$/);
     const links = page.getByRole('list', { name: 'Admin actions' }).getByRole('link');
-    await expect(links).toHaveCount(10);
+    await expect(links).toHaveCount(11);
     const hrefs = await links.evaluateAll((els) => els.map((e) => e.getAttribute('href')));
     expect(hrefs).toEqual([
       '/admin/app-config',
@@ -73,6 +73,7 @@ test.describe('shell', () => {
       '/admin/webhook-simulation-tool',
       '/admin/knowledge',
       '/admin/unanswered-conversations/list',
+      '/admin/opt-outs',
     ]);
   });
 

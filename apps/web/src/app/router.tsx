@@ -106,6 +106,7 @@ export const routes: RouteObject[] = [
           { path: 'user-messaging-accounts/create', ...page(() => import('../features/permissions/pages/permission-create-page.tsx')) },
           { path: 'unanswered-conversations/list', ...page(() => import('../features/unanswered/pages/unanswered-list-page.tsx')) },
           { path: 'webhook-simulation-tool', ...page(() => import('../features/webhook-simulator/pages/webhook-simulator-page.tsx')) },
+          { path: 'opt-outs', ...page(() => import('../features/compliance/pages/opt-out-audit-page.tsx')) },
         ],
       },
       // Unknown routes: a not-found page inside the shell (render errors reach RouteErrorBoundary below).

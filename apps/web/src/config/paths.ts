@@ -35,6 +35,7 @@ export const paths = {
     permissionCreate: '/admin/user-messaging-accounts/create',
     unanswered: '/admin/unanswered-conversations/list',
     webhookSimulator: '/admin/webhook-simulation-tool',
+    optOuts: '/admin/opt-outs',
     knowledge: '/admin/knowledge',
     knowledgeCollection: (id: number | string) => `/admin/knowledge/${id}`,
   },

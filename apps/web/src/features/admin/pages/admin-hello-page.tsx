@@ -5,6 +5,7 @@ import {
   IconBooks,
   IconCalculator,
   IconFilePencil,
+  IconHandStop,
   IconKey,
   IconList,
   IconMessages,
@@ -31,6 +32,7 @@ const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Ic
   { to: paths.admin.webhookSimulator, label: 'Webhook simulation tool', text: 'Send a test message as if a prospect wrote on a channel, and see the reply.', icon: IconWebhook },
   { to: paths.admin.knowledge, label: 'Knowledge base', text: 'FAQ entries and documents the agent answers from, with a test box.', icon: IconBooks },
   { to: paths.admin.unanswered, label: 'Unanswered conversations', text: 'Messages the agent could not answer or deliver, to follow up by hand.', icon: IconAlertTriangle },
+  { to: paths.admin.optOuts, label: 'Opt-outs', text: 'Who asked not to be contacted, when and how, and who cleared it with which note.', icon: IconHandStop },
 ];
 
 export default function AdminHelloPage() {
