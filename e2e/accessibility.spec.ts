@@ -74,6 +74,7 @@ const signedInRoutes = (f: Fixtures) => [
   '/admin/user-messaging-accounts/create',
   '/admin/unanswered-conversations/list',
   '/admin/webhook-simulation-tool',
+  '/admin/opt-outs',
   '/definitely/not/here',
 ];
 
