@@ -88,6 +88,14 @@ describe('quiet hours on follow-ups and calls', () => {
   });
   const admin = useUser(t, 'ADMIN');
   const realNow = quietHoursClock.now;
+  /** Make a Call to CALLEE (+1 415: America/Los_Angeles). */
+  const makeCall = (conversationTypeId: number) =>
+    t.request({
+      method: 'POST',
+      url: `/api/admin/call/${encodeURIComponent(CALLEE)}`,
+      as: admin.cookie,
+      payload: { conversationTypeId, contactId: null, useRealtimeApi: false },
+    });
   beforeEach(() => fake.reset());
   afterEach(() => {
     quietHoursClock.now = realNow;
@@ -120,12 +128,7 @@ describe('quiet hours on follow-ups and calls', () => {
   it('Make a Call at 2 AM local answers 409 QUIET_HOURS with the time it may happen, and places nothing', async () => {
     const setup = await buildCallSetup(t.ctx);
     quietHoursClock.now = () => TWO_AM;
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/admin/call/${encodeURIComponent(CALLEE)}`,
-      as: admin.cookie,
-      payload: { conversationTypeId: setup.type.id, contactId: null, useRealtimeApi: false },
-    });
+    const res = await makeCall(setup.type.id);
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'QUIET_HOURS', error: expect.stringContaining('Jan 15, 2030, 8:00') });
     expect(twilio.calls).toHaveLength(0);
@@ -134,12 +137,7 @@ describe('quiet hours on follow-ups and calls', () => {
   it("a call goes by the callee's zone from the number: 9 AM in New York (the default zone) is 6 AM for a San Francisco number", async () => {
     const setup = await buildCallSetup(t.ctx);
     quietHoursClock.now = () => new Date('2030-01-15T14:00:00Z');
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/admin/call/${encodeURIComponent(CALLEE)}`, // +1 415: America/Los_Angeles
-      as: admin.cookie,
-      payload: { conversationTypeId: setup.type.id, contactId: null, useRealtimeApi: false },
-    });
+    const res = await makeCall(setup.type.id); // +1 415: America/Los_Angeles
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'QUIET_HOURS', error: expect.stringMatching(/\(America\/Los_Angeles\)\. It may happen from Jan 15, 2030, 8:00\sAM/) });
     expect(twilio.calls).toHaveLength(0);
@@ -152,12 +150,7 @@ describe('quiet hours on follow-ups and calls', () => {
       .set({ config: JSON.stringify({ businessHours: { timeZone: 'America/Los_Angeles', days: { mon: ['09:00', '17:00'] } } }) })
       .where(eq(conversationTypes.id, setup.type.id));
     quietHoursClock.now = () => new Date('2030-01-15T19:00:00Z'); // Tuesday 11 AM Los Angeles
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/admin/call/${encodeURIComponent(CALLEE)}`,
-      as: admin.cookie,
-      payload: { conversationTypeId: setup.type.id, contactId: null, useRealtimeApi: false },
-    });
+    const res = await makeCall(setup.type.id);
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'QUIET_HOURS', error: expect.stringMatching(/outside the business hours of this conversation type \(America\/Los_Angeles\)\. It may happen from Jan 21, 2030, 9:00/) });
     expect(twilio.calls).toHaveLength(0);
