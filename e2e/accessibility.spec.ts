@@ -75,6 +75,7 @@ const signedInRoutes = (f: Fixtures) => [
   '/admin/unanswered-conversations/list',
   '/admin/webhook-simulation-tool',
   '/admin/integrations',
+  '/admin/opt-outs',
   '/definitely/not/here',
 ];
 

@@ -54,3 +54,31 @@ test('STOP marks the prospect in the inbox and on the conversation; clearing nee
   await expect(page.getByTestId('do-not-contact')).toHaveCount(0);
   await expect(row.getByTestId('opted-out-mark')).toHaveCount(0);
 });
+
+test('the Opt-outs audit screen lists an opt-out as active, then who cleared it with which note', async ({ page }) => {
+  await loginAsAdmin(page);
+  const account = await instagramAccount(page.request);
+  const sender = `9${unique()}`;
+  await prospectWrites(page.request, account, sender, 'STOP');
+  const address = `instagram:${account.id}:${sender}`;
+  await page.goto('/admin/hello');
+  await page.getByRole('list', { name: 'Admin actions' }).getByRole('link', { name: 'Opt-outs' }).click();
+  await expect(page).toHaveURL(/\/admin\/opt-outs$/);
+  await page.getByLabel('Address').fill(address);
+  const table = page.getByRole('table', { name: 'Opt-outs' });
+  const row = table.getByRole('row').filter({ hasText: address });
+  await expect(row).toContainText('keyword "STOP"');
+  await expect(row.getByTestId('opt-out-active')).toHaveText('Active');
+
+  const found = await page.request.get('/api/admin/conversation/by-prospect', { params: { messagingAccountId: account.id, externalId: sender } });
+  const conversation = await page.request.get(`/api/conversation/${(await found.json()).uuid}`);
+  const cleared = await page.request.post(`/api/conversation/${(await conversation.json()).id}/do-not-contact/clear`, {
+    data: { note: 'Asked by email to hear from us again.' },
+  });
+  expect(cleared.status(), await cleared.text()).toBe(200);
+  await page.reload();
+  await page.getByLabel('Address').fill(address);
+  await expect(row.getByTestId('opt-out-cleared')).toContainText('Asked by email to hear from us again.');
+  await page.getByLabel('Only active opt-outs').check();
+  await expect(page.getByText('No opt-out matches.')).toBeVisible();
+});

@@ -24,6 +24,7 @@ import { isValidPhase, isWorkingPhase } from '../conversations/phases.ts';
 import { scheduleTurn, turnJobKey } from './turn.job.ts';
 import { endSilence, followUpJobKey } from '../conversations/unanswered.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
+import { addressOfLoaded, assertMayContact } from '../conversations/opt-out.ts';
 
 /** Issue 21: the knowledge test box's answer (modules/knowledge). */
 export { previewKnowledgeAnswer } from './knowledge-preview.ts';
@@ -99,6 +100,8 @@ export async function sendHumanMessage(ctx: AppContext, conversationId: number, 
   if (!loaded) throw conversationNotFound();
   const stored = await ctx.db.transaction(async (tx) => {
     await lockConversationRow(tx, conversationId);
+    // A person may not write to someone who opted out either (409 OPTED_OUT); the delivery job checks again.
+    await assertMayContact(tx, addressOfLoaded(loaded), 'Sending a message to this person');
     const row = await insertMessage(tx, { conversationId, role: 'AGENT', message, writtenByHuman: true, authorUserId: actor.id }, { outboxFor: loaded, jobs: ctx.jobs });
     if (!row) return null;
     if (loaded.prospect) {

@@ -136,8 +136,8 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
         if (entry.followUpCount >= settings.maxFollowUps) return 'skipped';
         if (lastIds.prospect > lastIds.agent || lastIds.agent === 0) return 'skipped';
         if (!loaded.phases[phase].followUpPrompt?.trim()) return 'skipped';
-        // Quiet hours: wait for 8 AM local; the job reschedules itself at the entry's new time.
-        const quiet = quietNow(ctx.config);
+        // Quiet hours and the type's business hours: wait for the next allowed moment; the job reschedules itself at the entry's new time.
+        const quiet = await quietNow(ctx.config, addressOfLoaded(loaded), loaded.type.config);
         if (quiet) {
           await ctx.db.update(unansweredConversations).set({ earliestReplyDateTime: quiet.until }).where(eq(unansweredConversations.conversationId, conversationId));
           return 'not-due';

@@ -1,7 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import { channelMessages } from '../db/schema/index.ts';
+import { channelMessages, conversations } from '../db/schema/index.ts';
+import { emitConversationChanged, insertMessage } from '../conversations/conversation-store.ts';
+import { contactAddress, doNotContactOf } from '../conversations/opt-out.ts';
 import type { ClaimedJob, JobDefinition } from '../jobs/runner.ts';
 import { recordAgentError } from '../conversations/unanswered.ts';
 import { recordCarrierOptOut, TWILIO_OPTED_OUT } from './opt-out-words.ts';
@@ -37,7 +39,7 @@ interface OutboxRow {
   status: string;
   attempts: number;
   sent_parts: number;
-  payload: { text: string; recipientId: string; messageId: number };
+  payload: { text: string; recipientId: string; messageId: number; optOutNotice?: boolean };
   written_by_human: boolean | null;
   simulated: boolean | null;
   last_prospect_at: string | Date | null;
@@ -86,6 +88,12 @@ export const deliverJob: JobDefinition<z.ZodObject<{ outboxId: z.ZodNumber }>> =
       await wakeNextInLine(ctx, row);
       return;
     }
+    // The opt-out is checked at the moment of sending, not only when the reply was written: a turn or a
+    // follow-up that started before the STOP (or a retry waiting out its backoff) must not reach the person.
+    if (await blockedByOptOut(ctx, row)) {
+      await wakeNextInLine(ctx, row);
+      return;
+    }
     try {
       await deliver(ctx, row);
       await ctx.db.execute(sql`update outbox set status = 'SENT', sent_at = now(), attempts = attempts + 1, last_error = null, error_code = null where id = ${row.id}`);
@@ -111,6 +119,31 @@ export const deliverJob: JobDefinition<z.ZodObject<{ outboxId: z.ZodNumber }>> =
     }
   },
 };
+
+/**
+ * True (and the row marked FAILED with OPTED_OUT, a note left on the conversation) when the recipient opted
+ * out before this row went out. The one opt-out confirmation is exempt.
+ */
+async function blockedByOptOut(ctx: AppContext, row: OutboxRow): Promise<boolean> {
+  if (row.payload.optOutNotice || row.messaging_account_id === null) return false;
+  const found = await doNotContactOf(ctx.db, contactAddress(row.channel, row.messaging_account_id, row.payload.recipientId));
+  if (!found) return false;
+  const [channel, { how }] = Object.entries(found)[0];
+  const reason = `Not sent: the person opted out (${how} on ${channel}) before this message went out.`;
+  await ctx.db.execute(sql`
+    update outbox set status = 'FAILED', error_code = 'OPTED_OUT', last_error = ${reason}
+    where id = ${row.id} and status = 'PENDING'`);
+  ctx.log.info({ outboxId: row.id, conversationId: row.conversation_id }, 'send blocked: the recipient opted out');
+  if (row.conversation_id !== null) {
+    await insertMessage(ctx.db, { conversationId: row.conversation_id, role: 'SYSTEM', message: reason });
+    const [conversation] = await ctx.db
+      .select({ id: conversations.id, uuid: conversations.uuid })
+      .from(conversations)
+      .where(eq(conversations.id, row.conversation_id));
+    if (conversation) emitConversationChanged(ctx, conversation);
+  }
+  return true;
+}
 
 /** A failure no sender classified, as the unanswered list shows it (no secrets: scrubbed like the others). */
 function unclassified(err: unknown): ChannelSendError {

@@ -65,7 +65,9 @@ async function leaveWaiting(tx: Executor, conversationId: number): Promise<void>
 export async function confirmOptOutChange(ctx: AppContext, conversationId: number, change: OptOutChange): Promise<void> {
   const loaded = await loadConversation(ctx, conversationId);
   if (!loaded) return;
-  await sendAgentMessage(ctx, loaded, change === 'stopped' ? OPT_OUT_CONFIRMATION : RESUBSCRIBE_CONFIRMATION, {});
+  // The confirmation is the one message that may reach an opted-out address (the delivery job checks every other).
+  if (change === 'stopped') await sendAgentMessage(ctx, loaded, OPT_OUT_CONFIRMATION, {}, undefined, 'channel', { optOutNotice: true });
+  else await sendAgentMessage(ctx, loaded, RESUBSCRIBE_CONFIRMATION, {});
 }
 
 /** Twilio's "Attempt to send to unsubscribed recipient": Advanced Opt-Out has this number as opted out. */

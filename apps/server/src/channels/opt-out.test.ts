@@ -1,9 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { sendFollowUp } from '../agent/follow-up.ts';
-import { conversationTypes } from '../db/schema/index.ts';
+import { conversationTypes, outbox } from '../db/schema/index.ts';
+import { recordCarrierOptOut } from './opt-out-words.ts';
 import { OPT_OUT_CONFIRMATION, optOutIntent, RESUBSCRIBE_CONFIRMATION } from '../conversations/opt-out.ts';
 import { AppError } from '../lib/errors.ts';
+import { DEFAULT_AI_DISCLOSURE } from '@sales-agent/shared/schemas/conversation-type-config';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import {
   buildChannelAccount,
@@ -12,6 +14,8 @@ import {
   postMeta,
   postSmsGateway,
   postTwilioSms,
+  makeJobsDue,
+  PUBLIC_URL,
   settle,
   smsGatewayEvent,
   whatsAppPayload,
@@ -173,6 +177,136 @@ describe('opt-out on inbound channels', () => {
     await postTwilioSms(t, TWILIO_TOKEN, { MessageSid: unique('SM'), AccountSid: TWILIO_SID, From: '+15557779999', To: account.pageId, Body: 'Hello?', NumMedia: '0' });
     await settle(t.ctx);
     expect(twilio.requests).toHaveLength(0);
+  });
+
+  it('an opt-out between the turn and the send: the reply written before the STOP never goes out, the confirmation does', async () => {
+    const account = await smsAccount();
+    const phone = '+15553330021';
+    // The turn passes its start check and commits its reply; the gateway refuses the first send (transient),
+    // so the reply waits out its backoff in the outbox while the prospect writes STOP.
+    gateway.failNext(503, 'Service Unavailable');
+    await sms(account.pageId, phone, 'Hi, tell me more');
+    expect(gateway.messages).toHaveLength(0);
+    const [waiting] = await t.ctx.db.select().from(outbox).where(eq(outbox.messagingAccountId, account.id));
+    expect(waiting).toMatchObject({ status: 'PENDING', attempts: 1 });
+    await sms(account.pageId, phone, 'STOP');
+    await makeJobsDue(t.ctx);
+    await settle(t.ctx);
+    expect(gateway.messages.map((m) => m.text)).toEqual([OPT_OUT_CONFIRMATION]);
+    const rows = await t.ctx.db.select().from(outbox).where(eq(outbox.messagingAccountId, account.id)).orderBy(outbox.id);
+    expect(rows.map((r) => [r.status, r.errorCode])).toEqual([
+      ['FAILED', 'OPTED_OUT'],
+      ['SENT', null],
+    ]);
+    const found = (await conversationOfProspect(t.ctx, account.id, phone))!;
+    expect(found.messages.some((m) => m.role === 'SYSTEM' && /^Not sent: the person opted out \(keyword "STOP" on sms\)/.test(m.message))).toBe(true);
+  });
+
+  it('an opt-out recorded on another channel (Twilio 21610 for the number) stops a reply already queued on the SMS gateway', async () => {
+    const account = await smsAccount();
+    const phone = '+15553330022';
+    gateway.failNext(503, 'Service Unavailable');
+    await sms(account.pageId, phone, 'Hi there');
+    await recordCarrierOptOut(t.ctx, phone);
+    await makeJobsDue(t.ctx);
+    await settle(t.ctx);
+    expect(gateway.messages).toHaveLength(0);
+  });
+
+  it('a person writing to an opted-out prospect gets 409 OPTED_OUT in words, and nothing is sent', async () => {
+    const account = await smsAccount();
+    const phone = '+15553330023';
+    await sms(account.pageId, phone, 'STOP');
+    const found = (await conversationOfProspect(t.ctx, account.id, phone))!;
+    const before = gateway.messages.length;
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/conversation/${found.conversation.uuid}/written-message`,
+      as: admin.cookie,
+      payload: { message: 'Just one more offer!' },
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'OPTED_OUT', error: expect.stringMatching(/^Sending a message to this person is not allowed: this person opted out/) });
+    await settle(t.ctx);
+    expect(gateway.messages).toHaveLength(before);
+    const after = (await conversationOfProspect(t.ctx, account.id, phone))!;
+    expect(after.messages.some((m) => m.message === 'Just one more offer!')).toBe(false);
+  });
+
+  describe('GET /api/admin/compliance/opt-outs (audit)', () => {
+    const list = (query: string, cookie?: string) => t.request({ method: 'GET', url: `/api/admin/compliance/opt-outs${query}`, as: cookie });
+
+    it('lists opt-outs newest first with how, since, and who cleared them with which note; filters by active and address', async () => {
+      const account = await smsAccount();
+      await sms(account.pageId, '+15553339001', 'STOP');
+      await sms(account.pageId, '+15553339002', 'leave me alone');
+      const found = (await conversationOfProspect(t.ctx, account.id, '+15553339001'))!;
+      const cleared = await t.request({
+        method: 'POST',
+        url: `/api/conversation/${found.conversation.id}/do-not-contact/clear`,
+        as: admin.cookie,
+        payload: { note: 'Asked by phone to hear from us again.' },
+      });
+      expect(cleared.statusCode).toBe(200);
+
+      const res = await list('?address=555333900', admin.cookie);
+      expect(res.statusCode).toBe(200);
+      const body = res.json<{ items: Record<string, unknown>[]; total: number }>();
+      expect(body.total).toBe(2);
+      expect(body.items).toEqual([
+        expect.objectContaining({ address: '+15553339002', channel: 'sms', how: 'plain-language opt-out', clearedAt: null, clearedBy: null, clearNote: null }),
+        expect.objectContaining({
+          address: '+15553339001',
+          channel: 'sms',
+          how: 'keyword "STOP"',
+          clearedAt: expect.any(String),
+          clearedBy: admin.email,
+          clearNote: 'Asked by phone to hear from us again.',
+        }),
+      ]);
+      const active = (await list('?active=true&address=555333900', admin.cookie)).json<{ items: { address: string }[] }>();
+      expect(active.items.map((i) => i.address)).toEqual(['+15553339002']);
+      const paged = (await list('?address=555333900&limit=1&offset=1', admin.cookie)).json<{ items: { address: string }[]; total: number }>();
+      expect(paged).toMatchObject({ total: 2, items: [{ address: '+15553339001' }] });
+    });
+
+    it('401 anonymous, 403 for a non-admin, 400 for a bad query', async () => {
+      expect((await list('')).statusCode).toBe(401);
+      expect((await list('', normal.cookie)).statusCode).toBe(403);
+      expect((await list('?limit=0', admin.cookie)).statusCode).toBe(400);
+      expect((await list('?active=maybe', admin.cookie)).statusCode).toBe(400);
+    });
+  });
+
+  describe('AI disclosure line', () => {
+    it("the agent's first SMS reply starts with the default disclosure line, later replies do not; Instagram has none", async () => {
+      const account = await smsAccount();
+      await sms(account.pageId, '+15553330031', 'Hi, tell me more');
+      await sms(account.pageId, '+15553330031', 'And the price?');
+      const [first, second] = gatewayTexts();
+      expect(first.startsWith(`${DEFAULT_AI_DISCLOSURE}\n`)).toBe(true);
+      expect(first.length).toBeGreaterThan(DEFAULT_AI_DISCLOSURE.length + 1);
+      expect(second).not.toContain(DEFAULT_AI_DISCLOSURE);
+      const found = (await conversationOfProspect(t.ctx, account.id, '+15553330031'))!;
+      expect(found.messages.find((m) => m.role === 'AGENT')!.message.startsWith(DEFAULT_AI_DISCLOSURE)).toBe(true);
+
+      const ig = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token: IG_TOKEN, conversationTypeId: playbook.id });
+      await postMeta(t, metaMessagePayload('instagram', ig.pageId, 'igsid-disclosure', unique('mid'), 'hello'));
+      await settle(t.ctx);
+      const igText = (graph.sends()[0].body.message as { text: string }).text;
+      expect(igText).not.toContain(DEFAULT_AI_DISCLOSURE);
+    });
+
+    it("a type's own aiDisclosure text is used, and false turns it off", async () => {
+      const custom = await buildPlaybook(t.ctx, { initialMessage: null, config: { aiDisclosure: 'Hi, I am Acme\'s AI assistant.' } });
+      const off = await buildPlaybook(t.ctx, { initialMessage: null, config: { aiDisclosure: false } });
+      const withCustom = await buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, custom.id);
+      await sms(withCustom.pageId, '+15553330032', 'Hello');
+      expect(gatewayTexts()[0].startsWith("Hi, I am Acme's AI assistant.\n")).toBe(true);
+      const withOff = await buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, off.id);
+      await sms(withOff.pageId, '+15553330033', 'Hello');
+      expect(gatewayTexts()[1]).not.toContain('AI assistant');
+    });
   });
 
   describe('POST /api/conversation/{id}/do-not-contact/clear', () => {

@@ -2,6 +2,10 @@ import type { AppContext } from '../context.ts';
 import { afterCommit } from '../db/after-commit.ts';
 import { emitConversationChanged, type Executor, insertMessage, type LoadedConversation, type StoredMessage } from './conversation-store.ts';
 import { recordAgentError } from './unanswered.ts';
+import { DEFAULT_AI_DISCLOSURE, readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
+import { and, eq, sql } from 'drizzle-orm';
+import { messages } from '../db/schema/index.ts';
+import { channelOfAccount } from './opt-out.ts';
 
 /** What must still hold when the reply is written, or it is dropped as stale. */
 export interface SendExpectation {
@@ -33,15 +37,40 @@ export async function sendAgentMessage(
   expect: SendExpectation,
   executor?: Executor,
   origin: TurnOrigin = 'channel',
+  delivery: { optOutNotice?: boolean } = {},
 ): Promise<StoredMessage | null> {
   const id = loaded.conversation.id;
+  const db = executor ?? ctx.db;
+  const message = origin === 'channel' && !delivery.optOutNotice ? await withAiDisclosure(db, loaded, text) : text;
   const stored = await insertMessage(
-    executor ?? ctx.db,
-    { conversationId: id, role: 'AGENT', message: text },
-    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded, origin), jobs: ctx.jobs },
+    db,
+    { conversationId: id, role: 'AGENT', message },
+    { lockFor: { phase: expect.phase, messagesCount: expect.messagesCount }, expectLastIds: expect.lastIds, outboxFor: outboxOf(loaded, origin), jobs: ctx.jobs, optOutNotice: delivery.optOutNotice },
   );
   if (stored) await afterCommit(executor ?? ctx.db, () => announceAgentMessage(ctx, loaded, stored, origin));
   return stored;
+}
+
+/** Channels whose first AI message carries the disclosure line (issue 23). */
+const DISCLOSED_CHANNELS = new Set(['sms', 'whatsapp']);
+
+/**
+ * The text with the type's AI disclosure line before it when this is the AI's first message to a prospect on
+ * SMS or WhatsApp (none yet in the conversation that a person did not write); else the text unchanged. The
+ * insert that follows holds the conversation row lock and drops a stale draft, so two first messages cannot
+ * both pass. The opt-out confirmation never carries it (one message, nothing else in it).
+ */
+async function withAiDisclosure(db: Executor, loaded: LoadedConversation, text: string): Promise<string> {
+  if (!loaded.prospect || !DISCLOSED_CHANNELS.has(channelOfAccount(loaded.prospect.accountType))) return text;
+  const setting = readConversationTypeConfig(loaded.type?.config).aiDisclosure;
+  if (setting === false) return text;
+  const [earlier] = await db
+    .select({ one: sql<number>`1` })
+    .from(messages)
+    .where(and(eq(messages.conversationId, loaded.conversation.id), eq(messages.role, 'AGENT'), eq(messages.writtenByHuman, false)))
+    .limit(1);
+  if (earlier) return text;
+  return `${setting ?? DEFAULT_AI_DISCLOSURE}\n${text}`;
 }
 
 /**

@@ -194,6 +194,11 @@ export interface InsertOptions {
   outboxFor?: LoadedConversation;
   /** With outboxFor: the runner the delivery job is queued through, in the same transaction as the message. */
   jobs?: JobRunner;
+  /**
+   * With outboxFor: this is the one opt-out confirmation (CTIA), which goes out although the address is now
+   * opted out; every other row is checked against the opt-outs when it is sent (channels/deliver.job.ts).
+   */
+  optOutNotice?: boolean;
 }
 
 /**
@@ -245,7 +250,7 @@ export async function insertMessage(
     )${prospect ? sql`, queued as (
       insert into ${outbox} (conversation_id, messaging_account_id, message_id, channel, payload)
       select i.conversation_id, ${prospect.messagingAccountId}::int, i.id, ${prospect.accountType},
-             jsonb_build_object('text', i.message, 'recipientId', ${prospect.externalId}::text, 'messageId', i.id)
+             jsonb_build_object('text', i.message, 'recipientId', ${prospect.externalId}::text, 'messageId', i.id${options.optOutNotice ? sql`, 'optOutNotice', true` : sql``})
       from inserted i
       returning id
     )` : sql``}${messageCreatedCtes('inserted')}

@@ -110,6 +110,7 @@ const SUMMARIES: Record<string, string> = {
   'POST /api/admin/messaging-accounts/create-edit': 'Create or edit a messaging account',
   'POST /api/admin/messaging-accounts/{id}/config': "Set a messaging account's configuration",
   'GET /api/admin/user-messaging-accounts/list': 'List grants of messaging accounts to users',
+  'GET /api/admin/compliance/opt-outs': 'List every opt-out (audit): how, since, and who cleared it with which note',
   'POST /api/admin/user-messaging-accounts/create': 'Grant a messaging account to a user',
   'DELETE /api/admin/user-messaging-accounts/{id}': 'Revoke a grant',
   'GET /api/admin/pricing/conversation': 'Price of conversations',

@@ -109,6 +109,7 @@ export const routes: RouteObject[] = [
           { path: 'unanswered-conversations/list', ...page(() => import('../features/unanswered/pages/unanswered-list-page.tsx')) },
           { path: 'webhook-simulation-tool', ...page(() => import('../features/webhook-simulator/pages/webhook-simulator-page.tsx')) },
           { path: 'users', ...page(() => import('../features/team/pages/team-page.tsx')) },
+          { path: 'opt-outs', ...page(() => import('../features/compliance/pages/opt-out-audit-page.tsx')) },
         ],
       },
       // Unknown routes: a not-found page inside the shell (render errors reach RouteErrorBoundary below).

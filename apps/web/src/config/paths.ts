@@ -36,6 +36,7 @@ export const paths = {
     permissionCreate: '/admin/user-messaging-accounts/create',
     unanswered: '/admin/unanswered-conversations/list',
     webhookSimulator: '/admin/webhook-simulation-tool',
+    optOuts: '/admin/opt-outs',
     knowledge: '/admin/knowledge',
     integrations: '/admin/integrations',
     team: '/admin/users',

@@ -15,6 +15,35 @@ export const KNOWLEDGE_WHEN_UNKNOWN = ['find-out', 'hand-over'] as const;
 /** OpenAI Realtime voices (voice.realtimeVoice). */
 export const REALTIME_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const;
 
+/** Days of the week of `businessHours.days`. */
+export const WEEK_DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+export type WeekDay = (typeof WEEK_DAYS)[number];
+
+const clockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time such as 09:00');
+const openHours = z
+  .tuple([clockTime, clockTime])
+  .refine(([open, close]) => open < close, 'the opening time must be before the closing time, e.g. ["09:00", "17:00"]');
+
+/**
+ * Business hours (docs/compliance.md): follow-ups, calls and campaign sends of this type happen only inside
+ * them (and never in the person's quiet hours); replies to a prospect who just wrote are not delayed. A day
+ * that is not listed is closed. Unset: every day, quiet hours only.
+ */
+export const businessHoursConfig = z.strictObject({
+  timeZone: z.string().refine((zone) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be an IANA time zone such as America/New_York'),
+  days: z
+    .partialRecord(z.enum(WEEK_DAYS, { error: `must be one of ${WEEK_DAYS.join(', ')}` }), openHours)
+    .refine((days) => Object.keys(days).length > 0, 'must open on at least one day'),
+});
+export type BusinessHoursConfig = z.infer<typeof businessHoursConfig>;
+
 /**
  * The known fields of a conversation type's `config` JSON (DESIGN.md §6). Unknown fields are kept (the
  * config is the admin's scratch space too); known fields must have the right shape or the server answers
@@ -62,6 +91,13 @@ export const conversationTypeConfigObject = z.looseObject({
   knowledge: z.looseObject({ whenUnknown: z.enum(KNOWLEDGE_WHEN_UNKNOWN).optional() }).optional(),
   /** The calendar the agent books into (booking-config.ts). */
   booking: bookingConfig.optional(),
+  /** When automated contact of this type may happen (businessHoursConfig). */
+  businessHours: businessHoursConfig.optional(),
+  /**
+   * The AI disclosure line put before the agent's first message to a prospect on SMS and WhatsApp
+   * (docs/compliance.md): absent, DEFAULT_AI_DISCLOSURE; a text, that text; `false`, none.
+   */
+  aiDisclosure: z.union([z.literal(false), z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters')]).optional(),
   crm: z.literal('GHL').optional(),
   /** GoHighLevel sub-account (location) id; with the bare "GHL" config, GHL_LOCATION_ID is used instead. */
   locationId: z.string().trim().min(1, 'must not be empty').max(200).optional(),
@@ -86,6 +122,9 @@ export const conversationTypeConfigObject = z.looseObject({
 
 export const conversationTypeConfig = z.union([z.literal('GHL'), conversationTypeConfigObject]);
 export type ConversationTypeConfig = z.infer<typeof conversationTypeConfigObject>;
+
+/** The AI disclosure line of a type without `aiDisclosure` (issue 23: on by default for SMS and WhatsApp). */
+export const DEFAULT_AI_DISCLOSURE = 'This is an automated AI assistant. Reply STOP to opt out.';
 
 /** The effective settings used by the agent when a field is absent. */
 export const AGENT_CONFIG_DEFAULTS = {

@@ -5,7 +5,7 @@ import { E164_MESSAGE, isE164 } from '@sales-agent/shared/schemas/call';
 import type { Actor, AppContext } from '../../context.ts';
 import { conversations, conversationTypes } from '../../db/schema/index.ts';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.ts';
-import { quietHoursMessage, quietNow } from '../../conversations/quiet-hours.ts';
+import { contactWaitMessage, quietNow } from '../../conversations/quiet-hours.ts';
 import { createCallConversation } from '../../conversations/call-conversation.ts';
 import { emitConversationChanged } from '../../conversations/conversation-store.ts';
 import { findAccountById } from '../../channels/accounts.ts';
@@ -52,8 +52,8 @@ export async function placeCall(ctx: AppContext, phone: string, body: { conversa
   }
 
   await assertMayContact(ctx.db, phoneAddress(phone), 'Calling this number');
-  const quiet = quietNow(ctx.config);
-  if (quiet) throw conflict(quietHoursMessage('Calling this number', quiet.until, quiet.timeZone), 'QUIET_HOURS');
+  const quiet = await quietNow(ctx.config, phoneAddress(phone), type.config);
+  if (quiet) throw conflict(contactWaitMessage('Calling this number', quiet), 'QUIET_HOURS');
   const created = (await ctx.db.transaction((tx) =>
     createCallConversation(tx, {
       accountId: account.id,

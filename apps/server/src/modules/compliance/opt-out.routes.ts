@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBody } from '@sales-agent/shared/schemas/common';
-import { clearOptOutBody, doNotContactView } from '@sales-agent/shared/schemas/compliance';
+import { clearOptOutBody, doNotContactView, optOutAuditList, optOutAuditQuery } from '@sales-agent/shared/schemas/compliance';
 import { conversationIdParams } from '@sales-agent/shared/schemas/conversation';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { loadConversationToChange } from '../conversations/conversation-policy.ts';
-import { clearProspectOptOut } from './opt-out.service.ts';
+import { clearProspectOptOut, listOptOuts } from './opt-out.service.ts';
 
 const tags = ['compliance'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };
@@ -21,5 +21,12 @@ export async function optOutRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
       const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
       return { message: 'Opt-out cleared', doNotContact: await clearProspectOptOut(ctx, conversation, request.actor!.id, request.body.note) };
     },
+  );
+
+  // ADMIN only (plugins/auth.ts guards /api/admin/**): every opt-out, its end, who ended it and the note.
+  r.get(
+    '/api/admin/compliance/opt-outs',
+    { schema: { tags, querystring: optOutAuditQuery, response: { 200: optOutAuditList, ...errors } } },
+    async (request) => listOptOuts(ctx, request.query),
   );
 }

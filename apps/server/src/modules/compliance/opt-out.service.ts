@@ -1,7 +1,7 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, inArray, isNull, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { afterCommit } from '../../db/after-commit.ts';
-import { doNotContact, messagingAccounts, prospects } from '../../db/schema/index.ts';
+import { doNotContact, messagingAccounts, prospects, users } from '../../db/schema/index.ts';
 import { emitConversationChanged, type Executor, insertMessage } from '../../conversations/conversation-store.ts';
 import { clearOptOut, contactAddress, reportOptOutToCrm, type DoNotContact, doNotContactOf } from '../../conversations/opt-out.ts';
 import { conflict } from '../../lib/errors.ts';
@@ -63,4 +63,34 @@ export async function withOptOutMarks<R extends { prospectExternalId: string | n
     const address = addressOf(r);
     return { ...present(r), doNotContact: address !== null && opted.has(address) };
   });
+}
+
+/** The ADMIN's audit list of opt-outs (GET /api/admin/compliance/opt-outs), newest first. */
+export async function listOptOuts(ctx: AppContext, query: { active?: 'true' | 'false'; address?: string; limit: number; offset: number }) {
+  const conditions: SQL[] = [];
+  if (query.active === 'true') conditions.push(isNull(doNotContact.clearedAt));
+  if (query.address) conditions.push(ilike(doNotContact.address, `%${query.address.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+  const where = conditions.length ? and(...conditions) : undefined;
+  const rows = await ctx.db
+    .select({
+      id: doNotContact.id,
+      address: doNotContact.address,
+      channel: doNotContact.channel,
+      how: doNotContact.how,
+      since: doNotContact.since,
+      clearedAt: doNotContact.clearedAt,
+      clearedBy: users.email,
+      clearNote: doNotContact.clearNote,
+    })
+    .from(doNotContact)
+    .leftJoin(users, eq(users.id, doNotContact.clearedByUserId))
+    .where(where)
+    .orderBy(desc(doNotContact.since), desc(doNotContact.id))
+    .limit(query.limit)
+    .offset(query.offset);
+  const [{ total }] = await ctx.db.select({ total: count() }).from(doNotContact).where(where);
+  return {
+    items: rows.map((r) => ({ ...r, since: r.since.toISOString(), clearedAt: r.clearedAt?.toISOString() ?? null, clearedBy: r.clearedBy ?? null })),
+    total: Number(total),
+  };
 }

@@ -7,7 +7,7 @@ import { AppError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { recordConversationEvent } from '../../lib/webhook-outbox.ts';
 import { emitConversationChanged, insertMessage, type LoadedConversation } from '../../conversations/conversation-store.ts';
 import { assertMayContact, phoneAddress } from '../../conversations/opt-out.ts';
-import { quietHoursMessage, quietNow } from '../../conversations/quiet-hours.ts';
+import { contactWaitMessage, quietNow } from '../../conversations/quiet-hours.ts';
 import { placeCall } from '../calls/calls.service.ts';
 
 /** Accounts a lead can be written to by phone number. */
@@ -36,8 +36,8 @@ export async function startLead(ctx: AppContext, input: LeadBody): Promise<LeadR
   const opening = type.initialMessage?.trim();
   if (!opening) throw unavailable('This conversation type has no initial message to open the conversation with. Add one to the type first.');
   await assertMayContact(ctx.db, phone, 'Messaging this number');
-  const quiet = quietNow(ctx.config);
-  if (quiet) throw conflict(quietHoursMessage('Messaging this number', quiet.until, quiet.timeZone), 'QUIET_HOURS');
+  const quiet = await quietNow(ctx.config, phone, type.config);
+  if (quiet) throw conflict(contactWaitMessage('Messaging this number', quiet), 'QUIET_HOURS');
 
   // WhatsApp names a number without the plus (as its webhooks do), so replies find the same prospect.
   const externalId = account.type === 'WHATSAPP' ? phone.slice(1) : phone;

@@ -6,6 +6,7 @@ import {
   IconChartFunnel,
   IconCalculator,
   IconFilePencil,
+  IconHandStop,
   IconKey,
   IconList,
   IconMessages,
@@ -39,6 +40,7 @@ const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Ic
   { to: paths.admin.call, label: 'Make a call', text: 'Have the agent phone a prospect from a Twilio account.', icon: IconPhoneCall },
   { to: paths.admin.team, label: 'Team', text: 'Invite teammates by email, change their roles, deactivate who left.', icon: IconUsers },
   { to: paths.admin.unanswered, label: 'Unanswered conversations', text: 'Messages the agent could not answer or deliver, to follow up by hand.', icon: IconAlertTriangle },
+  { to: paths.admin.optOuts, label: 'Opt-outs', text: 'Who asked not to be contacted, when and how, and who cleared it with which note.', icon: IconHandStop },
 ];
 
 export default function AdminHelloPage() {
