@@ -7,7 +7,8 @@ export const bookingView = z.object({
   timeZone: z.string(),
   provider: z.enum(['ghl', 'calcom', 'demo']),
   externalId: z.string(),
-  status: z.enum(['booked', 'cancelled']),
+  /** `rescheduled`: moved to the booking that follows it (a new id at the provider). */
+  status: z.enum(['booked', 'rescheduled', 'cancelled']),
 });
 
 /** One tool the agent called: the compact line admins see in the conversation view (never the prospect). */

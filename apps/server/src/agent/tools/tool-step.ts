@@ -7,7 +7,7 @@ import { recordLlmCall, recordToolCall } from '../../lib/metrics.ts';
 import type { DeferredUsage } from '../ask-llm.ts';
 import { getLlmProvider } from '../llm/select-provider.ts';
 import type { HistoryMessage } from '../prompts.ts';
-import { BOOKING_TOOLS, type BookingToolContext, bookMeeting, calendarOf, checkAvailability } from './booking-tools.ts';
+import { BOOKING_TOOLS, type BookingToolContext, bookMeeting, calendarOf, cancelMeeting, checkAvailability, rescheduleMeeting } from './booking-tools.ts';
 import { toolNoteMessage, type ToolNote } from './tool-notes.ts';
 import type { ToolChatMessage, ToolDefinition } from './tool-types.ts';
 
@@ -29,6 +29,8 @@ function toolsOf(ctx: AppContext, loaded: LoadedConversation): { definitions: To
   const tc: BookingToolContext = { ctx, conversationId: loaded.conversation.id, calendar, prospectName: null };
   run.set('check_availability', (args) => checkAvailability(tc, args));
   run.set('book_meeting', (args) => bookMeeting(tc, args));
+  run.set('reschedule_meeting', (args) => rescheduleMeeting(tc, args));
+  run.set('cancel_meeting', (args) => cancelMeeting(tc, args));
   return { definitions: BOOKING_TOOLS, run };
 }
 
