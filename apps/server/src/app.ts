@@ -26,6 +26,7 @@ import { crmRoutes } from './modules/crm/crm.routes.ts';
 import { channelsRoutes } from './channels/channels.routes.ts';
 import { callsRoutes } from './modules/calls/calls.routes.ts';
 import { optOutRoutes } from './modules/compliance/opt-out.routes.ts';
+import { leadFieldsRoutes } from './modules/lead-fields/lead-fields.routes.ts';
 import { voiceRoutes } from './voice/voice.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { messagingAccountsRoutes } from './modules/messaging-accounts/messaging-accounts.routes.ts';
@@ -137,6 +138,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     channelsRoutes,
     callsRoutes,
     optOutRoutes,
+    leadFieldsRoutes,
     voiceRoutes,
     mediaStreamRoutes,
     crmRoutes,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { bookingConfig } from './booking-config.ts';
+import { leadFieldsConfig } from './lead-fields.ts';
 
 /**
  * How a conversation started from a CRM contact ended (docs/crm.md write-back): `ended` phase N reached,
@@ -54,6 +55,10 @@ export const conversationTypeConfigObject = z.looseObject({
     .optional(),
   /** The calendar the agent books into (booking-config.ts). */
   booking: bookingConfig.optional(),
+  /** What the agent learns about the prospect (lead-fields.ts). */
+  leadFields: leadFieldsConfig.optional(),
+  /** The outcomes a finished conversation is sorted into (issue 22), e.g. ["booked", "qualified", "not interested"]. */
+  outcomes: z.array(z.string().trim().min(1).max(60)).max(20).optional(),
   crm: z.literal('GHL').optional(),
   /** GoHighLevel sub-account (location) id; with the bare "GHL" config, GHL_LOCATION_ID is used instead. */
   locationId: z.string().trim().min(1, 'must not be empty').max(200).optional(),

@@ -8,6 +8,7 @@ import type { DeferredUsage } from '../ask-llm.ts';
 import { getLlmProvider } from '../llm/select-provider.ts';
 import type { HistoryMessage } from '../prompts.ts';
 import { BOOKING_TOOLS, type BookingToolContext, bookMeeting, calendarOf, cancelMeeting, checkAvailability, rescheduleMeeting } from './booking-tools.ts';
+import { leadToolDefinition, updateLead } from './lead-tools.ts';
 import { toolNoteMessage, type ToolNote } from './tool-notes.ts';
 import type { ToolChatMessage, ToolDefinition } from './tool-types.ts';
 
@@ -25,13 +26,22 @@ function toolsOf(ctx: AppContext, loaded: LoadedConversation): { definitions: To
   const config = readConversationTypeConfig(loaded.type?.config);
   const calendar = calendarOf(ctx, config.booking, getLlmProvider(ctx).kind === 'offline-demo');
   const run = new Map<string, ToolRun>();
-  if (!calendar) return { definitions: [], run };
-  const tc: BookingToolContext = { ctx, conversationId: loaded.conversation.id, calendar, prospectName: null };
-  run.set('check_availability', (args) => checkAvailability(tc, args));
-  run.set('book_meeting', (args) => bookMeeting(tc, args));
-  run.set('reschedule_meeting', (args) => rescheduleMeeting(tc, args));
-  run.set('cancel_meeting', (args) => cancelMeeting(tc, args));
-  return { definitions: BOOKING_TOOLS, run };
+  const definitions: ToolDefinition[] = [];
+  const conversationId = loaded.conversation.id;
+  if (calendar) {
+    const tc: BookingToolContext = { ctx, conversationId, calendar, prospectName: null };
+    run.set('check_availability', (args) => checkAvailability(tc, args));
+    run.set('book_meeting', (args) => bookMeeting(tc, args));
+    run.set('reschedule_meeting', (args) => rescheduleMeeting(tc, args));
+    run.set('cancel_meeting', (args) => cancelMeeting(tc, args));
+    definitions.push(...BOOKING_TOOLS);
+  }
+  const leadFields = config.leadFields ?? [];
+  if (leadFields.length > 0) {
+    run.set('update_lead', (args) => updateLead(ctx, conversationId, leadFields, args));
+    definitions.push(leadToolDefinition(leadFields));
+  }
+  return { definitions, run };
 }
 
 /**
@@ -52,7 +62,7 @@ export async function runToolStep(
   const provider = getLlmProvider(ctx);
   const model = readConversationTypeConfig(loaded.type?.config).model ?? ctx.config.LLM_MODEL;
   const messages: ToolChatMessage[] = [
-    { role: 'system', content: `${systemPrompt}\n\nUse the tools when the prospect wants to meet or asks what they can do; otherwise call none.` },
+    { role: 'system', content: `${systemPrompt}\n\nUse the tools when the prospect wants to meet, asks what they can do, or tells you something a tool records; otherwise call none.` },
     ...history.map((m): ToolChatMessage => (m.role === 'AGENT' ? { role: 'assistant', content: m.message } : { role: m.role === 'PROSPECT' ? 'user' : 'system', content: m.message })),
   ];
   const lastProspectMessage = history.filter((m) => m.role === 'PROSPECT').at(-1)?.message ?? null;
