@@ -29,5 +29,7 @@ export const conversationDetail = (over: Partial<ConversationDetail> = {}): Conv
   isDemoAgent: false,
   ended: false,
   bookings: [],
+  leadFields: {},
+  leadFieldDefinitions: [],
   ...over,
 });
