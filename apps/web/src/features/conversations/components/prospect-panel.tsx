@@ -6,6 +6,7 @@ import { channelLabel } from '../../../components/channel-badge.tsx';
 import { conversationQuery } from '../api/conversations.ts';
 import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
 import { conversationName } from './inbox-row.tsx';
+import { LeadFields } from './lead-fields.tsx';
 
 const money = (usd: number) =>
   usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd > 0 && usd < 0.01 ? 4 : 2 });
@@ -69,6 +70,7 @@ export function ProspectPanel(props: { row: ConversationListItem | null; detailU
           </Box>
         ))}
       </Box>
+      {(row?.uuid ?? props.detailUuid) && <LeadFields uuid={(row?.uuid ?? props.detailUuid)!} />}
     </Stack>
   );
 }
