@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { bookingConfig } from './booking-config.ts';
+import { customToolsConfig } from './custom-tools.ts';
 import { leadFieldsConfig } from './lead-fields.ts';
 
 /**
@@ -55,6 +56,8 @@ export const conversationTypeConfigObject = z.looseObject({
     .optional(),
   /** The calendar the agent books into (booking-config.ts). */
   booking: bookingConfig.optional(),
+  /** The team's own HTTP tools the agent may call (custom-tools.ts). */
+  tools: customToolsConfig.optional(),
   /** What the agent learns about the prospect (lead-fields.ts). */
   leadFields: leadFieldsConfig.optional(),
   /** The outcomes a finished conversation is sorted into (issue 22), e.g. ["booked", "qualified", "not interested"]. */

@@ -19,7 +19,8 @@ function topLevelApiKey(text: string, field = 'apiKey'): string | undefined {
   try {
     let value: unknown = JSON.parse(text);
     for (const part of field.split('.')) {
-      if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+      // Arrays are walked by index (tools.0.secret).
+      if (!value || typeof value !== 'object') return undefined;
       value = (value as Record<string, unknown>)[part];
     }
     return typeof value === 'string' ? value : undefined;
