@@ -6,6 +6,8 @@ import type {
   ConversationTypeListItem,
   ConversationTypeSaveBody,
 } from '@sales-agent/shared/schemas/conversation-type';
+import type { testToolResponse } from '@sales-agent/shared/schemas/custom-tools';
+import type { z } from 'zod';
 import { api, apiRequest } from '../../../lib/api-client.ts';
 import { useWrite } from '../../../lib/use-write.ts';
 import { messagingAccountKeys } from '../../messaging-accounts/api/keys.ts';
@@ -86,3 +88,12 @@ export const saveConversationPhase = (body: ConversationPhaseSaveBody) =>
   api.post<{ conversationPhase: ConversationPhase }>('/api/admin/conversation-phase/create-edit', body);
 
 export const deleteConversationPhase = (id: number) => api.delete<{ message: string }>(`/api/admin/conversation-phase/${id}`);
+
+/** The "Test tool" button (issue 22): runs a saved custom HTTP tool once with sample arguments; nothing is stored. */
+export const useTestCustomTool = () =>
+  useWrite({
+    write: ({ typeId, name, args }: { typeId: number | string; name: string; args: Record<string, unknown> }) =>
+      api.post<TestToolResult>(`/api/admin/conversation-type/${typeId}/tools/${encodeURIComponent(name)}/test`, { arguments: args }),
+    refreshes: () => [],
+  });
+export type TestToolResult = z.infer<typeof testToolResponse>;
