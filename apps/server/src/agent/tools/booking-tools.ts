@@ -1,10 +1,11 @@
 import type { BookingConfig } from '@sales-agent/shared/schemas/booking-config';
 import { and, desc, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
+import type { Executor } from '../../db/executor.ts';
 import { bookings } from '../../db/schema/index.ts';
 import { openSealedValue } from '../../lib/sealed-value.ts';
 import { createCalcomCalendar } from './calcom-calendar.ts';
-import { CalendarError, type CalendarProvider, type Slot } from './calendar.ts';
+import { type BookedMeeting, CalendarError, type CalendarProvider, type Slot } from './calendar.ts';
 import { createDemoCalendar } from './demo-calendar.ts';
 import type { ToolDefinition } from './tool-types.ts';
 
@@ -140,7 +141,12 @@ export async function bookMeeting(tc: BookingToolContext, args: Record<string, u
   const name = typeof args.name === 'string' && args.name.trim() ? args.name.trim() : tc.prospectName ?? 'Prospect';
   const email = typeof args.email === 'string' && args.email.includes('@') ? args.email.trim() : null;
   const meeting = await tc.calendar.book(slot, { name, email, timeZone });
-  await tc.ctx.db.insert(bookings).values({
+  await storeBooking(tc.ctx.db, tc, meeting, timeZone);
+  return { booked: true, start: meeting.start, end: meeting.end, timeZone, confirmation: describeSlot(meeting.start, timeZone), externalId: meeting.externalId };
+}
+
+async function storeBooking(db: Executor, tc: BookingToolContext, meeting: BookedMeeting, timeZone: string) {
+  await db.insert(bookings).values({
     conversationId: tc.conversationId,
     provider: tc.calendar.kind,
     externalId: meeting.externalId,
@@ -148,7 +154,6 @@ export async function bookMeeting(tc: BookingToolContext, args: Record<string, u
     end: new Date(meeting.end),
     timeZone,
   });
-  return { booked: true, start: meeting.start, end: meeting.end, timeZone, confirmation: describeSlot(meeting.start, timeZone), externalId: meeting.externalId };
 }
 
 /** The conversation's current meeting (the latest still booked), in the calendar the type uses now. */
@@ -175,14 +180,7 @@ export async function rescheduleMeeting(tc: BookingToolContext, args: Record<str
   const meeting = await tc.calendar.reschedule(current.externalId, slot, reasonOf(args));
   await tc.ctx.db.transaction(async (tx) => {
     await tx.update(bookings).set({ status: 'rescheduled' }).where(eq(bookings.id, current.id));
-    await tx.insert(bookings).values({
-      conversationId: tc.conversationId,
-      provider: tc.calendar.kind,
-      externalId: meeting.externalId,
-      start: new Date(meeting.start),
-      end: new Date(meeting.end),
-      timeZone,
-    });
+    await storeBooking(tx, tc, meeting, timeZone);
   });
   return { rescheduled: true, from: describeSlot(current.start.toISOString(), timeZone), start: meeting.start, end: meeting.end, timeZone, confirmation: describeSlot(meeting.start, timeZone), externalId: meeting.externalId };
 }
