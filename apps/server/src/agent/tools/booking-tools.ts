@@ -1,4 +1,4 @@
-import type { BookingConfig } from '@sales-agent/shared/schemas/booking-config';
+import type { ConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
 import { and, desc, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import type { Executor } from '../../db/executor.ts';
@@ -7,6 +7,7 @@ import { openSealedValue } from '../../lib/sealed-value.ts';
 import { createCalcomCalendar } from './calcom-calendar.ts';
 import { type BookedMeeting, CalendarError, type CalendarProvider, type Slot } from './calendar.ts';
 import { createDemoCalendar } from './demo-calendar.ts';
+import { createGhlCalendar } from './ghl-calendar.ts';
 import type { ToolDefinition } from './tool-types.ts';
 
 /** How far ahead check_availability looks. */
@@ -67,15 +68,27 @@ export const BOOKING_TOOLS: ToolDefinition[] = [
 ];
 
 /** The calendar of a type's `booking` config; the offline demo calendar when the demo agent runs without one. */
-export function calendarOf(ctx: AppContext, booking: BookingConfig | undefined, demoAgent: boolean): CalendarProvider | null {
+export function calendarOf(ctx: AppContext, config: ConversationTypeConfig, demoAgent: boolean, crmContactId: string | null): CalendarProvider | null {
+  const booking = config.booking;
   if (!booking) return demoAgent ? createDemoCalendar() : null;
   if (booking.provider === 'calcom') {
     const apiKey = openSealedValue(ctx.secrets, booking.apiKey);
     if (apiKey === null) return unavailableCalendar('calcom', 'The stored Cal.com apiKey can no longer be read; enter it again in the config.');
     return createCalcomCalendar(String(ctx.config.CALCOM_API_URL), apiKey, booking.eventTypeId, booking.lengthMinutes);
   }
-  // GoHighLevel calendars are not wired yet (see the issue 22 report); the tools say so instead of guessing.
-  return unavailableCalendar('ghl', 'GoHighLevel calendar booking is not available yet.');
+  // GoHighLevel: the type's own CRM credentials (sealed apiKey, locationId), else the server's GHL_* settings.
+  const apiKey = config.apiKey ? openSealedValue(ctx.secrets, config.apiKey) : (ctx.config.GHL_API_KEY ?? null);
+  const locationId = config.locationId ?? ctx.config.GHL_LOCATION_ID;
+  if (!apiKey || !locationId) return unavailableCalendar('ghl', 'GoHighLevel booking needs the type\'s CRM apiKey and locationId (or GHL_API_KEY and GHL_LOCATION_ID).');
+  const lengthMinutes = (booking as { lengthMinutes?: unknown }).lengthMinutes;
+  return createGhlCalendar({
+    baseUrl: String(ctx.config.GHL_API_URL),
+    apiKey,
+    locationId,
+    calendarId: booking.calendarId,
+    contactId: crmContactId,
+    lengthMinutes: typeof lengthMinutes === 'number' ? lengthMinutes : undefined,
+  });
 }
 
 /** A calendar that cannot be used: every tool call fails with `reason`, so the agent says so to the prospect. */

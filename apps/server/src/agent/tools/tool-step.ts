@@ -25,7 +25,7 @@ type ToolRun = (args: Record<string, unknown>) => Promise<unknown>;
 /** The tools of a conversation: only what its type's config declares (a prospect's words never add one). */
 function toolsOf(ctx: AppContext, loaded: LoadedConversation): { definitions: ToolDefinition[]; run: Map<string, ToolRun>; timeouts: Map<string, number> } {
   const config = readConversationTypeConfig(loaded.type?.config);
-  const calendar = calendarOf(ctx, config.booking, getLlmProvider(ctx).kind === 'offline-demo');
+  const calendar = calendarOf(ctx, config, getLlmProvider(ctx).kind === 'offline-demo', loaded.conversation.crmContactId ?? null);
   const run = new Map<string, ToolRun>();
   const definitions: ToolDefinition[] = [];
   const conversationId = loaded.conversation.id;
