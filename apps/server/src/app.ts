@@ -27,6 +27,8 @@ import { crmRoutes } from './modules/crm/crm.routes.ts';
 import { channelsRoutes } from './channels/channels.routes.ts';
 import { callsRoutes } from './modules/calls/calls.routes.ts';
 import { optOutRoutes } from './modules/compliance/opt-out.routes.ts';
+import { leadFieldsRoutes } from './modules/lead-fields/lead-fields.routes.ts';
+import { customToolsRoutes } from './modules/custom-tools/custom-tools.routes.ts';
 import { voiceRoutes } from './voice/voice.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { messagingAccountsRoutes } from './modules/messaging-accounts/messaging-accounts.routes.ts';
@@ -140,6 +142,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     channelsRoutes,
     callsRoutes,
     optOutRoutes,
+    leadFieldsRoutes,
+    customToolsRoutes,
     voiceRoutes,
     mediaStreamRoutes,
     crmRoutes,

@@ -7,6 +7,8 @@ import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import { PHASE } from '@sales-agent/shared/enums';
 import { eq, sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../context.ts';
+import type { CustomToolConfig } from '@sales-agent/shared/schemas/custom-tools';
+import { CustomToolError, callCustomTool } from './tools/http-tools.ts';
 import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
 import {
@@ -194,4 +196,20 @@ export async function resumeFollowUps(ctx: AppContext, conversationId: number): 
 export async function cancelConversationJobs(ctx: AppContext, conversationId: number): Promise<void> {
   await ctx.jobs.cancel(turnJobKey(conversationId));
   await ctx.jobs.cancel(followUpJobKey(conversationId));
+}
+
+/**
+ * The "Test tool" button (issue 22): runs a type's custom HTTP tool once with sample arguments, exactly as the
+ * agent would call it, and answers what came back or why it failed (nothing is stored on a conversation).
+ */
+export async function testCustomTool(ctx: AppContext, tool: CustomToolConfig, args: Record<string, unknown>) {
+  const started = performance.now();
+  const durationMs = () => Math.round(performance.now() - started);
+  try {
+    const { status, value } = await callCustomTool(ctx, tool, args);
+    return { ok: true, status, result: typeof value === 'string' ? value : JSON.stringify(value), durationMs: durationMs() };
+  } catch (err) {
+    const status = err instanceof CustomToolError ? err.status : null;
+    return { ok: false, status, result: err instanceof Error ? err.message : String(err), durationMs: durationMs() };
+  }
 }

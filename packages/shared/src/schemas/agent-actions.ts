@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { leadFieldDefinition, leadFieldsView } from './lead-fields.ts';
 
 /** A meeting the agent booked (issue 22): instants in ISO 8601 UTC, shown in `timeZone`. */
 export const bookingView = z.object({
@@ -7,7 +8,8 @@ export const bookingView = z.object({
   timeZone: z.string(),
   provider: z.enum(['ghl', 'calcom', 'demo']),
   externalId: z.string(),
-  status: z.enum(['booked', 'cancelled']),
+  /** `rescheduled`: moved to the booking that follows it (a new id at the provider). */
+  status: z.enum(['booked', 'rescheduled', 'cancelled']),
 });
 
 /** One tool the agent called: the compact line admins see in the conversation view (never the prospect). */
@@ -23,5 +25,9 @@ export const toolCallView = z.object({
 /** What GET /api/conversation/{uuid} answers of the agent's actions; `toolCalls` for admins only. */
 export const conversationActions = {
   bookings: z.array(bookingView),
+  /** What the agent (or a person) recorded of the type's lead fields, key → value. */
+  leadFields: leadFieldsView,
+  /** The type's lead field declarations, so the panel can label and edit them. */
+  leadFieldDefinitions: z.array(leadFieldDefinition),
   toolCalls: z.array(toolCallView).optional(),
 };

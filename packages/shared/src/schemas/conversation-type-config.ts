@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { bookingConfig } from './booking-config.ts';
+import { customToolsConfig } from './custom-tools.ts';
+import { leadFieldsConfig } from './lead-fields.ts';
 
 /**
  * How a conversation started from a CRM contact ended (docs/crm.md write-back): `ended` phase N reached,
@@ -98,6 +100,12 @@ export const conversationTypeConfigObject = z.looseObject({
    * (docs/compliance.md): absent, DEFAULT_AI_DISCLOSURE; a text, that text; `false`, none.
    */
   aiDisclosure: z.union([z.literal(false), z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters')]).optional(),
+  /** The team's own HTTP tools the agent may call (custom-tools.ts). */
+  tools: customToolsConfig.optional(),
+  /** What the agent learns about the prospect (lead-fields.ts). */
+  leadFields: leadFieldsConfig.optional(),
+  /** The outcomes a finished conversation is sorted into (issue 22), e.g. ["booked", "qualified", "not interested"]. */
+  outcomes: z.array(z.string().trim().min(1).max(60)).max(20).optional(),
   crm: z.literal('GHL').optional(),
   /** GoHighLevel sub-account (location) id; with the bare "GHL" config, GHL_LOCATION_ID is used instead. */
   locationId: z.string().trim().min(1, 'must not be empty').max(200).optional(),

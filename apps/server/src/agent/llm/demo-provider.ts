@@ -58,12 +58,16 @@ function firstSentence(text: string): string {
   return truncate(end === -1 ? flat : flat.slice(0, end + 1), 160);
 }
 
-/** The demo agent's reply when a tool ran this turn: the booking confirmed with date, time and time zone. */
+/** The demo agent's reply when a tool ran this turn: the booking (or its move, its cancellation) confirmed with date, time and time zone. */
 function demoReplyAfterTools(facts: PlaybookFacts): string | null {
   const failed = facts.toolNotes.find((n) => !n.ok);
   if (failed) return `I could not do that just now (${truncate(String(failed.value), 120)}). Shall I try again, or would you like a colleague to help?`;
   const booked = facts.toolNotes.find((n) => n.name === 'book_meeting')?.value as { confirmation?: string } | undefined;
   if (booked?.confirmation) return `You're booked for ${booked.confirmation}. See you then!`;
+  const moved = facts.toolNotes.find((n) => n.name === 'reschedule_meeting')?.value as { confirmation?: string } | undefined;
+  if (moved?.confirmation) return `Done: your meeting is moved to ${moved.confirmation}.`;
+  const cancelled = facts.toolNotes.find((n) => n.name === 'cancel_meeting')?.value as { meeting?: string } | undefined;
+  if (cancelled?.meeting) return `Your meeting on ${cancelled.meeting} is cancelled. Write any time to book a new one.`;
   const checked = facts.toolNotes.find((n) => n.name === 'check_availability')?.value as { slots?: { label: string }[] } | undefined;
   if (checked) return checked.slots?.length ? `Free times: ${checked.slots.slice(0, 3).map((s) => s.label).join('; ')}.` : 'There are no free times in the next two weeks.';
   return null;

@@ -43,7 +43,7 @@ it('runs the tool calls the model asks for against Cal.com v2, feeds results bac
   await t.ctx.jobs.drain();
 
   expect(cal.bookings).toEqual([expect.objectContaining({ start: SLOT, eventTypeId: 77, attendee: { name: 'Ada', email: 'ada@example.com', timeZone: 'Europe/Berlin' } })]);
-  expect(cal.requests.map((r) => `${r.method} ${r.path} ${r.version}`)).toContain('POST /v2/bookings 2024-08-13');
+  expect(cal.requests.map((r) => `${r.method} ${r.path} ${r.version}`)).toContain('POST /v2/bookings 2026-02-25');
   expect(cal.requests.map((r) => `${r.method} ${r.path} ${r.version}`)).toContain('GET /v2/slots 2024-09-04');
   const [stored] = await t.ctx.db.select().from(bookings).where(eq(bookings.conversationId, id));
   expect(stored).toMatchObject({ provider: 'calcom', externalId: 'bk_1', timeZone: 'Europe/Berlin', status: 'booked' });
@@ -51,7 +51,7 @@ it('runs the tool calls the model asks for against Cal.com v2, feeds results bac
   // The slots went back to the model as a tool message, and the booking's confirmation reached the draft.
   const toolSteps = llm.requests.filter((r) => r.schemaName === 'tools');
   expect(toolSteps).toHaveLength(3);
-  expect(toolSteps[0]!.tools).toEqual(['check_availability', 'book_meeting']);
+  expect(toolSteps[0]!.tools).toEqual(['check_availability', 'book_meeting', 'reschedule_meeting', 'cancel_meeting']);
   expect(JSON.stringify(toolSteps[1]!.messages.at(-1))).toContain(describeSlot(SLOT, 'Europe/Berlin'));
   const draft = llm.requests.find((r) => r.schemaName === 'draft_reply')!;
   expect(JSON.stringify(draft.messages)).toContain('book_meeting answered');
@@ -125,4 +125,46 @@ it('a tool that does not answer in time fails the call, and the prospect is stil
   } finally {
     toolLimits.timeoutMs = saved;
   }
+});
+
+it('moves the booked meeting to another offered slot, then cancels it, at Cal.com and on the conversation', async () => {
+  const NEXT = day(2, 9);
+  llm
+    .once('tools', { toolCalls: [{ name: 'book_meeting', arguments: { start: SLOT, timeZone: 'Europe/Berlin', email: 'ada@example.com' } }] })
+    .once('tools', { toolCalls: [] })
+    .once('tools', { toolCalls: [{ name: 'reschedule_meeting', arguments: { start: NEXT, reason: 'Clash' } }] })
+    .once('tools', { toolCalls: [] })
+    .once('tools', { toolCalls: [{ name: 'cancel_meeting', arguments: { reason: 'No longer needed' } }] });
+  const { id, uuid } = await calcomConversation();
+  await receiveProspectMessage(t.ctx, id, 'Book the first one');
+  await t.ctx.jobs.drain();
+  await receiveProspectMessage(t.ctx, id, 'Can we move it to the day after?');
+  await t.ctx.jobs.drain();
+  expect(cal.bookings.map((b) => [b.uid, b.status, b.start, b.rescheduledFromUid])).toEqual([
+    ['bk_1', 'cancelled', SLOT, undefined],
+    ['bk_2', 'accepted', NEXT, 'bk_1'],
+  ]);
+  expect(cal.requests.map((r) => `${r.method} ${r.path} ${r.version}`)).toContain('POST /v2/bookings/bk_1/reschedule 2026-02-25');
+  let stored = await t.ctx.db.select().from(bookings).where(eq(bookings.conversationId, id)).orderBy(bookings.id);
+  expect(stored.map((b) => [b.externalId, b.status, b.timeZone])).toEqual([['bk_1', 'rescheduled', 'Europe/Berlin'], ['bk_2', 'booked', 'Europe/Berlin']]);
+  const draft = llm.requests.filter((r) => r.schemaName === 'draft_reply').at(-1)!;
+  expect(JSON.stringify(draft.messages)).toContain('reschedule_meeting answered');
+
+  await receiveProspectMessage(t.ctx, id, 'Sorry, please cancel it');
+  await t.ctx.jobs.drain();
+  expect(cal.bookings[1]).toMatchObject({ status: 'cancelled', cancellationReason: 'No longer needed' });
+  stored = await t.ctx.db.select().from(bookings).where(eq(bookings.conversationId, id)).orderBy(bookings.id);
+  expect(stored.map((b) => b.status)).toEqual(['rescheduled', 'cancelled']);
+  const detail = await t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as: admin.cookie });
+  expect(detail.json().bookings.map((b: { status: string }) => b.status)).toEqual(['rescheduled', 'cancelled']);
+});
+
+it('a cancel with no booked meeting fails in words and calls no calendar', async () => {
+  llm.once('tools', { toolCalls: [{ name: 'cancel_meeting', arguments: {} }] });
+  const { id } = await calcomConversation();
+  await receiveProspectMessage(t.ctx, id, 'Cancel my meeting');
+  await t.ctx.jobs.drain();
+  const [call] = await t.ctx.db.select().from(agentToolCalls).where(eq(agentToolCalls.conversationId, id));
+  expect(call).toMatchObject({ name: 'cancel_meeting', ok: false, result: 'The prospect has no booked meeting to change; offer to book one.' });
+  expect(cal.requests.filter((r) => r.path.includes('cancel'))).toEqual([]);
 });

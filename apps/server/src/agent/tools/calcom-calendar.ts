@@ -1,13 +1,25 @@
-import { CalendarError, type CalendarProvider, type Slot } from './calendar.ts';
+import { type BookedMeeting, CalendarError, type CalendarProvider, type Slot } from './calendar.ts';
 
 /**
- * Cal.com API v2 (reference/third-party-facts.md): `Authorization: Bearer <apiKey>` and a `cal-api-version`
- * header per endpoint — GET /slots (2024-09-04: `{status, data: {"YYYY-MM-DD": [{start}]}}`) and POST /bookings
- * (2024-08-13: `{start, eventTypeId, attendee: {name, email, timeZone}}` → `{status, data: {uid, start, end}}`).
+ * Cal.com API v2 (reference/third-party-facts.md, cal.com/docs/api-reference/v2): `Authorization: Bearer <apiKey>`
+ * and a `cal-api-version` header per endpoint family (a missing or wrong one silently routes to an older version):
+ * - GET /slots, version 2024-09-04: `{status, data: {"YYYY-MM-DD": [{start}]}}`;
+ * - the bookings family, version 2026-02-25 (the docs' "Must be set to 2026-02-25"): POST /bookings
+ *   `{start, eventTypeId, attendee: {name, email, timeZone}}` → 201 `{status, data: {id, uid, start, end, status}}`;
+ *   POST /bookings/{uid}/reschedule `{start, reschedulingReason?}` → 201 a NEW booking (new `uid`,
+ *   `rescheduledFromUid`); POST /bookings/{uid}/cancel `{cancellationReason?}` → 200 (status "cancelled").
  */
 const SLOTS_VERSION = '2024-09-04';
-const BOOKINGS_VERSION = '2024-08-13';
+const BOOKINGS_VERSION = '2026-02-25';
 const TIMEOUT_MS = 10_000;
+
+type BookingData = { uid?: string; id?: number; start?: string; end?: string } | undefined;
+
+function meetingOf(data: BookingData, slot: Slot): BookedMeeting {
+  const externalId = data?.uid ?? (data?.id === undefined ? undefined : String(data.id));
+  if (!externalId) throw new CalendarError('Cal.com confirmed no booking id.');
+  return { externalId, start: data?.start ? new Date(data.start).toISOString() : slot.start, end: data?.end ? new Date(data.end).toISOString() : slot.end };
+}
 
 export function createCalcomCalendar(baseUrl: string, apiKey: string, eventTypeId: number, lengthMinutes = 30): CalendarProvider {
   const base = baseUrl.replace(/\/$/, '');
@@ -58,13 +70,24 @@ export function createCalcomCalendar(baseUrl: string, apiKey: string, eventTypeI
     },
     async book(slot, attendee) {
       if (!attendee.email) throw new CalendarError('Cal.com needs the attendee\'s email address to book; ask the prospect for it.');
-      const data = await call<{ uid?: string; id?: number; start?: string; end?: string }>('/bookings', BOOKINGS_VERSION, {
+      const data = await call<BookingData>('/bookings', BOOKINGS_VERSION, {
         method: 'POST',
         body: { start: new Date(slot.start).toISOString(), eventTypeId, attendee: { name: attendee.name, email: attendee.email, timeZone: attendee.timeZone } },
       });
-      const externalId = data?.uid ?? (data?.id === undefined ? undefined : String(data.id));
-      if (!externalId) throw new CalendarError('Cal.com confirmed no booking id.');
-      return { externalId, start: data.start ? new Date(data.start).toISOString() : slot.start, end: data.end ? new Date(data.end).toISOString() : slot.end };
+      return meetingOf(data, slot);
+    },
+    async reschedule(externalId, slot, reason) {
+      const data = await call<BookingData>(`/bookings/${encodeURIComponent(externalId)}/reschedule`, BOOKINGS_VERSION, {
+        method: 'POST',
+        body: { start: new Date(slot.start).toISOString(), ...(reason ? { reschedulingReason: reason } : {}) },
+      });
+      return meetingOf(data, slot);
+    },
+    async cancel(externalId, reason) {
+      await call<BookingData>(`/bookings/${encodeURIComponent(externalId)}/cancel`, BOOKINGS_VERSION, {
+        method: 'POST',
+        body: reason ? { cancellationReason: reason } : {},
+      });
     },
   };
 }

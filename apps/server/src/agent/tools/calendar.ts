@@ -19,6 +19,9 @@ export interface CalendarProvider {
   readonly kind: 'ghl' | 'calcom' | 'demo';
   freeSlots(from: Date, to: Date, timeZone: string): Promise<Slot[]>;
   book(slot: Slot, attendee: Attendee): Promise<BookedMeeting>;
+  /** Moves a booked meeting to another free slot; answers the meeting as it now stands (maybe a new id). */
+  reschedule(externalId: string, slot: Slot, reason: string | null): Promise<BookedMeeting>;
+  cancel(externalId: string, reason: string | null): Promise<void>;
 }
 
 /** A calendar refused or could not be reached; the message is for the model and the admin's tool-call line. */

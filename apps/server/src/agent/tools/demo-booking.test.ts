@@ -32,6 +32,21 @@ it('books the first free slot when the prospect says "book", confirms it with da
   expect(body.toolCalls.map((c: { name: string }) => c.name)).toEqual(['check_availability', 'book_meeting']);
 });
 
+it('moves the meeting when the prospect says "reschedule", and cancels it on "cancel"', async () => {
+  const type = await buildPlaybook(t.ctx, { phases: 4 });
+  const { id, uuid } = await startWebConversation(t.ctx, type.id);
+  await receiveProspectMessage(t.ctx, id, 'Book me in please');
+  await t.ctx.jobs.drain();
+  await receiveProspectMessage(t.ctx, id, 'Could we reschedule to a later time?');
+  await t.ctx.jobs.drain();
+  expect((await agentMessagesOf(t.ctx, id)).at(-1)).toMatch(/your meeting is moved to \w+day, \d{1,2} \w+ \d{4} at (10|14):00 \(UTC\)/);
+  await receiveProspectMessage(t.ctx, id, 'Actually, please cancel it');
+  await t.ctx.jobs.drain();
+  expect((await agentMessagesOf(t.ctx, id)).at(-1)).toContain('is cancelled');
+  const body = (await t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as: admin.cookie })).json();
+  expect(body.bookings.map((b: { status: string }) => b.status)).toEqual(['rescheduled', 'cancelled']);
+});
+
 it('calls no tool when the prospect does not ask to book', async () => {
   const type = await buildPlaybook(t.ctx, { phases: 4 });
   const { id } = await startWebConversation(t.ctx, type.id);

@@ -25,5 +25,9 @@ export function createDemoCalendar(): CalendarProvider {
     async book(slot) {
       return { ...slot, externalId: `demo-${Date.parse(slot.start)}` };
     },
+    async reschedule(_externalId, slot) {
+      return { ...slot, externalId: `demo-${Date.parse(slot.start)}` };
+    },
+    async cancel() {},
   };
 }

@@ -7,7 +7,9 @@ import { recordLlmCall, recordToolCall } from '../../lib/metrics.ts';
 import type { DeferredUsage } from '../ask-llm.ts';
 import { getLlmProvider } from '../llm/select-provider.ts';
 import type { HistoryMessage } from '../prompts.ts';
-import { BOOKING_TOOLS, type BookingToolContext, bookMeeting, calendarOf, checkAvailability } from './booking-tools.ts';
+import { BOOKING_TOOLS, type BookingToolContext, bookMeeting, calendarOf, cancelMeeting, checkAvailability, rescheduleMeeting } from './booking-tools.ts';
+import { CUSTOM_TOOL_DEFAULT_TIMEOUT_MS, callCustomTool, customToolDefinition } from './http-tools.ts';
+import { leadToolDefinition, updateLead } from './lead-tools.ts';
 import { toolNoteMessage, type ToolNote } from './tool-notes.ts';
 import type { ToolChatMessage, ToolDefinition } from './tool-types.ts';
 
@@ -21,15 +23,33 @@ const RESULT_MAX_CHARS = 4000;
 type ToolRun = (args: Record<string, unknown>) => Promise<unknown>;
 
 /** The tools of a conversation: only what its type's config declares (a prospect's words never add one). */
-function toolsOf(ctx: AppContext, loaded: LoadedConversation): { definitions: ToolDefinition[]; run: Map<string, ToolRun> } {
+function toolsOf(ctx: AppContext, loaded: LoadedConversation): { definitions: ToolDefinition[]; run: Map<string, ToolRun>; timeouts: Map<string, number> } {
   const config = readConversationTypeConfig(loaded.type?.config);
-  const calendar = calendarOf(ctx, config.booking, getLlmProvider(ctx).kind === 'offline-demo');
+  const calendar = calendarOf(ctx, config, getLlmProvider(ctx).kind === 'offline-demo', loaded.conversation.crmContactId ?? null);
   const run = new Map<string, ToolRun>();
-  if (!calendar) return { definitions: [], run };
-  const tc: BookingToolContext = { ctx, conversationId: loaded.conversation.id, calendar, prospectName: null };
-  run.set('check_availability', (args) => checkAvailability(tc, args));
-  run.set('book_meeting', (args) => bookMeeting(tc, args));
-  return { definitions: BOOKING_TOOLS, run };
+  const definitions: ToolDefinition[] = [];
+  const conversationId = loaded.conversation.id;
+  if (calendar) {
+    const tc: BookingToolContext = { ctx, conversationId, calendar, prospectName: null };
+    run.set('check_availability', (args) => checkAvailability(tc, args));
+    run.set('book_meeting', (args) => bookMeeting(tc, args));
+    run.set('reschedule_meeting', (args) => rescheduleMeeting(tc, args));
+    run.set('cancel_meeting', (args) => cancelMeeting(tc, args));
+    definitions.push(...BOOKING_TOOLS);
+  }
+  const leadFields = config.leadFields ?? [];
+  if (leadFields.length > 0) {
+    run.set('update_lead', (args) => updateLead(ctx, conversationId, leadFields, args));
+    definitions.push(leadToolDefinition(leadFields));
+  }
+  // The team's own HTTP tools: only those the type declares, called with the URL and headers of its config.
+  const timeouts = new Map<string, number>();
+  for (const tool of config.tools ?? []) {
+    run.set(tool.name, async (args) => (await callCustomTool(ctx, tool, args)).value);
+    timeouts.set(tool.name, (tool.timeoutMs ?? CUSTOM_TOOL_DEFAULT_TIMEOUT_MS) + 500);
+    definitions.push(customToolDefinition(tool));
+  }
+  return { definitions, run, timeouts };
 }
 
 /**
@@ -45,12 +65,12 @@ export async function runToolStep(
   history: HistoryMessage[],
   usage: DeferredUsage[],
 ): Promise<HistoryMessage[]> {
-  const { definitions, run } = toolsOf(ctx, loaded);
+  const { definitions, run, timeouts } = toolsOf(ctx, loaded);
   if (definitions.length === 0) return history;
   const provider = getLlmProvider(ctx);
   const model = readConversationTypeConfig(loaded.type?.config).model ?? ctx.config.LLM_MODEL;
   const messages: ToolChatMessage[] = [
-    { role: 'system', content: `${systemPrompt}\n\nUse the tools when the prospect wants to meet or asks what they can do; otherwise call none.` },
+    { role: 'system', content: `${systemPrompt}\n\nUse the tools when the prospect wants to meet, asks what they can do, or tells you something a tool records; otherwise call none.` },
     ...history.map((m): ToolChatMessage => (m.role === 'AGENT' ? { role: 'assistant', content: m.message } : { role: m.role === 'PROSPECT' ? 'user' : 'system', content: m.message })),
   ];
   const lastProspectMessage = history.filter((m) => m.role === 'PROSPECT').at(-1)?.message ?? null;
@@ -65,7 +85,7 @@ export async function runToolStep(
     messages.push({ role: 'assistant', content: null, toolCalls: step.toolCalls });
     for (const call of step.toolCalls) {
       const note = calls < MAX_TOOL_CALLS_PER_TURN
-        ? await runOne(ctx, loaded.conversation.id, call.name, call.arguments, run.get(call.name))
+        ? await runOne(ctx, loaded.conversation.id, call.name, call.arguments, run.get(call.name), timeouts.get(call.name))
         : { name: call.name, ok: false, value: `skipped: at most ${MAX_TOOL_CALLS_PER_TURN} tool calls per turn` };
       calls += 1;
       notes.push(note);
@@ -75,7 +95,7 @@ export async function runToolStep(
   return [...history, ...notes.map(toolNoteMessage)];
 }
 
-async function runOne(ctx: AppContext, conversationId: number, name: string, rawArgs: string, run: ToolRun | undefined): Promise<ToolNote> {
+async function runOne(ctx: AppContext, conversationId: number, name: string, rawArgs: string, run: ToolRun | undefined, timeoutMs?: number): Promise<ToolNote> {
   const started = performance.now();
   let args: Record<string, unknown> = {};
   let note: ToolNote;
@@ -85,7 +105,7 @@ async function runOne(ctx: AppContext, conversationId: number, name: string, raw
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('the arguments must be a JSON object');
     args = parsed as Record<string, unknown>;
     if (!run) throw new Error(`there is no tool named ${name}`);
-    const value = await withTimeout(run(args), toolLimits.timeoutMs, name);
+    const value = await withTimeout(run(args), timeoutMs ?? toolLimits.timeoutMs, name);
     note = { name, ok: true, value };
     outcome = 'ok';
   } catch (err) {

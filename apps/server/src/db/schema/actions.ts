@@ -36,7 +36,7 @@ export const bookings = pgTable(
     start: timestamp({ withTimezone: true }).notNull(),
     end: timestamp({ withTimezone: true }).notNull(),
     timeZone: text().notNull(),
-    status: text({ enum: ['booked', 'cancelled'] }).notNull().default('booked'),
+    status: text({ enum: ['booked', 'rescheduled', 'cancelled'] }).notNull().default('booked'),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index().on(t.conversationId)],

@@ -11,3 +11,4 @@ export * from './integrations.ts';
 export * from './knowledge-questions.ts';
 export * from './contacts.ts';
 export * from './workspace.ts';
+export * from './lead-fields.ts';

@@ -1,13 +1,18 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import type { conversationTypeSaveBody } from '@sales-agent/shared/schemas/conversation-type';
+import { customToolSecretPaths } from '@sales-agent/shared/schemas/custom-tools';
 import {
   conversationTypeConfig,
   conversationTypeConfigObject,
+  readConversationTypeConfig,
 } from '@sales-agent/shared/schemas/conversation-type-config';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { conversationPhases, conversationTypes, messagingAccounts } from '../../db/schema/index.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
+import { jsonSchemaProblem } from '../../lib/json-schema.ts';
+import { outboundUrlProblem } from '../../lib/outbound-url.ts';
+import { exampleUrl } from '../../lib/url-template.ts';
 import { maskConfigSecrets, sealConfigSecrets } from '../crm/crm-config.ts';
 import {
   presentAdminType,
@@ -73,7 +78,9 @@ export async function getConversationType(ctx: AppContext, id: number) {
 
 /** Every answer shows the config with its CRM apiKey masked (docs/crm.md); the stored text keeps it sealed. */
 function withMaskedConfig<T extends { config: string }>(ctx: AppContext, type: T): T {
-  return { ...type, config: maskConfigSecrets(ctx, maskConfigSecrets(ctx, type.config), 'booking.apiKey') };
+  let config = maskConfigSecrets(ctx, maskConfigSecrets(ctx, type.config), 'booking.apiKey');
+  for (const path of customToolSecretPaths(parseConfig(type.config))) config = maskConfigSecrets(ctx, config, path);
+  return { ...type, config };
 }
 
 /** The config text to store: validated, then its CRM apiKey sealed (or the stored one kept for its mask). */
@@ -82,14 +89,37 @@ async function configToStore(ctx: AppContext, id: number | null | undefined, tex
   const [previous] = id
     ? await ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, id)).limit(1)
     : [];
-  const sealed = sealConfigSecrets(ctx, text, previous?.config);
-  return sealConfigSecrets(ctx, sealed, previous?.config, 'booking.apiKey', 'the full Cal.com API key');
+  let sealed = sealConfigSecrets(ctx, text, previous?.config);
+  sealed = sealConfigSecrets(ctx, sealed, previous?.config, 'booking.apiKey', 'the full Cal.com API key');
+  // A custom tool's header values and signing secret (issue 22): sealed one by one, by position.
+  for (const path of customToolSecretPaths(parseConfig(text))) sealed = sealConfigSecrets(ctx, sealed, previous?.config, path, 'the full value');
+  await checkCustomTools(ctx, parseConfig(text));
+  return sealed;
+}
+
+function parseConfig(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 /**
  * Checks config text the way the config editor's Save does: it must parse as JSON, then match the known
  * fields of packages/shared/src/schemas/conversation-type-config.ts. The 400 names the wrong field.
  */
+/** A custom tool's parameters must compile as JSON Schema, and its URL must be one the server may call. */
+async function checkCustomTools(ctx: AppContext, config: unknown): Promise<void> {
+  const tools = readConversationTypeConfig(JSON.stringify(config)).tools ?? [];
+  for (const [i, tool] of tools.entries()) {
+    const schemaProblem = jsonSchemaProblem(tool.parameters);
+    if (schemaProblem) throw badRequest(`Invalid configuration: tools.${i}.parameters: ${schemaProblem}`, 'INVALID_CONFIG');
+    const urlProblem = await outboundUrlProblem(exampleUrl(tool.url), { allowPrivate: ctx.config.ALLOW_PRIVATE_URLS });
+    if (urlProblem) throw badRequest(`Invalid configuration: tools.${i}.url: ${urlProblem}`, 'INVALID_CONFIG');
+  }
+}
+
 export function validateConversationTypeConfig(text: string): void {
   let value: unknown;
   try {

@@ -1,18 +1,25 @@
 import { asc, eq } from 'drizzle-orm';
+import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
 import type { AppContext } from '../../context.ts';
-import { agentToolCalls, bookings } from '../../db/schema/index.ts';
+import { readLeadFields } from '../../conversations/lead-fields.ts';
+import { agentToolCalls, bookings, conversationTypes } from '../../db/schema/index.ts';
 
 /**
  * What the agent did on a conversation (issue 22), added to GET /api/conversation/{uuid}: its `bookings`
  * for everyone who may read it, and the compact tool-call lines (`toolCalls`) for admins only.
  */
-export async function readConversationActions(ctx: AppContext, conversationId: number, canAdminister: boolean) {
+export async function readConversationActions(ctx: AppContext, conversationId: number, canAdminister: boolean, typeId: number | null) {
+  const [type] = typeId === null ? [] : await ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, typeId));
   const booked = await ctx.db
     .select({ start: bookings.start, end: bookings.end, timeZone: bookings.timeZone, provider: bookings.provider, externalId: bookings.externalId, status: bookings.status })
     .from(bookings)
     .where(eq(bookings.conversationId, conversationId))
     .orderBy(asc(bookings.start));
-  const result = { bookings: booked.map((b) => ({ ...b, start: b.start.toISOString(), end: b.end.toISOString() })) };
+  const result = {
+    bookings: booked.map((b) => ({ ...b, start: b.start.toISOString(), end: b.end.toISOString() })),
+    leadFields: await readLeadFields(ctx.db, conversationId),
+    leadFieldDefinitions: readConversationTypeConfig(type?.config).leadFields ?? [],
+  };
   if (!canAdminister) return result;
   const calls = await ctx.db
     .select({ name: agentToolCalls.name, arguments: agentToolCalls.arguments, result: agentToolCalls.result, ok: agentToolCalls.ok, durationMs: agentToolCalls.durationMs, createdAt: agentToolCalls.createdAt })

@@ -76,6 +76,8 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
       ended: true,
       // No agent actions yet (issue 22): no bookings, and the admin's empty tool-call list.
       bookings: [],
+      leadFields: {},
+      leadFieldDefinitions: [],
       toolCalls: [],
       doNotContact: null,
       // The team's workspace (issue 24).

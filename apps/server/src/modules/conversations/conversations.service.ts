@@ -285,7 +285,7 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
   const doNotContact = await doNotContactOfProspect(ctx.db, detail.prospectId);
   return {
     ...presentDetail(detail, canAdminister, !ctx.config.OPENAI_API_KEY),
-    ...(await readConversationActions(ctx, detail.id, canAdminister)),
+    ...(await readConversationActions(ctx, detail.id, canAdminister, detail.type?.id ?? null)),
     doNotContact,
     ...(await readWorkspaceDetail(ctx, actor, detail, canAdminister)),
   };

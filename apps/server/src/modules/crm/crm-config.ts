@@ -2,6 +2,7 @@ import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversa
 import type { AppContext } from '../../context.ts';
 import { maskSecret } from '../../lib/crypto.ts';
 import { badRequest } from '../../lib/errors.ts';
+import { openSealedValue, SEALED_PREFIX } from '../../lib/sealed-value.ts';
 
 /**
  * The GoHighLevel `apiKey` of a conversation type's config is a secret (docs/crm.md). The config is stored
@@ -9,7 +10,6 @@ import { badRequest } from '../../lib/errors.ts';
  * by `sealed:<AES-GCM box>` when stored, and by a mask (`••••` + last 4) in every answer. Saving the masked
  * value back keeps the stored key, so the config editor round-trips without ever holding the key.
  */
-const SEALED_PREFIX = 'sealed:';
 const MASK_PREFIX = '••••';
 /** Longest token accepted; its sealed form must still fit the config schema's apiKey limit (4000). */
 const API_KEY_MAX = 2000;
@@ -19,7 +19,8 @@ function topLevelApiKey(text: string, field = 'apiKey'): string | undefined {
   try {
     let value: unknown = JSON.parse(text);
     for (const part of field.split('.')) {
-      if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+      // Arrays are walked by index (tools.0.secret).
+      if (!value || typeof value !== 'object') return undefined;
       value = (value as Record<string, unknown>)[part];
     }
     return typeof value === 'string' ? value : undefined;
@@ -59,12 +60,7 @@ function replaceApiKey(text: string, current: string, next: string, field = 'api
 
 /** Opens a stored key; null when it cannot be read (sealed under another APP_SECRET). Plain legacy text passes. */
 export function openApiKey(ctx: AppContext, stored: string): string | null {
-  if (!stored.startsWith(SEALED_PREFIX)) return stored;
-  try {
-    return ctx.secrets.open(stored.slice(SEALED_PREFIX.length));
-  } catch {
-    return null;
-  }
+  return openSealedValue(ctx.secrets, stored);
 }
 
 function maskOf(ctx: AppContext, stored: string): string {

@@ -52,6 +52,10 @@ export interface GhlFake {
   /** PUT /contacts/{id} bodies, in order (DND writes of opt-outs). */
   contactUpdates: { contactId: string; body: unknown }[];
   requests: GhlFakeRequest[];
+  /** Calendars (Version 2021-04-15): free slot starts (ISO) offered by GET /calendars/{id}/free-slots, per calendar id. */
+  calendarSlots: Map<string, string[]>;
+  /** Appointments made with POST /calendars/events/appointments, changed by PUT. */
+  appointments: { id: string; calendarId: string; locationId: string; contactId: string; startTime: string; endTime?: string; title?: string; appointmentStatus: string }[];
   /** The next `times` requests answer this status with GoHighLevel's body (and rate-limit headers for 429). */
   failNext(status: number, times?: number, options?: { retryAfterIntervalMs?: number; path?: string }): void;
   /** Environment for a server whose bare "GHL" types use this fake. */
@@ -130,6 +134,7 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
   const notes = new Map<string, string[]>();
   const contactUpdates: { contactId: string; body: unknown }[] = [];
   const requests: GhlFakeRequest[] = [];
+  const fake: Pick<GhlFake, 'calendarSlots' | 'appointments'> = { calendarSlots: new Map(), appointments: [] };
   const failures: { status: number; retryAfterIntervalMs?: number; path?: string }[] = [];
   let windowStart = Date.now();
   let windowCount = 0;
@@ -150,6 +155,40 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
     'x-ratelimit-remaining': String(Math.max(0, remaining)),
   });
 
+  // GoHighLevel calendars, Version 2021-04-15 (free slots by date key with a traceId beside them; unwrapped appointments).
+  const calendars = (method: string, url: URL, query: Record<string, string>, body: unknown, res: http.ServerResponse) => {
+    const version = requests.at(-1)?.headers.version;
+    if (version !== '2021-04-15') return error(res, 400, 'Version header was not found');
+    const slotsMatch = /^\/calendars\/([^/]+)\/free-slots$/.exec(url.pathname);
+    if (method === 'GET' && slotsMatch) {
+      const start = Number(query.startDate);
+      const end = Number(query.endDate);
+      if (!Number.isFinite(start) || !Number.isFinite(end)) return error(res, 422, ['startDate must be a number']);
+      const taken = new Set(fake.appointments.filter((a) => a.appointmentStatus !== 'cancelled').map((a) => Date.parse(a.startTime)));
+      const days: Record<string, unknown> = { traceId: 'trace-fake' };
+      for (const s of fake.calendarSlots.get(slotsMatch[1]!) ?? []) {
+        const t = Date.parse(s);
+        if (t < start || t > end || taken.has(t)) continue;
+        ((days[s.slice(0, 10)] ??= { slots: [] }) as { slots: string[] }).slots.push(s);
+      }
+      return send(res, 200, days);
+    }
+    const b = (body ?? {}) as Record<string, string>;
+    if (method === 'POST' && url.pathname === '/calendars/events/appointments') {
+      if (!b.calendarId || !b.locationId || !b.contactId || !b.startTime) return error(res, 422, ['calendarId, locationId, contactId and startTime are required']);
+      if (b.locationId !== locationId) return error(res, 403, 'The token does not have access to this location.');
+      const appointment = { id: `appt_${fake.appointments.length + 1}`, calendarId: b.calendarId, locationId: b.locationId, contactId: b.contactId, startTime: b.startTime, endTime: b.endTime, title: b.title, appointmentStatus: 'confirmed' };
+      fake.appointments.push(appointment);
+      return send(res, 200, { ...appointment, isRecurring: false });
+    }
+    const apptMatch = /^\/calendars\/events\/appointments\/([^/]+)$/.exec(url.pathname);
+    const appointment = apptMatch ? fake.appointments.find((a) => a.id === apptMatch[1]) : undefined;
+    if (method === 'PUT' && appointment) {
+      Object.assign(appointment, Object.fromEntries(Object.entries(b).filter(([k]) => ['startTime', 'endTime', 'title', 'appointmentStatus'].includes(k))));
+      return send(res, 200, { ...appointment, isRecurring: false });
+    }
+    return error(res, 404, `Cannot ${method} ${url.pathname}`);
+  };
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const chunks: Buffer[] = [];
@@ -165,6 +204,7 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
     requests.push({ method: req.method ?? 'GET', path: url.pathname, query, headers: req.headers, body });
 
     if (req.headers.authorization !== `Bearer ${apiKey}`) return error(res, 401, 'Invalid JWT');
+    if (url.pathname.startsWith('/calendars/')) return calendars(req.method ?? 'GET', url, query, body, res);
     if (req.headers.version !== '2021-07-28') return error(res, 400, 'Version header was not found');
 
     const now = Date.now();
@@ -280,6 +320,8 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
     notes,
     contactUpdates,
     requests,
+    calendarSlots: fake.calendarSlots,
+    appointments: fake.appointments,
     failNext(status, times = 1, failOptions = {}) {
       for (let i = 0; i < times; i += 1) failures.push({ status, ...failOptions });
     },

@@ -6,6 +6,8 @@ import type {
   ConversationTypeListItem,
   ConversationTypeSaveBody,
 } from '@sales-agent/shared/schemas/conversation-type';
+import type { testToolResponse } from '@sales-agent/shared/schemas/custom-tools';
+import type { z } from 'zod';
 import { api, apiRequest } from '../../../lib/api-client.ts';
 import { useWrite } from '../../../lib/use-write.ts';
 import { messagingAccountKeys } from '../../messaging-accounts/api/keys.ts';
@@ -98,3 +100,12 @@ export const useSaveConversationPhase = () =>
 /** Deletes a phase; nothing refreshes, the page reloads (spec §4/§9). */
 export const useDeleteConversationPhase = () =>
   useWrite({ write: (id: number) => api.delete<{ message: string }>(`/api/admin/conversation-phase/${id}`), notice: 'Phase deleted successfully' });
+
+/** The "Test tool" button (issue 22): runs a saved custom HTTP tool once with sample arguments; nothing is stored. */
+export const useTestCustomTool = () =>
+  useWrite({
+    write: ({ typeId, name, args }: { typeId: number | string; name: string; args: Record<string, unknown> }) =>
+      api.post<TestToolResult>(`/api/admin/conversation-type/${typeId}/tools/${encodeURIComponent(name)}/test`, { arguments: args }),
+    refreshes: () => [],
+  });
+export type TestToolResult = z.infer<typeof testToolResponse>;

@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import { JsonConfigEditor } from '../../../components/json-config-editor.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
+import { CustomToolsPanel } from '../components/custom-tools-panel.tsx';
 import { conversationTypeQuery, saveConversationTypeConfig, conversationTypeKeys } from '../api/conversation-types.ts';
 
 /** Spec §2.6 config: a JSON editor with Save; the text must parse as JSON before it is sent (spec §5). */
@@ -37,6 +38,7 @@ export default function ConversationTypeConfigPage() {
         </Anchor>
       }
     >
+      <CustomToolsPanel typeId={id} configText={query.data.config} />
       <ConfigHelp />
     </JsonConfigEditor>
   );
@@ -74,6 +76,21 @@ function ConfigHelp() {
         <List.Item>
           <Code>stageOnOutcome</Code> — the GoHighLevel stage id a contact's opportunity moves to when its call ends:{' '}
           <Code>ended</Code>, <Code>needsHuman</Code>, <Code>errored</Code>, <Code>unfinished</Code>, <Code>notReached</Code>.
+        </List.Item>
+        <List.Item>
+          <Code>booking</Code> — the calendar the agent books into: <Code>{'{"provider": "calcom", "apiKey": "…", "eventTypeId": 123}'}</Code>{' '}
+          (the key stored encrypted and shown masked) or <Code>{'{"provider": "ghl", "calendarId": "…"}'}</Code>.
+        </List.Item>
+        <List.Item>
+          <Code>leadFields</Code> — what the agent learns about the prospect:{' '}
+          <Code>{'[{"key": "budget", "label": "Budget", "type": "number", "required": true}]'}</Code>; types text, number, email, phone,
+          enum (with <Code>options</Code>), date, boolean.
+        </List.Item>
+        <List.Item>
+          <Code>tools</Code> — the team's own HTTP tools:{' '}
+          <Code>{'[{"name", "description", "parameters": <JSON Schema>, "method", "url", "headers"?, "secret"?, "timeoutMs"?}]'}</Code>;{' '}
+          <Code>{'{param}'}</Code> in the URL is filled from the arguments; header values and the secret are stored encrypted and shown
+          masked; with a secret each request carries <Code>X-Signature: t=…,v1=…</Code> (HMAC-SHA256 of <Code>t.body</Code>).
         </List.Item>
       </List>
     </Card>

@@ -20,7 +20,7 @@ export function AgentActions({ conversation }: { conversation: ConversationDetai
       {bookings.map((b) => (
         <Group key={`${b.provider}-${b.externalId}`} gap="xs">
           <Badge color={b.status === 'booked' ? 'green' : 'gray'} variant="light">
-            {b.status === 'booked' ? 'Meeting booked' : 'Meeting cancelled'}
+            {b.status === 'booked' ? 'Meeting booked' : b.status === 'rescheduled' ? 'Meeting moved' : 'Meeting cancelled'}
           </Badge>
           <Text size="sm">{when(b.start, b.timeZone)}</Text>
           <Text size="xs" c="dimmed">

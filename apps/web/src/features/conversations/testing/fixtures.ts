@@ -34,5 +34,7 @@ export const conversationDetail = (over: Partial<ConversationDetail> = {}): Conv
   snoozedUntil: null,
   notes: [],
   contact: null,
+  leadFields: {},
+  leadFieldDefinitions: [],
   ...over,
 });

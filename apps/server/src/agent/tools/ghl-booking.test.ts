@@ -1,0 +1,77 @@
+import { eq } from 'drizzle-orm';
+import { beforeEach, expect, it } from 'vitest';
+import { agentToolCalls, bookings, conversations } from '../../db/schema/index.ts';
+import { agentMessagesOf, buildPlaybook } from '../../test/agent-factories.ts';
+import { startGhlFake } from '../../test/fakes/ghl-fake.ts';
+import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
+import { useFake, useTestApp } from '../../test/use-test-app.ts';
+import { receiveProspectMessage, startWebConversation } from '../agent.service.ts';
+
+const llm = useFake(new OpenAiFake());
+const ghl = useFake(() => startGhlFake());
+const t = useTestApp({ env: () => ({ ...llm.env({ LLM_MAX_RETRIES: '0' }), ...ghl.env() }) });
+
+const day = (offset: number, hour: number) => {
+  const d = new Date();
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + offset, hour)).toISOString();
+};
+const SLOT = day(1, 15);
+const NEXT = day(2, 9);
+
+beforeEach(() => {
+  llm.reset();
+  ghl.calendarSlots.set('cal-1', [SLOT, NEXT]);
+  ghl.appointments.length = 0;
+});
+
+async function ghlConversation(contactId: string | null = 'contact-42') {
+  const type = await buildPlaybook(t.ctx, { phases: 3, config: { crm: 'GHL', booking: { provider: 'ghl', calendarId: 'cal-1' } } });
+  const started = await startWebConversation(t.ctx, type.id);
+  if (contactId) await t.ctx.db.update(conversations).set({ crmContactId: contactId }).where(eq(conversations.id, started.id));
+  return started;
+}
+
+it('books, moves and cancels an appointment on the conversation’s CRM contact in a GoHighLevel calendar', async () => {
+  llm
+    .once('tools', { toolCalls: [{ name: 'check_availability', arguments: { timeZone: 'America/New_York' } }] })
+    .once('tools', { toolCalls: [{ name: 'book_meeting', arguments: { start: SLOT, timeZone: 'America/New_York', name: 'Ada' } }] })
+    .once('tools', { toolCalls: [] })
+    .once('tools', { toolCalls: [{ name: 'reschedule_meeting', arguments: { start: NEXT } }] })
+    .once('tools', { toolCalls: [] })
+    .once('tools', { toolCalls: [{ name: 'cancel_meeting', arguments: {} }] });
+  const { id } = await ghlConversation();
+  await receiveProspectMessage(t.ctx, id, 'Can we meet tomorrow?');
+  await t.ctx.jobs.drain();
+
+  const slotsRequest = ghl.requests.find((r) => r.path === '/calendars/cal-1/free-slots')!;
+  expect(slotsRequest.headers.version).toBe('2021-04-15');
+  expect(slotsRequest.query.timezone).toBe('America/New_York');
+  expect(Number(slotsRequest.query.startDate)).toBeGreaterThan(0);
+  expect(ghl.appointments).toEqual([expect.objectContaining({ calendarId: 'cal-1', locationId: ghl.locationId, contactId: 'contact-42', startTime: SLOT, appointmentStatus: 'confirmed' })]);
+  const toolSteps = llm.requests.filter((r) => r.schemaName === 'tools');
+  expect(JSON.stringify(toolSteps[1]!.messages.at(-1))).toContain('America/New_York');
+
+  await receiveProspectMessage(t.ctx, id, 'Move it to the day after please');
+  await t.ctx.jobs.drain();
+  expect(ghl.appointments[0]).toMatchObject({ id: 'appt_1', startTime: NEXT });
+  await receiveProspectMessage(t.ctx, id, 'Cancel it');
+  await t.ctx.jobs.drain();
+  expect(ghl.appointments[0]!.appointmentStatus).toBe('cancelled');
+  const stored = await t.ctx.db.select().from(bookings).where(eq(bookings.conversationId, id)).orderBy(bookings.id);
+  expect(stored.map((b) => [b.provider, b.externalId, b.status])).toEqual([
+    ['ghl', 'appt_1', 'rescheduled'],
+    ['ghl', 'appt_1', 'cancelled'],
+  ]);
+});
+
+it('without a CRM contact the booking fails in words and the prospect is still answered', async () => {
+  llm.once('tools', { toolCalls: [{ name: 'book_meeting', arguments: { start: SLOT } }] });
+  const { id } = await ghlConversation(null);
+  await receiveProspectMessage(t.ctx, id, 'Book me');
+  await t.ctx.jobs.drain();
+  const [call] = await t.ctx.db.select().from(agentToolCalls).where(eq(agentToolCalls.conversationId, id));
+  expect(call).toMatchObject({ name: 'book_meeting', ok: false });
+  expect(call!.result).toContain('books on a CRM contact');
+  expect(ghl.appointments).toEqual([]);
+  expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('Fake reply');
+});

@@ -1,0 +1,36 @@
+import type { LeadFieldDefinition } from '@sales-agent/shared/schemas/lead-fields';
+import type { AppContext } from '../../context.ts';
+import { missingRequiredFields, readLeadFields, writeLeadFields } from '../../conversations/lead-fields.ts';
+import type { ToolDefinition } from './tool-types.ts';
+
+const JSON_TYPES: Record<LeadFieldDefinition['type'], string> = {
+  text: 'string',
+  number: 'number',
+  email: 'string',
+  phone: 'string',
+  enum: 'string',
+  date: 'string',
+  boolean: 'boolean',
+};
+
+/** `update_lead`: one property per declared lead field, so the model can only fill what the type asks for. */
+export function leadToolDefinition(fields: LeadFieldDefinition[]): ToolDefinition {
+  const properties = Object.fromEntries(
+    fields.map((f) => {
+      const hint = f.type === 'date' ? ' (YYYY-MM-DD)' : f.type === 'phone' ? ' (with country code)' : '';
+      return [f.key, { type: JSON_TYPES[f.type], description: `${f.label}${hint}${f.required ? '; required' : ''}`, ...(f.type === 'enum' ? { enum: f.options } : {}) }];
+    }),
+  );
+  return {
+    name: 'update_lead',
+    description:
+      'Records what the prospect told you about themselves. Call it as soon as they state one of these fields (only what they said, never a guess).',
+    parameters: { type: 'object', properties, required: [], additionalProperties: false },
+  };
+}
+
+export async function updateLead(ctx: AppContext, conversationId: number, fields: LeadFieldDefinition[], args: Record<string, unknown>) {
+  const written = await writeLeadFields(ctx.db, conversationId, fields, args, { source: 'agent' });
+  const stillMissing = missingRequiredFields(fields, await readLeadFields(ctx.db, conversationId));
+  return { ...written, stillMissing };
+}

@@ -1,0 +1,81 @@
+import { checkLeadValue, type LeadFieldDefinition, type LeadFieldValue } from '@sales-agent/shared/schemas/lead-fields';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Executor } from '../db/executor.ts';
+import { conversationLeadFields } from '../db/schema/index.ts';
+
+/** The lead fields recorded on a conversation, key → value (issue 22). */
+export async function readLeadFields(db: Executor, conversationId: number): Promise<Record<string, LeadFieldValue>> {
+  const rows = await db.select().from(conversationLeadFields).where(eq(conversationLeadFields.conversationId, conversationId));
+  return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+}
+
+export interface LeadFieldsWrite {
+  saved: Record<string, LeadFieldValue>;
+  /** Key → why it was not written (unknown key, invalid value, a person's correction kept). */
+  rejected: Record<string, string>;
+}
+
+/**
+ * Validates `values` against the type's declarations and writes what passes. The agent never overwrites a
+ * value a person set; a person's write always wins and `null` clears the field.
+ */
+export async function writeLeadFields(
+  db: Executor,
+  conversationId: number,
+  definitions: LeadFieldDefinition[],
+  values: Record<string, unknown>,
+  by: { source: 'agent' } | { source: 'person'; userId: number | null },
+): Promise<LeadFieldsWrite> {
+  const byKey = new Map(definitions.map((d) => [d.key, d]));
+  const result: LeadFieldsWrite = { saved: {}, rejected: {} };
+  const cleared: string[] = [];
+  for (const [key, raw] of Object.entries(values)) {
+    const field = byKey.get(key);
+    if (!field) {
+      result.rejected[key] = 'is not a lead field of this conversation type';
+      continue;
+    }
+    if (raw === null || raw === undefined || raw === '') {
+      if (by.source === 'person') cleared.push(key);
+      continue;
+    }
+    const checked = checkLeadValue(field, raw);
+    if ('error' in checked) result.rejected[key] = checked.error;
+    else result.saved[key] = checked.value;
+  }
+  if (by.source === 'agent' && Object.keys(result.saved).length > 0) {
+    const kept = await db
+      .select({ key: conversationLeadFields.key })
+      .from(conversationLeadFields)
+      .where(and(eq(conversationLeadFields.conversationId, conversationId), eq(conversationLeadFields.source, 'person'), inArray(conversationLeadFields.key, Object.keys(result.saved))));
+    for (const { key } of kept) {
+      delete result.saved[key];
+      result.rejected[key] = 'was corrected by a person; keep their value';
+    }
+  }
+  if (cleared.length > 0) {
+    await db.delete(conversationLeadFields).where(and(eq(conversationLeadFields.conversationId, conversationId), inArray(conversationLeadFields.key, cleared)));
+  }
+  const rows = Object.entries(result.saved).map(([key, value]) => ({
+    conversationId,
+    key,
+    value,
+    source: by.source,
+    updatedBy: by.source === 'person' ? by.userId : null,
+  }));
+  if (rows.length > 0) {
+    await db
+      .insert(conversationLeadFields)
+      .values(rows)
+      .onConflictDoUpdate({
+        target: [conversationLeadFields.conversationId, conversationLeadFields.key],
+        set: { value: sql`excluded.value`, source: sql`excluded.source`, updatedBy: sql`excluded.updated_by`, updatedAt: sql`now()` },
+      });
+  }
+  return result;
+}
+
+/** The required fields still without a value (the agent keeps asking; a finish may require them). */
+export function missingRequiredFields(definitions: LeadFieldDefinition[], values: Record<string, LeadFieldValue>): string[] {
+  return definitions.filter((d) => d.required && values[d.key] === undefined).map((d) => d.key);
+}
