@@ -10,6 +10,7 @@ import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
 import {
   agentSettingsOf,
+  currentTypeVersion,
   emitConversationChanged,
   insertMessage,
   lastMessageIds,
@@ -40,7 +41,7 @@ export async function startWebConversation(ctx: AppContext, conversationTypeId: 
   const created = await ctx.db.transaction(async (tx) => {
     const [conversation] = await tx
       .insert(conversations)
-      .values({ conversationTypeId: type.id, phase: 0 })
+      .values({ conversationTypeId: type.id, typeVersion: currentTypeVersion(type.id), phase: 0 })
       .returning({ id: conversations.id, uuid: conversations.uuid });
     const initial = type.initialMessage?.trim();
     if (initial) await insertMessage(tx, { conversationId: conversation.id, role: 'AGENT', message: initial });

@@ -7,3 +7,4 @@ export * from './platform.ts';
 export * from './knowledge.ts';
 export * from './actions.ts';
 export * from './compliance.ts';
+export * from './versions.ts';

@@ -262,7 +262,7 @@ function prepareDetail(db: Db) {
   const detail = sql<unknown>`json_build_object(
     'id', ${c.id}, 'uuid', ${c.uuid}, 'phase', ${c.phase}, 'rating', ${c.rating},
     'recordingDuration', ${c.recordingDuration}, 'recordingUrl', ${c.recordingUrl},
-    'conversationTypeId', ${c.conversationTypeId}, 'prospectId', ${c.prospectId},
+    'conversationTypeId', ${c.conversationTypeId}, 'typeVersion', ${c.typeVersion}, 'prospectId', ${c.prospectId},
     'messagingAccountId', ${c.messagingAccountId}, 'aiPaused', ${c.aiPaused},
     'type', case when ${t.id} is null then null else json_build_object('id', ${t.id}, 'title', ${t.title}, 'initialMessage', ${t.initialMessage}) end,
     'prospect', case when ${p.id} is null then null else json_build_object('uuid', ${p.uuid}, 'name', ${p.name}) end,
