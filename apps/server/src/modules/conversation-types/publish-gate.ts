@@ -1,15 +1,10 @@
-import { createHash } from 'node:crypto';
+import { snapshotHash } from '../../agent/testing/run-batch.ts';
 import { and, desc, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { draftSnapshot, type PlaybookSnapshot } from '../../conversations/playbook-versions.ts';
 import { agentTestRuns } from '../../db/schema/index.ts';
 import { conflict } from '../../lib/errors.ts';
 import { typeNotFound } from './conversation-types.service.ts';
-
-/** A fingerprint of a playbook: a run on the draft counts for publishing only while the draft is unchanged. */
-export function snapshotHash(snapshot: PlaybookSnapshot): string {
-  return createHash('sha256').update(JSON.stringify(snapshot)).digest('hex').slice(0, 16);
-}
 
 /** The pass rate a type's config requires before its draft may be published (`tests.minPassRate`), or null. */
 export function requiredPassRate(configText: string): number | null {

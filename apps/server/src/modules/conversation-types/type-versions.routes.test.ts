@@ -7,7 +7,7 @@ const admin = useUser(t, 'ADMIN');
 const normal = useUser(t);
 
 async function call(method: 'GET' | 'POST', url: string, payload?: unknown, as: string | undefined = admin.cookie) {
-  return t.request({ method, url, as, ...(payload !== undefined ? { payload } : {}) });
+  return t.request({ method, url, as, ...(payload !== undefined ? { payload: payload as object } : {}) });
 }
 
 async function createType(rolePrompt = 'You are Sam.\nYou sell solar panels.'): Promise<number> {
