@@ -22,6 +22,7 @@ import { appConfigRoutes } from './modules/app-config/app-config.routes.ts';
 import { callRecordingsRoutes } from './modules/call-recordings/call-recordings.routes.ts';
 import { conversationTypesRoutes } from './modules/conversation-types/conversation-types.routes.ts';
 import { typeVersionsRoutes } from './modules/conversation-types/type-versions.routes.ts';
+import { agentTestsRoutes } from './modules/agent-tests/agent-tests.routes.ts';
 import { conversationsRoutes } from './modules/conversations/conversations.routes.ts';
 import { crmRoutes } from './modules/crm/crm.routes.ts';
 import { channelsRoutes } from './channels/channels.routes.ts';
@@ -130,6 +131,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     appConfigRoutes,
     conversationTypesRoutes,
     typeVersionsRoutes,
+    agentTestsRoutes,
     messagingAccountsRoutes,
     metaAuthRoutes,
     pricingRoutes,

@@ -15,6 +15,7 @@ import { RECORDING_JOB, recordingJob } from '../voice/recording.job.ts';
 import { ENDED_CALL_JOB, endedCallJob } from '../voice/realtime/ended-call.job.ts';
 import { KNOWLEDGE_INGEST_JOB, knowledgeIngestJob } from '../knowledge/ingest.job.ts';
 import { MAINTENANCE_JOB, maintenanceJob } from './maintenance.ts';
+import { TEST_RUN_JOB, testRunJob } from '../modules/agent-tests/test-run.job.ts';
 import type { JobDefinition } from './runner.ts';
 
 /**
@@ -34,6 +35,7 @@ const registry = {
   [DELIVER_JOB]: deliverJob,
   [MAINTENANCE_JOB]: maintenanceJob,
   [KNOWLEDGE_INGEST_JOB]: { ...knowledgeIngestJob, slow: true },
+  [TEST_RUN_JOB]: { ...testRunJob, slow: true },
 };
 
 /** Name → payload of every job: what `ctx.jobs.enqueue(name, payload)` is type-checked against. */

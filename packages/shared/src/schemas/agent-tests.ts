@@ -73,3 +73,30 @@ export const versionDiff = z.object({
   config: z.array(z.object({ key: z.string(), before: z.string().nullable(), after: z.string().nullable() })),
   knowledge: z.object({ added: z.array(z.number()), removed: z.array(z.number()) }),
 });
+
+export const scenarioView = z.object({ id: z.number() }).and(z.record(z.string(), z.unknown()));
+export const scenarioList = z.array(scenarioView);
+export const scenarioParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647), scenarioId: z.coerce.number().int().positive().max(2_147_483_647) });
+export const startRunBody = z.object({
+  version: versionRefParam.default('draft'),
+  runs: z.number().int().min(1).max(20).default(1),
+  scenarioIds: z.array(z.number().int().positive()).max(200).optional(),
+});
+export const testRunView = z.object({
+  id: z.number(),
+  conversationTypeId: z.number(),
+  version: z.string(),
+  status: z.string(),
+  total: z.number(),
+  finished: z.number(),
+  passRate: z.number().nullable(),
+  createdAt: z.string(),
+  /** The report (as `agent:test --json` prints it) once every run finished. */
+  report: z.unknown().nullable(),
+});
+export const testRunList = z.array(testRunView.omit({ report: true, conversationTypeId: true }));
+export const publishStatusView = z.object({
+  requiredPassRate: z.number().nullable(),
+  lastRun: z.object({ id: z.number(), passRate: z.number() }).nullable(),
+  allowed: z.boolean(),
+});

@@ -34,7 +34,17 @@ export interface TestReport {
 
 /** A fingerprint of a playbook: a run on the draft counts for publishing only while the draft is unchanged. */
 export function snapshotHash(snapshot: PlaybookSnapshot): string {
-  return createHash('sha256').update(JSON.stringify(snapshot)).digest('hex').slice(0, 16);
+  return createHash('sha256').update(canonical(snapshot)).digest('hex').slice(0, 16);
+}
+
+/** JSON with object keys sorted: jsonb stores keys in its own order, and the fingerprint must not care. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /**
@@ -69,11 +79,20 @@ export async function runBatch(
     }
   };
   await Promise.all(Array.from({ length: Math.min(TEST_RUN_CONCURRENCY, jobs.length) }, worker));
+  return buildReport(input, results, Math.round(performance.now() - started));
+}
+
+/** The report of finished runs (`results[s]`: the runs of scenario s), as the CLI and the run screen show it. */
+export function buildReport(
+  input: { type: { id: number; title: string | null }; version: VersionRef | string; snapshot: PlaybookSnapshot; scenarios: Scenario[]; runs: number; minPassRate: number | null },
+  results: RunResult[][],
+  durationMs: number,
+): TestReport {
   const all = results.flat();
   const passedRuns = all.filter((r) => r.passed).length;
   const passRate = all.length ? passedRuns / all.length : 0;
   const scenarios = input.scenarios.map((scenario, s): ScenarioReport => {
-    const runs = results[s];
+    const runs = results[s] ?? [];
     return {
       name: scenario.name,
       passed: runs.every((r) => r.passed),
@@ -98,7 +117,7 @@ export async function runBatch(
     scenarios,
     tokens: { prompt: sum(all, (r) => r.tokens.prompt), completion: sum(all, (r) => r.tokens.completion) },
     costUsd: sum(all, (r) => r.costUsd),
-    durationMs: Math.round(performance.now() - started),
+    durationMs,
   };
 }
 
