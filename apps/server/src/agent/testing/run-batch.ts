@@ -5,7 +5,7 @@ import type { PlaybookSnapshot, VersionRef } from '../../conversations/playbook-
 import { type RunResult, runScenario } from './sandbox-run.ts';
 
 /** Runs of one batch played at the same time at most (each mostly waits on the LLM). */
-export const TEST_RUN_CONCURRENCY = 32;
+export const TEST_RUN_CONCURRENCY = 64;
 
 export interface ScenarioReport {
   name: string;
