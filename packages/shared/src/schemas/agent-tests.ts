@@ -92,7 +92,7 @@ export const testRunView = z.object({
   passRate: z.number().nullable(),
   createdAt: z.string(),
   /** The report (as `agent:test --json` prints it) once every run finished. */
-  report: z.unknown().nullable(),
+  report: z.record(z.string(), z.unknown()).nullable(),
 });
 export const testRunList = z.array(testRunView.omit({ report: true, conversationTypeId: true }));
 export const publishStatusView = z.object({

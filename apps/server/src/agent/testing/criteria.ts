@@ -2,7 +2,7 @@ import type { Criterion } from '@sales-agent/shared/schemas/agent-tests';
 import { z } from 'zod';
 import type { JsonAnswer, LlmProvider, LlmRequest } from '../llm/provider.ts';
 import { transcriptOf, type Playbook } from '../prompts.ts';
-import type { SandboxState } from './sandbox-run.ts';
+import type { SandboxState } from './run-state.ts';
 
 /** One criterion's verdict with why; `judge` verdicts carry the model's reason. */
 export interface CriterionVerdict {

@@ -23,6 +23,9 @@ import { toolNoteMessage, type ToolNote } from '../tools/tool-notes.ts';
 import { MAX_TOOL_CALLS_PER_TURN } from '../tools/tool-step.ts';
 import type { ToolChatMessage } from '../tools/tool-types.ts';
 import { evaluateCriteria, type CriterionVerdict } from './criteria.ts';
+import type { SandboxState, TranscriptLine } from './run-state.ts';
+
+export type { SandboxState, TranscriptLine };
 
 /**
  * The sandbox (issue 25, docs/agent-tests.md): a scenario is played in memory against a playbook snapshot
@@ -32,30 +35,6 @@ import { evaluateCriteria, type CriterionVerdict } from './criteria.ts';
  * else the offline demo calendar). LLM calls go to the provider directly, so the usage is booked nowhere
  * but on the run's report.
  */
-
-export interface TranscriptLine {
-  role: 'PROSPECT' | 'AGENT' | 'SYSTEM';
-  text: string;
-  /** The phase the conversation was in when the line was written. */
-  phase: number;
-}
-
-export interface SandboxState {
-  phase: number;
-  status: 'working' | 'ended' | 'needs-human' | 'errored' | 'ignored';
-  /** Highest working phase reached (N when ended). */
-  maxPhase: number;
-  transcript: TranscriptLine[];
-  toolCalls: { name: string; arguments: Record<string, unknown>; ok: boolean; result: unknown }[];
-  booked: boolean;
-  /** Values the agent captured (the arguments its tools carried, e.g. name and email). */
-  fields: Record<string, string>;
-  turns: number;
-  promptTokens: number;
-  completionTokens: number;
-  costUsd: number;
-  reason: string | null;
-}
 
 export interface RunResult {
   scenario: string;

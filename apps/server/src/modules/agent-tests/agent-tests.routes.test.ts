@@ -5,11 +5,11 @@ import { startCalcomFake } from '../../test/fakes/calcom-fake.ts';
 import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
 import { useFake, useTestApp, useUser } from '../../test/use-test-app.ts';
 
-const llm = useFake(new OpenAiFake());
-const cal = useFake(() => startCalcomFake());
-const t = useTestApp({ env: () => ({ ...llm.env({ LLM_MAX_RETRIES: '0' }), CALCOM_API_URL: cal.baseUrl }) });
-const admin = useUser(t, 'ADMIN');
-const normal = useUser(t);
+// The LLM fake plays the agent, the prospect and the judge; the Cal.com fake must hear nothing.
+const fakes = { llm: useFake(new OpenAiFake()), cal: useFake(() => startCalcomFake()) };
+const { llm, cal } = fakes;
+const t = useTestApp({ env: () => ({ CALCOM_API_URL: fakes.cal.baseUrl, ...fakes.llm.env({ LLM_MAX_RETRIES: '0' }) }) });
+const [admin, normal] = [useUser(t, 'ADMIN'), useUser(t)];
 
 const SLOT = (() => {
   const d = new Date();
