@@ -22,6 +22,8 @@ import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
 import { appConfigRoutes } from './modules/app-config/app-config.routes.ts';
 import { callRecordingsRoutes } from './modules/call-recordings/call-recordings.routes.ts';
 import { conversationTypesRoutes } from './modules/conversation-types/conversation-types.routes.ts';
+import { typeVersionsRoutes } from './modules/conversation-types/type-versions.routes.ts';
+import { agentTestsRoutes } from './modules/agent-tests/agent-tests.routes.ts';
 import { conversationsRoutes } from './modules/conversations/conversations.routes.ts';
 import { crmRoutes } from './modules/crm/crm.routes.ts';
 import { channelsRoutes } from './channels/channels.routes.ts';
@@ -133,6 +135,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     userRoutes,
     appConfigRoutes,
     conversationTypesRoutes,
+    typeVersionsRoutes,
+    agentTestsRoutes,
     messagingAccountsRoutes,
     metaAuthRoutes,
     pricingRoutes,

@@ -63,6 +63,11 @@ export const ERROR_CODES = [
   'NOT_ACCOUNT_OWNER',
   'PERMISSION_EXISTS',
   'PERMISSION_NOT_FOUND',
+  // Playbook versions and agent tests (issue 25).
+  'TYPE_VERSION_NOT_FOUND',
+  'SCENARIO_NOT_FOUND',
+  'TEST_RUN_NOT_FOUND',
+  'PUBLISH_TESTS_FAILING',
 
   // Conversations, messages, hand-off and follow-ups.
   'AI_PAUSED',

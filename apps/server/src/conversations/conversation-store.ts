@@ -11,6 +11,7 @@ import {
   conversationPhases,
   conversations,
   conversationTypes,
+  conversationTypeVersions,
   messages,
   messagingAccounts,
   outbox,
@@ -18,6 +19,8 @@ import {
   unansweredConversations,
   users,
 } from '../db/schema/index.ts';
+
+import type { PlaybookSnapshot } from '../db/schema/versions.ts';
 
 /** The database or an open transaction: both run the same queries. */
 import type { Executor } from '../db/after-commit.ts';
@@ -82,6 +85,7 @@ function selectLoaded(db: Executor, conversationId: number, messagesWanted: { hi
         simulated: prospects.simulated,
       },
       phases: phasesJson,
+      snapshot: conversationTypeVersions.snapshot,
       lastProspectId: ifWanted<string | number>(sql`(select coalesce(max(m.id), 0) from ${messages} m
         where m.conversation_id = ${conversations.id} and m.role = 'PROSPECT')`),
       lastAgentId: ifWanted<string | number>(sql`(select coalesce(max(m.id), 0) from ${messages} m
@@ -98,6 +102,11 @@ function selectLoaded(db: Executor, conversationId: number, messagesWanted: { hi
     .leftJoin(conversationTypes, eq(conversationTypes.id, conversations.conversationTypeId))
     .leftJoin(prospects, eq(prospects.id, conversations.prospectId))
     .leftJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
+    // The published version the conversation is pinned to (issue 25); none: the type's draft rows.
+    .leftJoin(
+      conversationTypeVersions,
+      and(eq(conversationTypeVersions.conversationTypeId, conversations.conversationTypeId), eq(conversationTypeVersions.version, conversations.typeVersion)),
+    )
     .where(eq(conversations.id, conversationId))
     .limit(1);
 }
@@ -107,9 +116,25 @@ function toLoaded(row: {
   type: LoadedConversation['type'];
   prospect: { id: number | null; externalId: string | null; messagingAccountId: number | null; accountType: string | null; simulated: boolean | null } | null;
   phases: PhaseRow[] | string;
+  snapshot?: PlaybookSnapshot | null;
 }): LoadedConversation {
   const prospect = row.prospect?.id != null && row.prospect.accountType ? (row.prospect as LoadedConversation['prospect']) : null;
+  if (row.type && row.snapshot) {
+    // A pinned conversation runs on its version's playbook, whatever the draft says now (docs/playbook-versions.md).
+    const { phases, knowledgeCollectionIds: _links, ...fields } = row.snapshot;
+    const pinnedPhases = phases.map((p, i) => ({ id: -(i + 1), ...p }));
+    return { conversation: row.conversation, type: { ...row.type, ...fields }, phases: pinnedPhases, prospect };
+  }
   return { conversation: row.conversation, type: row.type, phases: row.type ? fromJson(row.phases) : [], prospect };
+}
+
+/**
+ * The published version a new conversation of the type pins (its newest), as a subquery for the insert; null
+ * while the type was never published, so it runs on the draft as before versions existed.
+ */
+export function currentTypeVersion(conversationTypeId: number | null | undefined): SQL<number | null> {
+  if (conversationTypeId == null) return sql<null>`null`;
+  return sql<number | null>`(select max(v.version) from ${conversationTypeVersions} v where v.conversation_type_id = ${conversationTypeId})`;
 }
 
 /** The conversation, its type, its phases and its prospect's account: one round trip. */

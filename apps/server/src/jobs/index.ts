@@ -17,6 +17,7 @@ import { KNOWLEDGE_INGEST_JOB, knowledgeIngestJob } from '../knowledge/ingest.jo
 import { MAINTENANCE_JOB, maintenanceJob } from './maintenance.ts';
 import { WEBHOOK_DELIVER_JOB } from '../lib/webhook-outbox.ts';
 import { webhookDeliverJob } from '../webhooks/deliver.job.ts';
+import { TEST_RUN_JOB, testRunJob } from '../modules/agent-tests/test-run.job.ts';
 import type { JobDefinition } from './runner.ts';
 
 /**
@@ -38,6 +39,7 @@ const registry = {
   // Outbound webhooks (issue 27): quick (a 10 s timeout at most), never behind the LLM turns.
   [WEBHOOK_DELIVER_JOB]: webhookDeliverJob,
   [KNOWLEDGE_INGEST_JOB]: { ...knowledgeIngestJob, slow: true },
+  [TEST_RUN_JOB]: { ...testRunJob, slow: true },
 };
 
 /** Name → payload of every job: what `ctx.jobs.enqueue(name, payload)` is type-checked against. */

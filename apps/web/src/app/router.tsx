@@ -98,6 +98,7 @@ export const routes: RouteObject[] = [
           { path: 'conversation-type/:id/edit', ...page(() => import('../features/conversation-types/pages/conversation-type-edit-page.tsx')) },
           { path: 'conversation-type/:id/config', ...page(() => import('../features/conversation-types/pages/conversation-type-config-page.tsx')) },
           { path: 'conversation-type/:id/contacts', ...page(() => import('../features/conversation-types/pages/conversation-type-contacts-page.tsx')) },
+          { path: 'conversation-type/:id/tests', ...page(() => import('../features/agent-tests/pages/type-tests-page.tsx')) },
           { path: 'pricing/conversation', ...page(() => import('../features/pricing/pages/pricing-page.tsx')) },
           { path: 'call', ...page(() => import('../features/calls/pages/make-call-page.tsx')) },
           { path: 'messaging-accounts/list', ...page(() => import('../features/messaging-accounts/pages/messaging-account-list-page.tsx')) },

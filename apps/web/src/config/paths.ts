@@ -26,6 +26,7 @@ export const paths = {
     conversationTypeEdit: (id: number | string) => `/admin/conversation-type/${id}/edit`,
     conversationTypeConfig: (id: number | string) => `/admin/conversation-type/${id}/config`,
     conversationTypeContacts: (id: number | string) => `/admin/conversation-type/${id}/contacts`,
+    conversationTypeTests: (id: number | string) => `/admin/conversation-type/${id}/tests`,
     pricing: '/admin/pricing/conversation',
     call: '/admin/call',
     messagingAccountList: '/admin/messaging-accounts/list',

@@ -230,6 +230,8 @@ export const conversationDetail = z.object({
   recordingDuration: z.number().nullable(),
   recordingUrl: z.string().nullable(),
   conversationTypeId: z.number().nullable(),
+  /** The published playbook version the conversation started on (issue 25, docs/playbook-versions.md); null: the draft. */
+  typeVersion: z.number().nullable().optional(),
   /** Phase prompts are present only for viewers who may administer the conversation. */
   ConversationType: z
     .object({

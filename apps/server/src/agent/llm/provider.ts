@@ -4,7 +4,7 @@ import type { ToolNote } from '../tools/tool-notes.ts';
 import type { ToolRequest, ToolStep } from '../tools/tool-types.ts';
 
 /** What an LLM call is for; recorded with its usage and used by the offline demo agent to answer. */
-export type LlmPurpose = 'trigger' | 'transition' | 'draft' | 'guard' | 'rating' | 'follow-up' | 'tools';
+export type LlmPurpose = 'trigger' | 'transition' | 'draft' | 'guard' | 'rating' | 'follow-up' | 'tools' | 'test-prospect' | 'test-judge';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

@@ -72,6 +72,8 @@ export const conversations = pgTable(
     /** While phase is -3 (waiting for more messages) the working phase to resume. */
     resumePhase: integer(),
     conversationTypeId: integer().references(() => conversationTypes.id, { onDelete: 'set null' }),
+    /** The published playbook version the conversation started on (issue 25); null: the type's draft (never published). */
+    typeVersion: integer(),
     rating: integer(),
     recordingDuration: integer(),
     recordingUrl: text(),

@@ -12,3 +12,4 @@ export * from './knowledge-questions.ts';
 export * from './contacts.ts';
 export * from './workspace.ts';
 export * from './lead-fields.ts';
+export * from './versions.ts';

@@ -52,6 +52,7 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
       recordingDuration: null,
       recordingUrl: null,
       conversationTypeId: type.id,
+      typeVersion: null,
       ConversationType: {
         id: type.id,
         title: 'Exact "type"',

@@ -109,6 +109,8 @@ export interface StoredDetail {
   recordingDuration: number | null;
   recordingUrl: string | null;
   conversationTypeId: number | null;
+  /** The playbook version the conversation started on (issue 25); absent/null: the draft. */
+  typeVersion?: number | null;
   prospectId: number | null;
   messagingAccountId: number | null;
   aiPaused: boolean;
@@ -146,6 +148,7 @@ export function presentDetail(detail: StoredDetail, canAdminister: boolean, isDe
     recordingDuration: detail.recordingDuration,
     recordingUrl: detail.recordingUrl,
     conversationTypeId: detail.conversationTypeId,
+    typeVersion: detail.typeVersion ?? null,
     ConversationType: detail.type
       ? {
           id: detail.type.id,

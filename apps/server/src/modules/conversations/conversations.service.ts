@@ -312,7 +312,7 @@ function prepareDetail(db: Db) {
   const detail = sql<unknown>`json_build_object(
     'id', ${c.id}, 'uuid', ${c.uuid}, 'phase', ${c.phase}, 'rating', ${c.rating},
     'recordingDuration', ${c.recordingDuration}, 'recordingUrl', ${c.recordingUrl},
-    'conversationTypeId', ${c.conversationTypeId}, 'prospectId', ${c.prospectId},
+    'conversationTypeId', ${c.conversationTypeId}, 'typeVersion', ${c.typeVersion}, 'prospectId', ${c.prospectId},
     'messagingAccountId', ${c.messagingAccountId}, 'aiPaused', ${c.aiPaused},
     'state', ${c.state}, 'assignee', (select u.email from ${users} u where u.id = ${c.assigneeUserId}),
     'snoozedUntil', to_char(${c.snoozedUntil} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),

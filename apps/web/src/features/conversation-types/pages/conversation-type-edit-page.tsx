@@ -53,6 +53,9 @@ export default function ConversationTypeEditPage() {
           <Anchor component={Link} to={paths.admin.conversationTypeConfig(typeId)}>
             Config
           </Anchor>
+          <Anchor component={Link} to={paths.admin.conversationTypeTests(typeId)}>
+            Tests and versions
+          </Anchor>
           <Anchor component={Link} to={paths.admin.conversationTypeList}>
             All conversation types
           </Anchor>

@@ -39,6 +39,11 @@ export function ConversationHeader({ conversation: c, mode }: { conversation: Co
       )}
       <Group gap="xs">
         <Badge variant="light">{typeTitle}</Badge>
+        {admin && c.typeVersion != null && (
+          <Badge variant="outline" color="gray" data-testid="type-version" title="The playbook version this conversation started on">
+            {`v${c.typeVersion}`}
+          </Badge>
+        )}
         {/* Visitors see no phase codes or internal labels (issue 12); the team does. */}
         {admin && (
           <Badge variant="outline" data-testid="phase-badge" title={phaseWords(c.phase, c.phaseCount)}>

@@ -1,0 +1,78 @@
+import { index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { conversationTypes } from './playbooks.ts';
+import { users } from './users.ts';
+
+/**
+ * What one published version of a playbook holds (issue 25, docs/playbook-versions.md): the type's prompts,
+ * config text (secrets stay sealed), phases and knowledge links, frozen.
+ */
+export interface PlaybookSnapshot {
+  rolePrompt: string;
+  triggerConversationPrompt: string | null;
+  checkingPrompt: string | null;
+  errorPrompt: string;
+  initialMessage: string | null;
+  config: string;
+  phases: { index: number; prompt: string; transitionPrompt: string; followUpPrompt: string | null }[];
+  knowledgeCollectionIds: number[];
+}
+
+/**
+ * An immutable, numbered published version of a conversation type's playbook (issue 25). The type's own row,
+ * phases and knowledge links are the draft; a conversation pins the version it started on (conversations.type_version).
+ */
+export const conversationTypeVersions = pgTable(
+  'conversation_type_versions',
+  {
+    id: serial().primaryKey(),
+    conversationTypeId: integer()
+      .notNull()
+      .references(() => conversationTypes.id, { onDelete: 'cascade' }),
+    version: integer().notNull(),
+    note: text(),
+    snapshot: jsonb().$type<PlaybookSnapshot>().notNull(),
+    createdByUserId: integer().references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('conversation_type_versions_type_version_unique').on(t.conversationTypeId, t.version)],
+);
+
+/** An ADMIN's test scenario of a type (issue 25): a simulated prospect and the criteria a run must meet. */
+export const agentTestScenarios = pgTable(
+  'agent_test_scenarios',
+  {
+    id: serial().primaryKey(),
+    conversationTypeId: integer()
+      .notNull()
+      .references(() => conversationTypes.id, { onDelete: 'cascade' }),
+    name: text().notNull(),
+    /** The scenario as in a scenarios file: {name, opening, messages?, persona?, maxTurns?, criteria}. */
+    definition: jsonb().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.conversationTypeId)],
+);
+
+/**
+ * One batch of scenario runs against a version (`draft` or N) of a type: its progress and final report (JSON,
+ * the same document the CLI's --json prints). The transcripts live only here, never in conversations.
+ */
+export const agentTestRuns = pgTable(
+  'agent_test_runs',
+  {
+    id: serial().primaryKey(),
+    conversationTypeId: integer()
+      .notNull()
+      .references(() => conversationTypes.id, { onDelete: 'cascade' }),
+    /** 'draft' or the version number as text. */
+    version: text().notNull(),
+    status: text().$type<'running' | 'done' | 'failed'>().notNull().default('running'),
+    total: integer().notNull().default(0),
+    finished: integer().notNull().default(0),
+    passRate: text(),
+    report: jsonb(),
+    error: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.conversationTypeId)],
+);
