@@ -65,6 +65,12 @@ const OPERATIONS: Record<string, ApiKeyScope[]> = {
 const PREFIXES: [RegExp, ApiKeyScope[]][] = [
   [/^(GET|POST|DELETE|PATCH|PUT) \/api\/admin\/knowledge(\/|$)/, [PLAYBOOKS]],
   [/^GET \/api\/(admin\/)?analytics(\/|$)/, [ANALYTICS]],
+  // Playbook versions, test scenarios and runs (issue 25), custom tools' test button (issue 22).
+  [/^(GET|POST|DELETE|PATCH|PUT) \/api\/admin\/conversation-type\/\{[^}]+\}\/(versions|scenarios|test-runs|tools)(\/|$)/, [PLAYBOOKS]],
+  [/^GET \/api\/admin\/test-run\/\{[^}]+\}$/, [PLAYBOOKS]],
+  // Team notes (issue 24) and lead fields a person corrects (issue 22).
+  [/^POST \/api\/conversation\/\{[^}]+\}\/notes$/, [WRITE]],
+  [/^PUT \/api\/conversation\/\{[^}]+\}\/lead-fields$/, [WRITE]],
 ];
 
 /** Fastify's `/a/:id` as OpenAPI's `/a/{id}`. */

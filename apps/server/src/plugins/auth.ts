@@ -31,7 +31,8 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     // /api/%61dmin/… reaches the /api/admin/… handlers. Unmatched URLs (404s) fall back to the raw one.
     const path = request.routeOptions.url ?? request.url;
     if (!path.startsWith('/api/')) return;
-    const bearer = bearerOf(request);
+    // /api/metrics has its own Bearer token (METRICS_TOKEN, plugins/metrics.ts), not an API key.
+    const bearer = path === '/api/metrics' ? null : bearerOf(request);
     if (bearer !== null) {
       // An API key (issue 27): the cookie is ignored, and so is Origin — a browser page of another site cannot
       // send an Authorization header here (it would need CORS, which this server never grants).

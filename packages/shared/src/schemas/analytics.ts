@@ -14,7 +14,7 @@ const instant = (name: string) =>
 
 /**
  * Filters of every analytics figure (docs/analytics.md): conversations of one type created in [from, to).
- * `version` is accepted for the playbook-versions work and answered 400 until versions exist.
+ * `version`: `draft` (never-published types) or a published version number the conversations started on.
  */
 export const analyticsQuery = z.object({
   conversationType: idParam,

@@ -147,12 +147,26 @@ describe('analytics funnel', () => {
     });
     expect(backwards.json()).toMatchObject({ error: 'from must be before to' });
     expect((await funnel(admin.cookie, '&channel=pigeon')).statusCode).toBe(400);
-    const version = await funnel(admin.cookie, '&version=2');
+    const version = await funnel(admin.cookie, '&version=v2');
     expect(version.statusCode).toBe(400);
-    expect(version.json().error).toMatch(/versions/);
+    expect(version.json().error).toMatch(/version must be/);
     const unknown = await t.request({ method: 'GET', url: `/api/admin/analytics/funnel?conversationType=999999&${RANGE}`, as: admin.cookie });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().code).toBe('CONVERSATION_TYPE_NOT_FOUND');
+  });
+});
+
+describe('analytics by playbook version', () => {
+  it('counts only the conversations started on that version; draft is the never-published ones', async () => {
+    const all = (await funnel(admin.cookie)).json().started as number;
+    await t.ctx.db.update(conversations).set({ typeVersion: 1 }).where(eq(conversations.id, ids.B));
+    try {
+      expect((await funnel(admin.cookie, '&version=1')).json().started).toBe(1);
+      expect((await funnel(admin.cookie, '&version=2')).json().started).toBe(0);
+      expect((await funnel(admin.cookie, '&version=draft')).json().started).toBe(all - 1);
+    } finally {
+      await t.ctx.db.update(conversations).set({ typeVersion: null }).where(eq(conversations.id, ids.B));
+    }
   });
 });
 

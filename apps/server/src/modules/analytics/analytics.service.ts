@@ -33,9 +33,6 @@ interface Scope {
 
 /** The filters as one WHERE over conversations, after checking the type exists and the viewer's grants. */
 async function scope(ctx: AppContext, actor: Actor, query: AnalyticsQuery): Promise<Scope> {
-  if (query.version !== undefined) {
-    throw badRequest('Playbook versions do not exist yet: the version filter cannot be applied (leave it out).');
-  }
   const { from, to } = analyticsRange(query);
   const [type] = await ctx.db
     .select({ id: conversationTypes.id })
@@ -55,8 +52,20 @@ async function scope(ctx: AppContext, actor: Actor, query: AnalyticsQuery): Prom
     listedSql(granted),
     query.messagingAccount !== undefined ? eq(c.messagingAccountId, query.messagingAccount) : undefined,
     channelSql(query.channel),
+    versionSql(query.version),
   ];
   return { where: and(...filters)!, phaseCount: Number(phases?.n ?? 0), empty: granted !== 'all' && granted.length === 0 };
+}
+
+/**
+ * The playbook version a conversation started on (docs/playbook-versions.md): `draft` is a conversation of a type
+ * that was never published (type_version null), a number one published version.
+ */
+function versionSql(version: AnalyticsQuery['version']): SQL | undefined {
+  if (version === undefined) return undefined;
+  if (version === 'draft') return isNull(conversations.typeVersion);
+  if (!/^[1-9][0-9]{0,8}$/.test(version)) throw badRequest('version must be "draft" or a published version number, e.g. 3');
+  return eq(conversations.typeVersion, Number(version));
 }
 
 function channelSql(channel: AnalyticsQuery['channel']): SQL | undefined {

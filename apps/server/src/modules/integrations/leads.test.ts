@@ -58,7 +58,7 @@ describe('POST /api/leads', () => {
     expect(out.json().code).toBe('OPTED_OUT');
 
     t.ctx.config.QUIET_HOURS_ENFORCED = true;
-    quietHoursClock.now = () => new Date('2030-01-15T23:30:00Z');
+    quietHoursClock.now = () => new Date('2030-01-16T07:30:00Z');
     const quiet = await lead({ phone: '+14155550103' });
     expect(quiet.statusCode).toBe(409);
     expect(quiet.json().code).toBe('QUIET_HOURS');

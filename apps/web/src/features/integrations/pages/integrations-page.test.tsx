@@ -1,15 +1,10 @@
-import { cleanup, fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
 import { findToast, renderApp } from '../../../test/render-app.tsx';
+import { json } from '../../../test/stub-fetch.ts';
 import IntegrationsPage from './integrations-page.tsx';
 
 /** The integrations screen (issue 27): a key is shown once; an endpoint shows its deliveries and resends one. */
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
-
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 const KEY = 'sak_1234567890abcdefghijklmnopqrstuvwxyzABCDEFG';
 
 function server() {

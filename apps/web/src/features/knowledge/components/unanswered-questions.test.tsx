@@ -1,14 +1,9 @@
-import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
-import { afterEach, expect, it, vi } from 'vitest';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { expect, it, vi } from 'vitest';
 import { renderApp } from '../../../test/render-app.tsx';
+import { json } from '../../../test/stub-fetch.ts';
 import { UnansweredQuestions } from './unanswered-questions.tsx';
 
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
-
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 const GROUP = {
   key: 'norway ship',
   question: 'Do you ship to Norway?',
