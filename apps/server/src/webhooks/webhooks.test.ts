@@ -124,6 +124,7 @@ describe('deliveries', () => {
       'conversation.phase_changed', // 0 → 1
       'message.created', // the reply
       'message.created', // deal
+      'message.created', // the closing reply (issue 24 item 7)
       'conversation.phase_changed', // 1 → 2
       'conversation.ended',
     ]);
@@ -136,7 +137,7 @@ describe('deliveries', () => {
     expect(new Set(receiver.received.map((r) => r.json.id)).size).toBe(receiver.received.length);
     expect(receiver.received[0].json.data.conversation).toMatchObject({ id, uuid, phase: 0 });
     const texts = receiver.ofType('message.created').map((r) => (r.json.data.message as { role: string; message: string }));
-    expect(texts.map((m) => m.role)).toEqual(['AGENT', 'PROSPECT', 'AGENT', 'PROSPECT']);
+    expect(texts.map((m) => m.role)).toEqual(['AGENT', 'PROSPECT', 'AGENT', 'PROSPECT', 'AGENT']);
     expect(texts[1].message).toBe('I want widgets');
     expect(receiver.ofType('conversation.phase_changed').map((r) => [r.json.data.previousPhase, r.json.data.newPhase])).toEqual([[0, 1], [1, 2]]);
     expect(receiver.ofType('conversation.ended')[0].json.data).toMatchObject({ outcome: 'ended', conversation: { id, phase: 2 } });
