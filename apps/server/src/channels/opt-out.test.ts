@@ -8,6 +8,7 @@ import { AppError } from '../lib/errors.ts';
 import { DEFAULT_AI_DISCLOSURE } from '@sales-agent/shared/schemas/conversation-type-config';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import {
+  deliverWaiting,
   buildChannelAccount,
   conversationOfProspect,
   metaMessagePayload,
@@ -190,8 +191,7 @@ describe('opt-out on inbound channels', () => {
     const [waiting] = await t.ctx.db.select().from(outbox).where(eq(outbox.messagingAccountId, account.id));
     expect(waiting).toMatchObject({ status: 'PENDING', attempts: 1 });
     await sms(account.pageId, phone, 'STOP');
-    await makeJobsDue(t.ctx);
-    await settle(t.ctx);
+    await deliverWaiting(t.ctx);
     expect(gateway.messages.map((m) => m.text)).toEqual([OPT_OUT_CONFIRMATION]);
     const rows = await t.ctx.db.select().from(outbox).where(eq(outbox.messagingAccountId, account.id)).orderBy(outbox.id);
     expect(rows.map((r) => [r.status, r.errorCode])).toEqual([
@@ -208,8 +208,7 @@ describe('opt-out on inbound channels', () => {
     gateway.failNext(503, 'Service Unavailable');
     await sms(account.pageId, phone, 'Hi there');
     await recordCarrierOptOut(t.ctx, phone);
-    await makeJobsDue(t.ctx);
-    await settle(t.ctx);
+    await deliverWaiting(t.ctx);
     expect(gateway.messages).toHaveLength(0);
   });
 
