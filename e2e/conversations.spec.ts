@@ -127,6 +127,17 @@ test.describe('conversations', () => {
     const sent = await request.post(`/api/conversation/${uuid}/written-message`, { data: { message: 'First visitor line' } });
     expect(sent.status()).toBe(200);
     await request.post(`/api/conversation/${uuid}/written-message`, { data: { message: 'Second visitor line' } });
+    // The demo agent answers the visitor first: wait for it, so the page does not change under the clicks below.
+    await expect
+      .poll(
+        async () => {
+          const detail = (await (await request.get(`/api/conversation/${uuid}`)).json()) as { messages: { role: string; message: string }[] };
+          const last = detail.messages.at(-1);
+          return last?.role === 'AGENT' && last.message.includes('Second visitor line');
+        },
+        { timeout: AGENT_TIMEOUT },
+      )
+      .toBe(true);
 
     await loginAsAdmin(page);
     await page.goto(`/conversation/${uuid}`);
@@ -160,6 +171,14 @@ test.describe('conversations', () => {
     await page.getByRole('button', { name: /Delete selected messages/ }).click();
     await expect(page.getByText('Messages deleted')).toBeVisible();
     await expect(visitorMessages(page).filter({ hasText: 'Edited visitor line' })).toHaveCount(0);
+
+    // The other line too: back in a working phase the agent answers an unanswered prospect message at once (and
+    // may move on a phase), which is not what this test is about.
+    const second = visitorMessages(page).filter({ hasText: 'Second visitor line' });
+    const secondId = (await second.getByRole('button', { name: /^Edit message / }).getAttribute('aria-label'))!.replace('Edit message ', '');
+    await page.getByRole('checkbox', { name: `Select message ${secondId}` }).check();
+    await page.getByRole('button', { name: /Delete selected messages/ }).click();
+    await expect(visitorMessages(page)).toHaveCount(0);
 
     // Follow-up after confirmation; the agent writes one only in a working phase.
     await page.getByRole('combobox', { name: 'Phase' }).click();
