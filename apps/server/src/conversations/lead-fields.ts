@@ -2,6 +2,7 @@ import { checkLeadValue, type LeadFieldDefinition, type LeadFieldValue } from '@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../db/executor.ts';
 import { conversationLeadFields } from '../db/schema/index.ts';
+import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 
 /** The lead fields recorded on a conversation, key → value (issue 22). */
 export async function readLeadFields(db: Executor, conversationId: number): Promise<Record<string, LeadFieldValue>> {
@@ -18,6 +19,10 @@ export interface LeadFieldsWrite {
 /**
  * Validates `values` against the type's declarations and writes what passes. The agent never overwrites a
  * value a person set; a person's write always wins and `null` clears the field.
+ *
+ * When a value really changes (set, changed or cleared; writing the same value again is not a change), the
+ * `lead.updated` webhook event is stored through the same executor: pass a transaction so the fields and
+ * their event commit together (lib/webhook-outbox.ts).
  */
 export async function writeLeadFields(
   db: Executor,
@@ -53,6 +58,7 @@ export async function writeLeadFields(
       result.rejected[key] = 'was corrected by a person; keep their value';
     }
   }
+  const before = await readLeadFields(db, conversationId);
   if (cleared.length > 0) {
     await db.delete(conversationLeadFields).where(and(eq(conversationLeadFields.conversationId, conversationId), inArray(conversationLeadFields.key, cleared)));
   }
@@ -71,6 +77,15 @@ export async function writeLeadFields(
         target: [conversationLeadFields.conversationId, conversationLeadFields.key],
         set: { value: sql`excluded.value`, source: sql`excluded.source`, updatedBy: sql`excluded.updated_by`, updatedAt: sql`now()` },
       });
+  }
+  const changed = [
+    ...Object.entries(result.saved).filter(([key, value]) => JSON.stringify(before[key]) !== JSON.stringify(value)).map(([key]) => key),
+    ...cleared.filter((key) => before[key] !== undefined),
+  ];
+  if (changed.length > 0) {
+    const after = { ...before, ...result.saved };
+    for (const key of cleared) delete after[key];
+    await recordConversationEvent(db, 'lead.updated', conversationId, { leadFields: after, changed, by: by.source });
   }
   return result;
 }

@@ -19,7 +19,7 @@ const t = useTestApp({ env: () => llm.env({ LLM_MAX_RETRIES: '1', WEBHOOK_DISABL
 const admin = useUser(t, 'ADMIN');
 const normal = useUser(t, 'NORMAL');
 
-const ALL = ['conversation.started', 'message.created', 'conversation.phase_changed', 'conversation.needs_human', 'conversation.ended', 'meeting.booked', 'call.started', 'call.ended'];
+const ALL = ['conversation.started', 'message.created', 'conversation.phase_changed', 'conversation.needs_human', 'conversation.ended', 'lead.updated', 'meeting.booked', 'call.started', 'call.ended'];
 
 async function subscribe(events = ALL, url = receiver.url): Promise<{ id: number; secret: string }> {
   const res = await t.request({ method: 'POST', url: '/api/admin/webhooks', as: admin.cookie, payload: { url, events } });
@@ -154,6 +154,35 @@ describe('deliveries', () => {
       ['conversation.ended', 'person'],
     ]);
     expect(receiver.received[0].json.data).toMatchObject({ previousPhase: 0, newPhase: 2, conversation: { id, phase: 2 } });
+  });
+
+  it('lead.updated: when the agent or a person changes a lead field, with every field and the changed keys; the same value again is not a change', async () => {
+    const { secret } = await subscribe(['lead.updated']);
+    const leadFields = [
+      { key: 'email', label: 'Email', type: 'email' },
+      { key: 'company', label: 'Company', type: 'text' },
+    ];
+    const { id } = await startWebConversation(t.ctx, (await buildPlaybook(t.ctx, { phases: 3, config: { leadFields } })).id);
+    llm.once('tools', { toolCalls: [{ name: 'update_lead', arguments: { email: 'Ada@Example.com' } }] });
+    await receiveProspectMessage(t.ctx, id, 'I am ada@example.com');
+    await t.ctx.jobs.drain();
+    const put = (fields: Record<string, unknown>) => t.request({ method: 'PUT', url: `/api/conversation/${id}/lead-fields`, as: admin.cookie, payload: { fields } });
+    expect((await put({ company: 'Acme' })).statusCode).toBe(200);
+    expect((await put({ company: 'Acme' })).statusCode).toBe(200); // unchanged: no event
+    expect((await put({ email: null })).statusCode).toBe(200);
+    expect((await put({ company: 'x'.repeat(10), email: 'not an email' })).statusCode).toBe(400); // rolled back: no event
+    await settle();
+
+    expect(receiver.received.map((r) => r.json.type)).toEqual(['lead.updated', 'lead.updated', 'lead.updated']);
+    expect(receiver.received.map((r) => r.json.data)).toMatchObject([
+      { conversation: { id }, leadFields: { email: 'ada@example.com' }, changed: ['email'], by: 'agent' },
+      { conversation: { id }, leadFields: { email: 'ada@example.com', company: 'Acme' }, changed: ['company'], by: 'person' },
+      { conversation: { id }, leadFields: { company: 'Acme' }, changed: ['email'], by: 'person' },
+    ]);
+    for (const delivery of receiver.received) {
+      expect(verifyWebhook(secret, delivery.body, String(delivery.headers['x-webhook-signature']))).toBe(true);
+      expect(delivery.headers['x-webhook-event']).toBe('lead.updated');
+    }
   });
 
   it('keeps a conversation’s order through a burst, per endpoint', async () => {

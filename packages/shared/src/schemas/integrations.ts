@@ -44,6 +44,7 @@ export const WEBHOOK_EVENTS = [
   'conversation.phase_changed',
   'conversation.needs_human',
   'conversation.ended',
+  'lead.updated',
   'meeting.booked',
   'call.started',
   'call.ended',

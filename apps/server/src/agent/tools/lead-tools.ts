@@ -30,7 +30,8 @@ export function leadToolDefinition(fields: LeadFieldDefinition[]): ToolDefinitio
 }
 
 export async function updateLead(ctx: AppContext, conversationId: number, fields: LeadFieldDefinition[], args: Record<string, unknown>) {
-  const written = await writeLeadFields(ctx.db, conversationId, fields, args, { source: 'agent' });
+  // One transaction: the fields and their lead.updated event commit together.
+  const written = await ctx.db.transaction((tx) => writeLeadFields(tx, conversationId, fields, args, { source: 'agent' }));
   const stillMissing = missingRequiredFields(fields, await readLeadFields(ctx.db, conversationId));
   return { ...written, stillMissing };
 }
