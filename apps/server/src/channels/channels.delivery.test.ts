@@ -658,5 +658,35 @@ describe('channel delivery', () => {
       await settle(t.ctx);
       expect(textsTo(graph, 'igsid-behind')).toEqual([agentTexts(found)[0], 'Second.']);
     });
+
+    it('a reply whose predecessor finishes while it is deciding to wait is not parked for the fallback time (the missed wake-up)', async () => {
+      const account = await instagram();
+      graph.failNext('send', { code: 4 });
+      await postMeta(t, metaMessagePayload('instagram', account.pageId, 'igsid-race', unique('mid'), 'First'));
+      await settle(t.ctx);
+      const found = await conversationOfProspect(t.ctx, account.id, 'igsid-race');
+      const [first] = found!.outbox;
+      // The first row is being sent right now (its job running) when the second row's job looks at it ...
+      await t.ctx.db.execute(sql`update jobs set status = 'running', run_at = now() where singleton_key = ${`deliver:${first.id}`} and status = 'pending'`);
+      const jobs = t.ctx.jobs;
+      const park = jobs.completeAndEnqueue.bind(jobs);
+      // ... and it ends between that look and the second job parking itself: its wake-up finds the second job
+      // still running and moves nothing (what a real interleaving of two workers does).
+      jobs.completeAndEnqueue = (async (...args: Parameters<typeof park>) => {
+        jobs.completeAndEnqueue = park;
+        await t.ctx.db.execute(sql`update outbox set status = 'SENT', sent_at = now() where id = ${first.id}`);
+        await t.ctx.db.execute(sql`update jobs set status = 'done' where singleton_key = ${`deliver:${first.id}`} and status = 'running'`);
+        return park(...args);
+      }) as typeof park;
+      try {
+        await writeAsPerson(found!.conversation.uuid, 'Second.');
+        await settle(t.ctx);
+      } finally {
+        jobs.completeAndEnqueue = park;
+      }
+      const rows = (await conversationOfProspect(t.ctx, account.id, 'igsid-race'))!.outbox;
+      expect(rows.map((o) => o.status)).toEqual(['SENT', 'SENT']);
+      expect(textsTo(graph, 'igsid-race')).toEqual(['Second.']);
+    });
   });
 });

@@ -53,8 +53,9 @@ interface OutboxRow {
 }
 
 /**
- * How long a row waits behind a predecessor that is being sent right now, unless its end wakes it sooner (the
- * wake can miss a row that was deciding to wait at that very moment: this bounds the delay then).
+ * How long a row waits behind a predecessor that is being sent right now, unless its end wakes it sooner
+ * (wakeNextInLine, and wakeIfNoLongerBehind for a predecessor that ended while this row was deciding to wait):
+ * a fallback, e.g. for a predecessor whose worker was killed and whose lease has to run out first.
  */
 const WAIT_BEHIND_RUNNING_MS = 5_000;
 
@@ -81,6 +82,7 @@ export const deliverJob: JobDefinition<z.ZodObject<{ outboxId: z.ZodNumber }>> =
       // wakes this job (wakeNextInLine), with a fallback.
       const due = new Date(row.older_due_at).getTime();
       await retryLater(ctx, job, outboxId, new Date(due > Date.now() ? due + 1_000 : Date.now() + WAIT_BEHIND_RUNNING_MS));
+      await wakeIfNoLongerBehind(ctx, row);
       return;
     }
     if (row.simulated) {
@@ -177,6 +179,23 @@ async function wakeNextInLine(ctx: AppContext, row: OutboxRow): Promise<void> {
       where e.conversation_id = ${row.conversation_id} and e.status = 'PENDING' and e.id > ${row.id}
         and (e.next_attempt_at is null or e.next_attempt_at <= now())
       order by e.id limit 1)
+    returning id`);
+  if ((result as unknown as { rows: unknown[] }).rows.length > 0) ctx.jobs.wake();
+}
+
+/**
+ * Closes the missed wake-up: the predecessor may have finished between loading this row and parking its job,
+ * and its wakeNextInLine then found this job still running. Re-checked after the park has committed, so one
+ * of the two always sees the other: either the predecessor's wake finds this job parked, or this check finds
+ * the predecessor done. Only a job parked until later is moved; a predecessor still pending keeps it waiting.
+ */
+async function wakeIfNoLongerBehind(ctx: AppContext, row: OutboxRow): Promise<void> {
+  const result = await ctx.db.execute(sql`
+    update jobs set run_at = now()
+    where status = 'pending' and run_at > now() and singleton_key = ${`${DELIVER_JOB_KEY_PREFIX}${row.id}`}
+      and not exists (
+        select 1 from outbox e join jobs j on j.singleton_key = ${DELIVER_JOB_KEY_PREFIX} || e.id and j.status in ('pending', 'running')
+        where e.conversation_id = ${row.conversation_id} and e.status = 'PENDING' and e.id < ${row.id})
     returning id`);
   if ((result as unknown as { rows: unknown[] }).rows.length > 0) ctx.jobs.wake();
 }
