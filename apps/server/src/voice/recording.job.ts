@@ -10,6 +10,7 @@ import type { AppContext } from '../context.ts';
 import { conversations, messagingAccounts } from '../db/schema/index.ts';
 import type { JobDefinition } from '../jobs/runner.ts';
 import { emitConversationChanged } from '../conversations/conversation-store.ts';
+import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import { recordingStorage } from '../lib/recording-storage.ts';
 import { removeCallRecording } from './call-recording-file.ts';
 import { accountSidOf, loadCallByUuid } from './call-context.ts';
@@ -86,14 +87,14 @@ export const recordingJob: JobDefinition<typeof payload> = {
       await removeCallRecording(ctx, call.conversation.uuid);
       return;
     }
-    if (outcome === 'stored') await bookCallCost(ctx, call.conversation.id, costOfRecording(callPrices(ctx.config), durationSeconds));
     emitConversationChanged(ctx, call.conversation);
   },
 };
 
 /**
- * Sets the call's recordingUrl if it is still there and has none: 'stored', 'already' (an earlier run stored
- * the same file) or 'gone'. The account row is key-share locked first, so an account delete running at this
+ * Sets the call's recordingUrl if it is still there and has none: 'stored' (with the recording's cost and its
+ * call.recording_ready webhook event, in one transaction), 'already' (an earlier run stored the same file) or
+ * 'gone'. The account row is key-share locked first, so an account delete running at this
  * moment (it locks the row for update, then lists the recordings to remove) either has committed — the
  * conversation is gone — or waits for this commit and then finds the recordingUrl and removes the file itself.
  * A delete of the conversation alone is one statement that waits on this update and answers its recordingUrl.
@@ -113,7 +114,14 @@ async function storeRecordingUrl(
       .set({ recordingUrl, recordingDuration: durationSeconds, updatedAt: new Date() })
       .where(and(eq(conversations.id, conversationId), isNull(conversations.recordingUrl)))
       .returning({ id: conversations.id });
-    if (updated.length > 0) return 'stored';
+    if (updated.length > 0) {
+      await bookCallCost(ctx, conversationId, costOfRecording(callPrices(ctx.config), durationSeconds), 0, tx);
+      // Twilio's recording arrives after the call's final status (call.ended): announced with it, in the same lane.
+      await recordConversationEvent(tx, 'call.recording_ready', conversationId, {
+        recording: { url: `${ctx.config.PUBLIC_URL}${recordingUrl}`, durationSeconds },
+      });
+      return 'stored';
+    }
     const [still] = await tx.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, conversationId));
     return still ? 'already' : 'gone';
   });

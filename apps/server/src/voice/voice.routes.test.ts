@@ -336,6 +336,9 @@ describe('voice callbacks', () => {
   it('recording: downloaded from Twilio with Basic auth into our storage, then streamed from our URL with Range to those who may see the conversation', async () => {
     const { type } = await buildCallSetup(t.ctx);
     const { uuid, sid } = await placeCall(type.id, true);
+    // An endpoint listening for call.recording_ready (the events are read from the outbox; nothing is sent).
+    const endpoint = await t.request({ method: 'POST', url: '/api/admin/webhooks', as: admin.cookie, payload: { url: 'http://127.0.0.1:9/hook', events: ['call.recording_ready'] } });
+    expect(endpoint.statusCode).toBe(201);
     const bytes = Buffer.concat([Buffer.from('ID3'), Buffer.alloc(5000, 7)]);
     const recording = twilioFake.addRecording(ACCOUNT_SID, bytes);
     const res = await postSigned(t, `/api/voice/calls/${uuid}/recording`, {
@@ -357,6 +360,11 @@ describe('voice callbacks', () => {
     expect(row).toMatchObject({ recordingUrl: `/api/conversation/${uuid}/recording`, recordingDuration: 125 });
     // Three started minutes of recording kept a month at 0.0005 per minute.
     expect(row.callCostUsd).toBeCloseTo(3 * 0.0005, 10);
+    const readyEvents = async () =>
+      ((await t.ctx.db.execute(sql`select data from webhook_events where type = 'call.recording_ready' and lane = ${`c:${row.id}`}`)) as unknown as { rows: { data: any }[] }).rows;
+    const [ready] = await readyEvents();
+    expect(ready.data).toMatchObject({ conversation: { uuid, recordingDuration: 125 }, recording: { url: `${PUBLIC_URL}/api/conversation/${uuid}/recording`, durationSeconds: 125 } });
+    expect(ready.data.conversation.callCostUsd).toBeCloseTo(3 * 0.0005, 10);
 
     const whole = await t.request({ method: 'GET', url: row.recordingUrl!, as: admin.cookie });
     expect(whole.statusCode).toBe(200);
@@ -378,6 +386,8 @@ describe('voice callbacks', () => {
     await t.ctx.jobs.drain();
     expect(twilioFake.requests.filter((r) => r.path.endsWith(`${recording.sid}.mp3`))).toHaveLength(1);
     expect((await callRow(t.ctx, uuid)).callCostUsd).toBeCloseTo(3 * 0.0005, 10);
+    expect(await readyEvents()).toHaveLength(1);
+    expect((await t.request({ method: 'DELETE', url: `/api/admin/webhooks/${endpoint.json().id}`, as: admin.cookie })).statusCode).toBe(200);
 
     // Deleting the conversation deletes its recording file too.
     const storage = recordingStorage(t.ctx);

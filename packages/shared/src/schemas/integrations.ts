@@ -48,6 +48,7 @@ export const WEBHOOK_EVENTS = [
   'meeting.booked',
   'call.started',
   'call.ended',
+  'call.recording_ready',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 /** Sent by "Send test event" only; never subscribed to. */
