@@ -372,6 +372,27 @@ describe('claims', () => {
     expect(await jobRow(id)).toMatchObject({ status: 'pending', attempts: 0, last_error: null });
   });
 
+  it('run a deferred job at once when what it waited for ended while it was being parked', async () => {
+    let runs = 0;
+    const a = worker([
+      {
+        name: 'test.deferred-recheck',
+        payload: z.object({}),
+        async handler() {
+          runs += 1;
+          if (runs > 1) return;
+          // What it waits for ended after this look but before the park: only the re-check can see it.
+          throw new JobDeferredError('behind another', 60_000, async () => false);
+        },
+      },
+    ]);
+    const id = (await a.runner.enqueue('test.deferred-recheck', {}, { maxAttempts: 1 }))!;
+    await a.runner.drain();
+    await a.runner.drain();
+    expect(runs).toBe(2);
+    expect(await jobRow(id)).toMatchObject({ status: 'done' });
+  });
+
   it('refuse a payload its definition does not accept, and a job nobody defined', async () => {
     const a = worker([{ name: 'test.typed', payload: z.object({ n: z.number() }), async handler() {} }]);
     await expect(a.runner.enqueue('test.typed', { n: 'one' })).rejects.toThrow();

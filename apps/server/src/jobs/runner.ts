@@ -66,9 +66,15 @@ export interface ClaimedJob {
  * with another turn): the job goes back to pending after `delayMs` without counting an attempt.
  */
 export class JobDeferredError extends Error {
+  /**
+   * `stillWaiting`, when given, is asked once the job is parked (committed): false means what it waited for
+   * ended meanwhile — e.g. a predecessor finished between the handler's look and the park, so that
+   * predecessor's wake-up found this job still running — and the job runs at once instead of after `delayMs`.
+   */
   constructor(
     message: string,
     readonly delayMs: number,
+    readonly stillWaiting?: () => Promise<boolean>,
   ) {
     super(message);
     this.name = 'JobDeferredError';
@@ -524,6 +530,10 @@ export class JobRunner<P extends object = JobPayloads> {
             run_at = now() + (${Math.max(0, Math.round(err.delayMs))}::int * interval '1 millisecond')
           where id = ${id} and attempts = ${row.attempts} and status = 'running'`);
         ctx.log.debug({ job: row.name, id, reason: err.message }, 'job deferred');
+        if (err.stillWaiting && !(await err.stillWaiting())) {
+          await ctx.db.execute(sql`update jobs set run_at = now() where id = ${id} and status = 'pending' and run_at > now()`);
+          this.wake();
+        }
         return;
       }
       // A failed query's own message lists every parameter value (tokens, message texts): keep the statement only.

@@ -63,7 +63,9 @@ export const webhookDeliverJob: JobDefinition<z.ZodObject<{ deliveryId: z.ZodNum
     if (!row || row.status !== 'PENDING' || !row.enabled) return;
     if (row.older_due_at) {
       const due = new Date(row.older_due_at).getTime();
-      throw new JobDeferredError('an older delivery of its lane goes first', due > Date.now() ? due - Date.now() + 1_000 : WAIT_BEHIND_RUNNING_MS);
+      throw new JobDeferredError('an older delivery of its lane goes first', due > Date.now() ? due - Date.now() + 1_000 : WAIT_BEHIND_RUNNING_MS, () =>
+        olderStillPending(ctx, row),
+      );
     }
     const dueIn = new Date(row.next_attempt_at).getTime() - Date.now();
     if (dueIn > 0) throw new JobDeferredError('waiting for its retry time', dueIn);
@@ -220,6 +222,14 @@ async function loadDelivery(ctx: AppContext, deliveryId: number): Promise<Delive
     join webhook_endpoints ep on ep.id = d.endpoint_id
     where d.id = ${deliveryId}`);
   return rowsOf<DeliveryRow>(result)[0] ?? null;
+}
+
+/** An older delivery of the row's lane and endpoint is still PENDING (asked again once the row's job is parked). */
+async function olderStillPending(ctx: AppContext, row: DeliveryRow): Promise<boolean> {
+  const result = await ctx.db.execute(sql`
+    select exists (select 1 from webhook_deliveries o
+      where o.endpoint_id = ${row.endpoint_id} and o.lane = ${row.lane} and o.status = 'PENDING' and o.id < ${row.id}) as waiting`);
+  return rowsOf<{ waiting: boolean }>(result)[0]?.waiting ?? false;
 }
 
 /** Queues the job of every PENDING delivery of an endpoint that has none (an endpoint enabled again). */
