@@ -7,7 +7,8 @@
  * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) is the server to
  * use; the script creates the database `sa_bench` on it, generates the data with INSERT … SELECT
  * generate_series, runs every filter and both orders, prints p50/p95, and drops the database.
- * BENCH_KEEP=1 keeps (and reuses) `sa_bench` between runs; BENCH_CONVERSATIONS scales the data down.
+ * BENCH_KEEP=1 keeps (and reuses) `sa_bench` between runs; BENCH_CONVERSATIONS scales the data down;
+ * BENCH_ONLY=<text> runs only the scenarios whose name contains it (e.g. BENCH_ONLY=search).
  * It calls the real service function (listConversations), so it measures the code the route runs.
  */
 import os from 'node:os';
@@ -68,8 +69,12 @@ async function generate(url: string) {
                select 'INSTAGRAM', 'x', 'page-' || i, 'Bench page ' || i from generate_series(1, ${ACCOUNTS}) i`);
       await q(`insert into user_messaging_accounts (user_id, messaging_account_id)
                select u.id, (select min(id) from messaging_accounts) from users u where u.email = 'bench-normal@example.com'`);
-      await q(`insert into prospects (messaging_account_id, external_id)
-               select (select min(id) from messaging_accounts) + (i % ${ACCOUNTS}), 'ext-' || i from generate_series(1, ${PROSPECTS}) i`);
+      // Names from a few first names and 50,000 surnames; every fifth prospect an SMS-style phone number (search).
+      await q(`insert into prospects (messaging_account_id, external_id, name)
+               select (select min(id) from messaging_accounts) + (i % ${ACCOUNTS}),
+                      case when i % 5 = 0 then '+1555' || lpad(i::text, 7, '0') else 'ext-' || i end,
+                      (array['Ada', 'Grace', 'Linus', 'Margaret', 'Alan', 'Barbara', 'Ken', 'Dennis'])[1 + i % 8] || ' Surname' || (i % 50000)
+               from generate_series(1, ${PROSPECTS}) i`);
     });
     // Deterministic pseudo-random spreads (hash of i), so every run builds the same data.
     await time('conversations', () =>
@@ -97,7 +102,8 @@ async function generate(url: string) {
     await time('messages', async () => {
       await q(`drop index if exists messages_conversation_id_date_sent_id_index`);
       await q(`insert into messages (conversation_id, role, message, date_sent)
-               select c.id, case when m % 2 = 0 then 'PROSPECT' else 'AGENT' end, 'Bench message ' || m,
+               select c.id, case when m % 2 = 0 then 'PROSPECT' else 'AGENT' end,
+                      'Bench message ' || m || ' about widget' || (abs(hashint4(c.id * 16 + m)) % 100000),
                       c.last_message_date - ((${MESSAGES_PER_CONVERSATION} - m) * interval '1 minute')
                from conversations c, generate_series(1, ${MESSAGES_PER_CONVERSATION}) m`);
     });
@@ -171,12 +177,23 @@ async function main() {
       { name: 'NORMAL user + phase 3 + minRating 4 + hasRecording', actor: normalActor, query: () => ({ phase: 3, minRating: 4, hasRecording: 'true' }) },
       { name: 'NORMAL user (5 of 50 accounts)', actor: normal5Actor, query: (i) => ({ page: 1 + (i % 5) }) },
       { name: 'NORMAL user (5 accounts) + phase 2', actor: normal5Actor, query: () => ({ phase: 2 }) },
+      // Search (issue 24): q over message text, prospect names/handles, contacts and phone digits.
+      { name: 'search: a rare word in messages (~100 hits)', query: (i) => ({ q: `widget${(i * 7919) % 100000}` }) },
+      { name: 'search: a word prefix (widget12*, ~1,100 words)', query: (i) => ({ q: `widget${10 + (i % 90)}` }) },
+      { name: 'search: a prospect surname', query: (i) => ({ q: `surname${(i * 37) % 50000}` }) },
+      { name: 'search: first name + surname', query: (i) => ({ q: `Ada surname${(i * 8) % 50000}` }) },
+      { name: 'search: phone digits (7)', query: (i) => ({ q: `${String(5 * (1 + ((i * 331) % 40000))).padStart(7, '0')}` }) },
+      { name: 'search: a word in every message ("bench")', query: () => ({ q: 'bench' }) },
+      { name: 'search: no match', query: (i) => ({ q: `nothing${i}` }) },
+      { name: 'NORMAL user + search: a rare word', actor: normalActor, query: (i) => ({ q: `widget${(i * 7919) % 100000}` }) },
+      { name: 'NORMAL user + search: a surname', actor: normalActor, query: (i) => ({ q: `surname${(i * 37) % 50000}` }) },
     ];
 
     const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' / ');
     console.log(`load average (1/5/15 min) before the runs: ${load()} on ${os.cpus().length} cores`);
     const results: { name: string; order: string; p50: number; p95: number; rows: number; totalPages: string }[] = [];
-    for (const scenario of scenarios) {
+    const only = process.env.BENCH_ONLY;
+    for (const scenario of scenarios.filter((sc) => !only || sc.name.includes(only))) {
       for (const orderBy of ['latestMessageDate', 'latestConversations']) {
         const timings: number[] = [];
         let last: Awaited<ReturnType<typeof listConversations>> | undefined;

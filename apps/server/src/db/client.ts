@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { withAfterCommit } from './after-commit.ts';
+import { openPglite } from './open-pglite.ts';
 import { withDrizzleParsersOnce } from './pglite-parsers.ts';
 import * as schema from './schema/index.ts';
 
@@ -64,7 +64,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   const dir = options.pgliteDir ?? 'memory://';
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
   // drizzle's per-query type parsers cost PGlite an object spread of its whole parser table per statement.
-  const client = withDrizzleParsersOnce(new PGlite(dir));
+  const client = withDrizzleParsersOnce(openPglite(dir));
   const db = withAfterCommit(drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db);
   return {
     db,

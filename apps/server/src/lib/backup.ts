@@ -1,6 +1,6 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { openPglite } from '../db/open-pglite.ts';
 import type { AppConfig } from '../config/env.ts';
 
 /**
@@ -38,7 +38,7 @@ export async function createBackup(config: BackupConfig, outDir: string): Promis
   mkdirSync(outDir, { recursive: true });
   try {
     // dumpDataDir is PGlite's own consistent copy of its data directory (a tarball).
-    const db = new PGlite(dbDir);
+    const db = openPglite(dbDir);
     let dump: Blob | File;
     try {
       // Dumping before the database is ready leaves a promise nothing keeps alive: the process would just exit.
@@ -104,7 +104,7 @@ export async function restoreBackup(config: BackupConfig, fromDir: string, optio
 
   mkdirSync(config.DATA_DIR, { recursive: true });
   const dump = readFileSync(path.join(fromDir, manifest.database));
-  const db = new PGlite(dbDir, { loadDataDir: new Blob([dump]) });
+  const db = openPglite(dbDir, { loadDataDir: new Blob([dump]) });
   try {
     // A query proves the restored database opens before we report success.
     await db.query('select 1');

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { openPglite } from '../../db/open-pglite.ts';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -41,7 +41,7 @@ interface Scratch {
 /** An empty database of the driver under test (TEST_DB), not migrated. */
 async function scratchDatabase(): Promise<Scratch> {
   if (process.env.TEST_DB !== 'pg') {
-    const client = new PGlite('memory://');
+    const client = openPglite('memory://');
     const db = drizzlePglite(client);
     return {
       execute: (query) => db.execute(query) as never,
