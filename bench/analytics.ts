@@ -11,17 +11,12 @@
  * database (BENCH_KEEP=1 keeps and reuses it).
  */
 import os from 'node:os';
-import { sql } from 'drizzle-orm';
-import pg from 'pg';
-import { openDatabase } from '../apps/server/src/db/client.ts';
-import { withDatabase } from '../apps/server/src/test/test-database.ts';
-import type { Actor, AppContext } from '../apps/server/src/context.ts';
 import { funnel, speed } from '../apps/server/src/modules/analytics/analytics.service.ts';
 import { insertMessage } from '../apps/server/src/conversations/conversation-store.ts';
+import type { Actor, AppContext } from '../apps/server/src/context.ts';
 import { analyticsQuery } from '../packages/shared/src/schemas/analytics.ts';
+import { loadAverage, percentile, pgQuery, rowsOf, seedBenchBase, time, timeRuns, withBenchDatabase } from './support/pg-bench.ts';
 
-const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const keep = process.env.BENCH_KEEP === '1';
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 1_000_000);
 const MESSAGES_PER_CONVERSATION = 10;
 const ACCOUNTS = 50;
@@ -30,41 +25,14 @@ const DB_NAME = 'sa_bench_analytics';
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const INSERTS = Number(process.env.BENCH_INSERTS ?? 2000);
 
-async function admin(text: string) {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    return await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-const time = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
-  const start = performance.now();
-  const result = await fn();
-  console.log(`  ${label}: ${((performance.now() - start) / 1000).toFixed(1)} s`);
-  return result;
-};
-
 async function generate(url: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const q = (text: string) => client.query(text);
-  try {
+  await pgQuery(url, async (q) => {
     const [{ n }] = (await q('select count(*)::int as n from conversations')).rows;
     if (n === CONVERSATIONS) return console.log(`reusing ${n} conversations`);
     console.log(`generating ${CONVERSATIONS} conversations, ${CONVERSATIONS * MESSAGES_PER_CONVERSATION} messages`);
-    await q(`insert into users (email, role) values ('bench-admin@example.com', 'ADMIN'), ('bench-normal@example.com', 'NORMAL')`);
-    await q(`insert into conversation_types (title, role_prompt, error_prompt) select 'Bench ' || i, 'role', 'error' from generate_series(1, ${TYPES}) i`);
-    await q(`insert into conversation_phases (conversation_type_id, index, prompt, transition_prompt)
-             select t.id, p, 'phase ' || p, 'next' from conversation_types t, generate_series(0, 2) p`);
-    await q(`insert into messaging_accounts (type, access_token_encrypted, page_id, page_name)
-             select 'INSTAGRAM', 'x', 'page-' || i, 'Bench page ' || i from generate_series(1, ${ACCOUNTS}) i`);
+    await seedBenchBase(q, { types: TYPES, accounts: ACCOUNTS, prospects: 200_000 });
     await q(`insert into user_messaging_accounts (user_id, messaging_account_id)
              select u.id, a.id from users u, (select id from messaging_accounts order by id limit 5) a where u.role = 'NORMAL'`);
-    await q(`insert into prospects (messaging_account_id, external_id)
-             select (select min(id) from messaging_accounts) + (i % ${ACCOUNTS}), 'ext-' || i from generate_series(1, 200000) i`);
     // Phases 0..3 spread, some -2/-1/9999; the trigger sets max_phase on insert.
     await time('conversations', () =>
       q(`insert into conversations (phase, conversation_type_id, messages_count, last_message_date, prospect_id, messaging_account_id, created_at)
@@ -95,88 +63,63 @@ async function generate(url: string) {
                where r.conversation_id = c.id`);
     });
     await time('vacuum analyze', () => q('vacuum analyze'));
-  } finally {
-    await client.end();
-  }
+  });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+await withBenchDatabase(DB_NAME, async (database, url) => {
+  await generate(url);
+  const ctx = { db: database.db } as unknown as AppContext;
+  const rows = <T>(text: string) => rowsOf<T>(database, text);
+  const [{ id: adminId }] = await rows<{ id: number }>(`select id from users where role = 'ADMIN'`);
+  const [{ id: normalId }] = await rows<{ id: number }>(`select id from users where role = 'NORMAL'`);
+  const adminActor: Actor = { id: adminId, email: 'bench-admin@example.com', role: 'ADMIN' };
+  const normalActor: Actor = { id: normalId, email: 'bench-normal@example.com', role: 'NORMAL' };
+  const [{ type }] = await rows<{ type: number }>(`select min(id) + 3 as type from conversation_types`);
+  const [{ last }] = await rows<{ last: string }>(`select max(created_at) as last from conversations`);
+  const end = new Date(last);
+  const daysBack = (d: number) => new Date(end.getTime() - d * 86_400_000).toISOString();
+  const q = (from: string, extra: Record<string, string> = {}) =>
+    analyticsQuery.parse({ conversationType: String(type), from, to: end.toISOString(), ...extra });
+  const scenarios: { name: string; run: () => Promise<unknown> }[] = [
+    { name: 'funnel, last 30 days', run: () => funnel(ctx, adminActor, q(daysBack(30))) },
+    { name: 'funnel, all time', run: () => funnel(ctx, adminActor, q('2000-01-01')) },
+    { name: 'funnel, all time, channel INSTAGRAM', run: () => funnel(ctx, adminActor, q('2000-01-01', { channel: 'INSTAGRAM' })) },
+    { name: 'funnel, all time, NORMAL (5 of 50 accounts)', run: () => funnel(ctx, normalActor, q('2000-01-01')) },
+    { name: 'speed, last 30 days', run: () => speed(ctx, adminActor, q(daysBack(30))) },
+    { name: 'speed, all time', run: () => speed(ctx, adminActor, q('2000-01-01')) },
+    { name: 'speed, all time, NORMAL (5 of 50 accounts)', run: () => speed(ctx, normalActor, q('2000-01-01')) },
+  ];
+  console.log(`load average before: ${loadAverage()} on ${os.cpus().length} cores`);
+  console.log('\n| scenario | p50 ms | p95 ms | started / withProspectMessage |\n|---|---:|---:|---:|');
+  for (const scenario of scenarios) {
+    const { timings, last } = await timeRuns(RUNS, () => scenario.run());
+    const r = last as { started?: number; withProspectMessage?: number };
+    console.log(`| ${scenario.name} | ${percentile(timings, 50).toFixed(1)} | ${percentile(timings, 95).toFixed(1)} | ${r.started ?? r.withProspectMessage} |`);
+  }
 
-async function main() {
-  const exists = (await admin(`select 1 from pg_database where datname = '${DB_NAME}'`)).rowCount;
-  if (exists && !keep) await admin(`drop database ${DB_NAME} with (force)`);
-  if (!exists || !keep) await admin(`create database ${DB_NAME}`);
-  const url = withDatabase(baseUrl, DB_NAME);
-  const database = openDatabase({ url, poolSize: 4 });
-  try {
-    await database.migrate();
-    await generate(url);
-    const ctx = { db: database.db } as unknown as AppContext;
-    const rows = async <T>(text: string) => ((await database.db.execute(sql.raw(text))) as unknown as { rows: T[] }).rows;
-    const [{ id: adminId }] = await rows<{ id: number }>(`select id from users where role = 'ADMIN'`);
-    const [{ id: normalId }] = await rows<{ id: number }>(`select id from users where role = 'NORMAL'`);
-    const adminActor: Actor = { id: adminId, email: 'bench-admin@example.com', role: 'ADMIN' };
-    const normalActor: Actor = { id: normalId, email: 'bench-normal@example.com', role: 'NORMAL' };
-    const [{ type }] = await rows<{ type: number }>(`select min(id) + 3 as type from conversation_types`);
-    const [{ last }] = await rows<{ last: string }>(`select max(created_at) as last from conversations`);
-    const end = new Date(last);
-    const daysBack = (d: number) => new Date(end.getTime() - d * 86_400_000).toISOString();
-    const q = (from: string, extra: Record<string, string> = {}) =>
-      analyticsQuery.parse({ conversationType: String(type), from, to: end.toISOString(), ...extra });
-    const scenarios: { name: string; run: () => Promise<unknown> }[] = [
-      { name: 'funnel, last 30 days', run: () => funnel(ctx, adminActor, q(daysBack(30))) },
-      { name: 'funnel, all time', run: () => funnel(ctx, adminActor, q('2000-01-01')) },
-      { name: 'funnel, all time, channel INSTAGRAM', run: () => funnel(ctx, adminActor, q('2000-01-01', { channel: 'INSTAGRAM' })) },
-      { name: 'funnel, all time, NORMAL (5 of 50 accounts)', run: () => funnel(ctx, normalActor, q('2000-01-01')) },
-      { name: 'speed, last 30 days', run: () => speed(ctx, adminActor, q(daysBack(30))) },
-      { name: 'speed, all time', run: () => speed(ctx, adminActor, q('2000-01-01')) },
-      { name: 'speed, all time, NORMAL (5 of 50 accounts)', run: () => speed(ctx, normalActor, q('2000-01-01')) },
-    ];
-    const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' / ');
-    console.log(`load average before: ${load()} on ${os.cpus().length} cores`);
-    console.log('\n| scenario | p50 ms | p95 ms | started / withProspectMessage |\n|---|---:|---:|---:|');
-    for (const scenario of scenarios) {
-      const timings: number[] = [];
-      let result: unknown;
-      for (let i = 0; i < RUNS + 3; i++) {
-        const start = performance.now();
-        result = await scenario.run();
-        if (i >= 3) timings.push(performance.now() - start);
-      }
-      timings.sort((a, b) => a - b);
-      const r = result as { started?: number; withProspectMessage?: number };
-      console.log(`| ${scenario.name} | ${percentile(timings, 50).toFixed(1)} | ${percentile(timings, 95).toFixed(1)} | ${r.started ?? r.withProspectMessage} |`);
+  // What the triggers add to storing a message: insertMessage (the store's one statement) on fresh
+  // conversations, alternating PROSPECT / AGENT, with the message trigger on and off.
+  const [{ base }] = await rows<{ base: number }>(`select min(id)::int as base from conversations`);
+  const measure = async (label: string) => {
+    const timings: number[] = [];
+    for (let i = 0; i < INSERTS; i++) {
+      const conversationId = base + ((i * 7919) % CONVERSATIONS);
+      const start = performance.now();
+      await insertMessage(database.db, { conversationId, role: i % 2 === 0 ? 'PROSPECT' : 'AGENT', message: `turn ${i}` });
+      timings.push(performance.now() - start);
     }
-
-    // What the triggers add to storing a message: insertMessage (the store's one statement) on fresh
-    // conversations, alternating PROSPECT / AGENT, with the message trigger on and off.
-    const [{ base }] = await rows<{ base: number }>(`select min(id)::int as base from conversations`);
-    const measure = async (label: string) => {
-      const timings: number[] = [];
-      for (let i = 0; i < INSERTS; i++) {
-        const conversationId = base + ((i * 7919) % CONVERSATIONS);
-        const start = performance.now();
-        await insertMessage(database.db, { conversationId, role: i % 2 === 0 ? 'PROSPECT' : 'AGENT', message: `turn ${i}` });
-        timings.push(performance.now() - start);
-      }
-      timings.sort((a, b) => a - b);
-      console.log(`| ${label} | ${percentile(timings, 50).toFixed(3)} | ${percentile(timings, 95).toFixed(3)} |`);
-      return percentile(timings, 50);
-    };
-    console.log(`\n| storing a message (${INSERTS} inserts) | p50 ms | p95 ms |\n|---|---:|---:|`);
-    await rows(`alter table messages disable trigger messages_analytics_firsts`);
-    const off = await measure('trigger off');
-    await rows(`alter table messages enable trigger messages_analytics_firsts`);
-    const on = await measure('trigger on');
-    await rows(`alter table messages disable trigger messages_analytics_firsts`);
-    const off2 = await measure('trigger off (again)');
-    await rows(`alter table messages enable trigger messages_analytics_firsts`);
-    console.log(`\nadded p50 per stored message: ${(on - (off + off2) / 2).toFixed(3)} ms`);
-    console.log(`load average after: ${load()}`);
-  } finally {
-    await database.close();
-    if (!keep) await admin(`drop database if exists ${DB_NAME} with (force)`);
-  }
-}
-
-await main();
+    timings.sort((a, b) => a - b);
+    console.log(`| ${label} | ${percentile(timings, 50).toFixed(3)} | ${percentile(timings, 95).toFixed(3)} |`);
+    return percentile(timings, 50);
+  };
+  console.log(`\n| storing a message (${INSERTS} inserts) | p50 ms | p95 ms |\n|---|---:|---:|`);
+  await rows(`alter table messages disable trigger messages_analytics_firsts`);
+  const off = await measure('trigger off');
+  await rows(`alter table messages enable trigger messages_analytics_firsts`);
+  const on = await measure('trigger on');
+  await rows(`alter table messages disable trigger messages_analytics_firsts`);
+  const off2 = await measure('trigger off (again)');
+  await rows(`alter table messages enable trigger messages_analytics_firsts`);
+  console.log(`\nadded p50 per stored message: ${(on - (off + off2) / 2).toFixed(3)} ms`);
+  console.log(`load average after: ${loadAverage()}`);
+});

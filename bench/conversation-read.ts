@@ -35,7 +35,7 @@ import {
 } from '../apps/server/src/test/conversation-factories.ts';
 import { buildAdmin } from '../apps/server/src/test/factories.ts';
 import { adminQuery as adminQueryOn, withDatabase } from '../apps/server/src/test/test-database.ts';
-import { cpuSeconds, waitForHealth } from './support/server-process.ts';
+import { cpuSeconds, serverEnv, waitForHealth } from './support/server-process.ts';
 
 type Db = 'pg' | 'pglite';
 
@@ -107,18 +107,7 @@ async function hammer(target: Target, seconds: number, serverPid?: number) {
 async function measure(db: Db) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sa-bench-read-'));
   const dbName = `sa_bench_read_${process.pid}`;
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    NODE_ENV: 'production',
-    PORT: String(PORT),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    APP_SECRET,
-    OPENAI_API_KEY: '',
-    ADMIN_EMAIL: '',
-    ADMIN_PASSWORD: '',
-  };
+  const env = serverEnv(PORT, dataDir, { APP_SECRET, ADMIN_EMAIL: '', ADMIN_PASSWORD: '' });
   let seeded;
   if (db === 'pglite') {
     delete env.DATABASE_URL;

@@ -19,7 +19,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { adminQuery as adminQueryOn, withDatabase } from '../apps/server/src/test/test-database.ts';
-import { cpuSeconds, waitForHealth } from './support/server-process.ts';
+import { cpuSeconds, serverEnv, waitForHealth } from './support/server-process.ts';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const MONITORS = Number(process.env.BENCH_MONITORS ?? 100);
@@ -44,21 +44,14 @@ async function inBatches<T>(items: T[], size: number, fn: (item: T, index: numbe
 
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sa-bench-live-'));
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    NODE_ENV: 'production',
-    PORT: String(PORT),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
+  const env = serverEnv(PORT, dataDir, {
     APP_SECRET: 'bench-secret-bench-secret-bench',
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     CHAT_RATE_LIMIT: '1000000',
     CHAT_CONVERSATION_LIMIT: '1000000',
     AUTH_RATE_LIMIT: '1000000',
-    OPENAI_API_KEY: '',
-  };
+  });
   if (usePglite) delete env.DATABASE_URL;
   else {
     await adminQuery(`create database ${DB_NAME}`);

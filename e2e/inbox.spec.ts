@@ -1,5 +1,6 @@
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
+import { loginAs, loginAsAdmin, registerUser, DEMO_TYPE, demoTypeId, uniqueDigits } from './support/fixtures.ts';
+import { DESKTOP, PHONE } from './support/viewport.ts';
 
 /**
  * Issue 12: the team's inbox (list, open conversation and prospect panel side by side; list then
@@ -9,25 +10,14 @@ import { loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
  * screens go to docs/screenshots/ when SCREENSHOTS=1.
  */
 
-const DEMO_TYPE = 'Demo: Sales assistant';
 const AGENT_TIMEOUT = 20_000;
-const DESKTOP = { width: 1366, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const SHOTS = process.env.SCREENSHOTS === '1';
 const shot = async (page: Page, name: string) => {
   if (SHOTS) await page.screenshot({ path: `docs/screenshots/${name}.png` });
   else await page.screenshot({ path: `/tmp/g1-${name}.png` });
 };
 
-let counter = 0;
-const unique = () => `${Date.now() % 1_000_000_000}${process.pid % 100}${++counter}`.slice(-11);
-
-async function demoTypeId(request: APIRequestContext): Promise<number> {
-  const types = await (await request.get('/api/conversation-type/listt')).json();
-  const demo = types.find((t: { title: string }) => t.title === DEMO_TYPE);
-  expect(demo, 'the demo type is seeded at start').toBeTruthy();
-  return demo.id;
-}
+const unique = () => uniqueDigits();
 
 /** An Instagram account on the demo type (ADMIN session of `request`). */
 async function createInstagramAccount(request: APIRequestContext, typeId: number) {

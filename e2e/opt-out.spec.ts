@@ -1,10 +1,9 @@
 import { type APIRequestContext, expect, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { loginAsAdmin, uniqueDigits } from './support/fixtures.ts';
 
 /** Issue 23: a prospect who writes STOP is marked in the inbox and on the conversation; a person clears it with a note. */
 
-let counter = 0;
-const unique = () => `${Date.now() % 1_000_000_000}${process.pid % 100}${++counter}`.slice(-11);
+const unique = () => uniqueDigits();
 
 async function instagramAccount(request: APIRequestContext) {
   const types = await (await request.get('/api/conversation-type/listt')).json();

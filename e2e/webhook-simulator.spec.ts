@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { confirmModal, loginAsAdmin } from './support/fixtures.ts';
+import { confirmModal, loginAsAdmin, demoTypeId, uniqueDigits } from './support/fixtures.ts';
 
 /**
  * The webhook simulator (spec §2.11, issue #8) on each of the five channels: a simulated inbound message goes
@@ -7,23 +7,13 @@ import { confirmModal, loginAsAdmin } from './support/fixtures.ts';
  * its channel. Replies to simulated prospects are stored but never sent, so no provider fake is needed.
  */
 
-const DEMO_TYPE = 'Demo: Sales assistant';
 /** The agent answers after its debounce window and a job poll; the live stream brings it in at once. */
 const AGENT_TIMEOUT = 20_000;
 const SUCCESS = 'Webhook simulated successfully!';
 
 type AccountType = 'INSTAGRAM' | 'FACEBOOK' | 'WHATSAPP' | 'TWILIO' | 'SMS_GATEWAY';
 
-let counter = 0;
-/** A number unique to this test run and call, for page ids and sender ids. */
-const unique = () => `${Date.now() % 1_000_000_000}${process.pid % 100}${++counter}`.slice(-11);
-
-async function demoTypeId(request: APIRequestContext): Promise<number> {
-  const types = await (await request.get('/api/conversation-type/listt')).json();
-  const demo = types.find((t: { title: string }) => t.title === DEMO_TYPE);
-  expect(demo, 'the demo type is seeded at start').toBeTruthy();
-  return demo.id;
-}
+const unique = () => uniqueDigits();
 
 /** Creates a messaging account through the admin API (the page's session) and sets its config. */
 async function createAccount(

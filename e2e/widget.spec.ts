@@ -1,22 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
+import { demoTypeId } from './support/fixtures.ts';
 
 /**
  * Issue 12 item 4: the widget on a plain static page of another origin (a server this test starts on its own
  * port): launcher → panel with the chat in an iframe → a message → the same conversation after a page load.
  */
-const DEMO_TYPE = 'Demo: Sales assistant';
 
 let host: Server;
 let hostUrl = '';
-
-async function demoTypeId(request: APIRequestContext): Promise<number> {
-  const types = await (await request.get('/api/conversation-type/listt')).json();
-  const demo = types.find((t: { title: string }) => t.title === DEMO_TYPE);
-  expect(demo, 'the demo type is seeded at start').toBeTruthy();
-  return demo.id;
-}
 
 test.beforeAll(async ({ baseURL }) => {
   // 127.0.0.1 on another port: a different origin from the product's localhost:E2E_PORT.

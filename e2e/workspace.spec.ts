@@ -1,6 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { type APIRequestContext, type Browser, expect, type Page, test } from '@playwright/test';
-import { E2E_USER_PASSWORD, loginAs, loginAsAdmin, registerUser, uniqueEmail } from './support/fixtures.ts';
+import { E2E_USER_PASSWORD, loginAs, loginAsAdmin, registerUser, uniqueEmail, demoTypeId, uniqueDigits } from './support/fixtures.ts';
+import { DESKTOP, PHONE } from './support/viewport.ts';
 
 /**
  * Issue 24, the team's workspace: two teammates in two browser contexts — search by phone, the contact's
@@ -9,19 +10,8 @@ import { E2E_USER_PASSWORD, loginAs, loginAsAdmin, registerUser, uniqueEmail } f
  * ends at once). Axe on the new screens.
  */
 
-const DEMO_TYPE = 'Demo: Sales assistant';
-const DESKTOP = { width: 1366, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
-let counter = 0;
-const unique = () => `${Date.now() % 1_000_000_000}${process.pid % 100}${++counter}`.slice(-9);
-
-async function demoTypeId(request: APIRequestContext): Promise<number> {
-  const types = await (await request.get('/api/conversation-type/listt')).json();
-  const demo = types.find((t: { title: string }) => t.title === DEMO_TYPE);
-  expect(demo, 'the demo type is seeded at start').toBeTruthy();
-  return demo.id;
-}
+const unique = () => uniqueDigits(9);
 
 /** An SMS gateway account (ADMIN session of `request`) and a prospect's simulated SMS on it. */
 async function smsProspect(request: APIRequestContext, phone: string, text: string) {

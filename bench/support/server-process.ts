@@ -19,3 +19,20 @@ export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/**
+ * The environment of a benchmarked server process: this process's env, production mode on loopback `port`,
+ * data under `dataDir`, warnings only, no OpenAI key (the offline demo agent), then `extra`.
+ */
+export function serverEnv(port: number, dataDir: string, extra: Record<string, string>): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    OPENAI_API_KEY: '',
+    ...extra,
+  };
+}

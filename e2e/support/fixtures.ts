@@ -34,3 +34,18 @@ export async function confirmModal(page: Page, text: string | RegExp) {
   await expect(dialog).toContainText(text);
   await dialog.getByRole('button', { name: /confirm|delete user/i }).click();
 }
+
+/** The playbook the server seeds at start (DEMO mode): the offline demo agent answers on it. */
+export const DEMO_TYPE = 'Demo: Sales assistant';
+
+/** The seeded demo playbook's id (any signed-in session of `request`). */
+export async function demoTypeId(request: APIRequestContext): Promise<number> {
+  const types = await (await request.get('/api/conversation-type/listt')).json();
+  const demo = types.find((t: { title: string }) => t.title === DEMO_TYPE);
+  expect(demo, 'the demo type is seeded at start').toBeTruthy();
+  return demo.id;
+}
+
+let digits = 0;
+/** Digits unique to this run and call (page ids, sender ids, phone numbers), `length` long. */
+export const uniqueDigits = (length = 11) => `${Date.now() % 1_000_000_000}${process.pid % 100}${++digits}`.slice(-length);

@@ -1,7 +1,18 @@
 import { eq, sql } from 'drizzle-orm';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conversations, messagingAccounts, outbox, prospects, webhookInbox } from '../db/schema/index.ts';
-import { useFake, usePlaybook, useTestApp, useUser } from '../test/use-test-app.ts';
+import { usePlaybook, useUser } from '../test/use-test-app.ts';
+import {
+  FB_TOKEN,
+  GATEWAY_LOGIN,
+  GATEWAY_PASSWORD,
+  IG_LOGIN_TOKEN,
+  IG_TOKEN,
+  TWILIO_SID,
+  TWILIO_TOKEN,
+  useChannelApp,
+  WA_TOKEN,
+} from '../test/use-channel-app.ts';
 import {
   buildChannelAccount,
   settle,
@@ -17,11 +28,8 @@ import {
   unansweredErrors,
   whatsAppPayload,
   buildSmsGatewayAccount,
-  CHANNEL_ENV,
 } from '../test/channel-factories.ts';
-import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
-import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
-import { startTwilioFake } from '../test/fakes/twilio-fake.ts';
+import type { MetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { DELIVER_JOB } from './delivery-keys.ts';
 import { MAX_SEND_ATTEMPTS } from './deliver.job.ts';
 
@@ -32,42 +40,15 @@ import { MAX_SEND_ATTEMPTS } from './deliver.job.ts';
  * messaging windows; long replies split in order. The offline demo agent answers (it quotes the prospect).
  */
 
-const IG_TOKEN = 'EAAig-page-token-0123456789';
-const IG_LOGIN_TOKEN = 'IGQig-login-token-0123456789';
-const FB_TOKEN = 'EAAfb-page-token-0123456789';
-const WA_TOKEN = 'EAAwa-system-user-token-0123456789';
-const TWILIO_SID = 'AC00000000000000000000000000000001';
-const TWILIO_TOKEN = 'twilio-auth-token-0123456789';
-const GATEWAY_LOGIN = 'gwuser';
-const GATEWAY_PASSWORD = 'gw-password-0123456789';
 const HOUR = 3_600_000;
 
 describe('channel delivery', () => {
   let seq = 0;
   const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
 
-  const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN, WA_TOKEN] }));
-  const igGraph = useFake(() => startMetaGraphFake({ tokens: [IG_LOGIN_TOKEN] }));
-  const twilio = useFake(() => startTwilioFake({ accounts: { [TWILIO_SID]: TWILIO_TOKEN } }));
-  const gateway = useFake(() => startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD }));
-  const t = useTestApp({
-    env: () => ({
-      ...CHANNEL_ENV,
-      META_GRAPH_URL: graph.url,
-      INSTAGRAM_GRAPH_URL: igGraph.url,
-      TWILIO_API_URL: twilio.url,
-    }),
-  });
+  const { t, graph, igGraph, twilio, gateway } = useChannelApp();
   const admin = useUser(t, 'ADMIN');
   const playbook = usePlaybook(t, { initialMessage: null, followUpPrompt: null });
-  beforeEach(() => {
-    graph.reset();
-    igGraph.reset();
-    twilio.requests.length = 0;
-    twilio.messages.length = 0;
-    gateway.requests.length = 0;
-    gateway.messages.length = 0;
-  });
 
   /** POSTs the fake received for one recipient (failed ones included); GETs (profile names) are left out. */
   const postsTo = (fake: MetaGraphFake, recipient: string) =>

@@ -71,7 +71,7 @@ describe('channel webhooks', () => {
     it('refuses a missing signature with 401 and a wrong one with 403, storing nothing', async () => {
       const before = await countRows(t.ctx, 'webhook_inbox');
       const payload = JSON.stringify(metaMessagePayload('page', 'p1', 'u1', 'mid-unsigned', 'Hi'));
-      const unsigned = await t.request({ method: 'POST', url: '/api/meta-api/webhook', headers: { 'content-type': 'application/json' }, payload });
+      const unsigned = await t.request({ method: 'POST', url: '/api/meta-api/webhook', json: payload });
       expect(unsigned.statusCode).toBe(401);
       expect(unsigned.json().code).toBe('SIGNATURE_MISSING');
       const wrong = await postMeta(t, JSON.parse(payload), 'not-the-secret');
@@ -86,7 +86,7 @@ describe('channel webhooks', () => {
       // A signed-in NORMAL user, or an ADMIN without a browser Origin, is not the simulator.
       const asNormal = await t.request({ method: 'POST', url: '/api/meta-api/webhook', as: normal.cookie, headers: { 'content-type': 'application/json', origin: PUBLIC_URL }, payload });
       expect(asNormal.statusCode).toBe(401);
-      const adminNoOrigin = await t.request({ method: 'POST', url: '/api/meta-api/webhook', as: admin.cookie, headers: { 'content-type': 'application/json' }, payload });
+      const adminNoOrigin = await t.request({ method: 'POST', url: '/api/meta-api/webhook', as: admin.cookie, json: payload });
       expect(adminNoOrigin.statusCode).toBe(401);
       expect(await countRows(t.ctx, 'webhook_inbox')).toBe(before);
     });

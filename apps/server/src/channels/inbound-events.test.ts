@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { whatsAppChange } from '../test/channel-factories.ts';
 import { parseMetaPayload, parseSmsGatewayEvent, parseTwilioSms } from './inbound-events.ts';
 
 describe('parseMetaPayload', () => {
@@ -62,33 +63,25 @@ describe('parseMetaPayload', () => {
   });
 
   it('reads WhatsApp messages with the contact name, media as a readable line, and failed statuses', () => {
-    const events = parseMetaPayload({
-      object: 'whatsapp_business_account',
-      entry: [
+    const events = parseMetaPayload(
+      whatsAppChange(
         {
-          id: 'WABA',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '15550001111', phone_number_id: 'PN1' },
-                contacts: [{ profile: { name: 'Ana' }, wa_id: '34600111222' }],
-                messages: [
-                  { from: '34600111222', id: 'wamid.1', timestamp: '1700000000', type: 'text', text: { body: 'Hola' } },
-                  { from: '34600111222', id: 'wamid.2', timestamp: '1700000001', type: 'image', image: { id: 'media9', caption: 'menu' } },
-                  { from: '34600111222', id: 'wamid.3', timestamp: '1700000002', type: 'reaction', reaction: { emoji: '👍' } },
-                ],
-                statuses: [
-                  { id: 'wamid.out1', status: 'delivered' },
-                  { id: 'wamid.out2', status: 'failed', errors: [{ code: 131047, title: 'Re-engagement message' }] },
-                ],
-              },
-            },
+          messaging_product: 'whatsapp',
+          metadata: { display_phone_number: '15550001111', phone_number_id: 'PN1' },
+          contacts: [{ profile: { name: 'Ana' }, wa_id: '34600111222' }],
+          messages: [
+            { from: '34600111222', id: 'wamid.1', timestamp: '1700000000', type: 'text', text: { body: 'Hola' } },
+            { from: '34600111222', id: 'wamid.2', timestamp: '1700000001', type: 'image', image: { id: 'media9', caption: 'menu' } },
+            { from: '34600111222', id: 'wamid.3', timestamp: '1700000002', type: 'reaction', reaction: { emoji: '👍' } },
+          ],
+          statuses: [
+            { id: 'wamid.out1', status: 'delivered' },
+            { id: 'wamid.out2', status: 'failed', errors: [{ code: 131047, title: 'Re-engagement message' }] },
           ],
         },
-      ],
-    });
+        'WABA',
+      ),
+    );
     expect(events).toEqual([
       { kind: 'message', channel: 'WHATSAPP', accountKey: 'PN1', senderId: '34600111222', senderName: 'Ana', senderUserId: null, externalId: 'wamid.1', text: 'Hola', sentAt: new Date(1_700_000_000_000) },
       expect.objectContaining({ externalId: 'wamid.2', text: '[image] menu', senderName: 'Ana', media: [{ kind: 'image', source: { mediaId: 'media9' }, mimeType: null }] }),
@@ -116,27 +109,19 @@ describe('parseMetaPayload', () => {
   });
 
   it('reads a WhatsApp username user (business-scoped id, no phone) and an unsupported message as a note', () => {
-    const events = parseMetaPayload({
-      object: 'whatsapp_business_account',
-      entry: [
+    const events = parseMetaPayload(
+      whatsAppChange(
         {
-          id: 'WABA',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                metadata: { phone_number_id: 'PN1' },
-                contacts: [{ profile: { username: 'ana.b' }, user_id: 'US.13491208655302741918' }],
-                messages: [
-                  { from_user_id: 'US.13491208655302741918', id: 'w1', timestamp: '1700000000', type: 'text', text: { body: 'Hola' } },
-                  { from_user_id: 'US.13491208655302741918', id: 'w2', timestamp: '1700000001', type: 'unsupported', errors: [{ code: 131051, title: 'Message type unknown' }] },
-                ],
-              },
-            },
+          metadata: { phone_number_id: 'PN1' },
+          contacts: [{ profile: { username: 'ana.b' }, user_id: 'US.13491208655302741918' }],
+          messages: [
+            { from_user_id: 'US.13491208655302741918', id: 'w1', timestamp: '1700000000', type: 'text', text: { body: 'Hola' } },
+            { from_user_id: 'US.13491208655302741918', id: 'w2', timestamp: '1700000001', type: 'unsupported', errors: [{ code: 131051, title: 'Message type unknown' }] },
           ],
         },
-      ],
-    });
+        'WABA',
+      ),
+    );
     expect(events).toEqual([
       expect.objectContaining({ kind: 'message', senderId: 'US.13491208655302741918', senderUserId: 'US.13491208655302741918', senderName: '@ana.b', text: 'Hola' }),
       expect.objectContaining({ kind: 'unsupported', externalId: 'w2', reason: 'unsupported: Message type unknown' }),

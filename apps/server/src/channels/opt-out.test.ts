@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendFollowUp } from '../agent/follow-up.ts';
 import { conversationTypes, outbox } from '../db/schema/index.ts';
 import { recordCarrierOptOut } from './opt-out-words.ts';
@@ -21,24 +21,15 @@ import {
   smsGatewayEvent,
   whatsAppPayload,
   buildSmsGatewayAccount,
-  CHANNEL_ENV,
 } from '../test/channel-factories.ts';
-import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
-import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
-import { startTwilioFake } from '../test/fakes/twilio-fake.ts';
-import { useFake, usePlaybook, useTestApp, useUser } from '../test/use-test-app.ts';
+import { usePlaybook, useUser } from '../test/use-test-app.ts';
+import { GATEWAY_LOGIN, GATEWAY_PASSWORD, IG_TOKEN, TWILIO_SID, TWILIO_TOKEN, useChannelApp, WA_TOKEN } from '../test/use-channel-app.ts';
 
 /**
  * Opt-out (issue 23) through the channel fakes: a STOP word or a plain-language opt-out gets one
  * confirmation and then no agent reply, no follow-up and no call; START re-subscribes; the flag shows in the
  * conversation detail and only a person with a note clears it.
  */
-const IG_TOKEN = 'EAAig-page-token-0123456789';
-const WA_TOKEN = 'EAAwa-system-user-token-0123456789';
-const TWILIO_SID = 'AC00000000000000000000000000000007';
-const TWILIO_TOKEN = 'twilio-auth-token-0123456789';
-const GATEWAY_LOGIN = 'gwuser';
-const GATEWAY_PASSWORD = 'gw-password-0123456789';
 
 describe('recognising opt-out words', () => {
   it.each(['STOP', 'stop', 'Stop.', 'UNSUBSCRIBE', 'END', 'QUIT', 'CANCEL', 'STOPALL', ' stop! '])('"%s" is an opt-out keyword', (text) => {
@@ -58,22 +49,10 @@ describe('recognising opt-out words', () => {
 describe('opt-out on inbound channels', () => {
   let seq = 0;
   const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
-  const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, WA_TOKEN] }));
-  const twilio = useFake(() => startTwilioFake({ accounts: { [TWILIO_SID]: TWILIO_TOKEN } }));
-  const gateway = useFake(() => startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD }));
-  const t = useTestApp({
-    env: () => ({ ...CHANNEL_ENV, META_GRAPH_URL: graph.url, TWILIO_API_URL: twilio.url }),
-  });
+  const { t, graph, twilio, gateway } = useChannelApp();
   const admin = useUser(t, 'ADMIN');
   const normal = useUser(t);
   const playbook = usePlaybook(t, { initialMessage: null, followUpPrompt: 'Nudge them.' });
-  beforeEach(() => {
-    graph.reset();
-    gateway.requests.length = 0;
-    gateway.messages.length = 0;
-    twilio.requests.length = 0;
-    twilio.calls.length = 0;
-  });
 
   const smsAccount = () =>
     buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-sign' }, playbook.id);

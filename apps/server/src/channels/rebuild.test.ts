@@ -1,8 +1,9 @@
 import { and, eq } from 'drizzle-orm';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { channelMessages, conversations, messages } from '../db/schema/index.ts';
 import { insertMessage } from '../conversations/conversation-store.ts';
-import { useFake, usePlaybook, useTestApp, useUser } from '../test/use-test-app.ts';
+import { usePlaybook, useUser } from '../test/use-test-app.ts';
+import { FB_TOKEN, IG_LOGIN_TOKEN, IG_TOKEN, useChannelApp } from '../test/use-channel-app.ts';
 import {
   buildChannelAccount,
   settle,
@@ -13,9 +14,7 @@ import {
   postTwilioSms,
   smsGatewayEvent,
   whatsAppPayload,
-  CHANNEL_ENV,
 } from '../test/channel-factories.ts';
-import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 
 /**
  * Rebuild history (spec §2.13, §7.6, issue #8): Instagram and Messenger threads are read back from the Graph
@@ -23,25 +22,16 @@ import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
  * dates; channels without a history API answer 409; Graph errors 502 without any token; ADMIN only.
  */
 
-const IG_TOKEN = 'EAArebuild-ig-token-0123456789';
-const IG_LOGIN_TOKEN = 'IGQrebuild-login-token-0123456789';
-const FB_TOKEN = 'EAArebuild-fb-token-0123456789';
 const MINUTE = 60_000;
 
 describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
   let seq = 0;
   const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
 
-  const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN] }));
-  const igGraph = useFake(() => startMetaGraphFake({ tokens: [IG_LOGIN_TOKEN] }));
-  const t = useTestApp({ env: () => ({ ...CHANNEL_ENV, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: igGraph.url }) });
+  const { t, graph, igGraph } = useChannelApp();
   const admin = useUser(t, 'ADMIN');
   const normal = useUser(t);
   const playbook = usePlaybook(t, { initialMessage: null, followUpPrompt: null });
-  beforeEach(() => {
-    graph.reset();
-    igGraph.reset();
-  });
 
   const rebuild = (conversationId: number | string, as = admin.cookie) =>
     t.request({ method: 'POST', url: `/api/admin/conversation/${conversationId}/messages/rebuild`, as });

@@ -8,8 +8,11 @@ import { openTestDatabase } from './test-database.ts';
 export interface TestApp {
   app: FastifyInstance;
   ctx: AppContext;
-  /** Sends a request, optionally as a signed-in user (cookie from `login`). */
-  request(options: InjectOptions & { as?: string }): Promise<LightMyRequestResponse>;
+  /**
+   * Sends a request, optionally as a signed-in user (cookie from `login`). `json` is a body sent as written with
+   * content-type application/json (a malformed or non-object body on purpose; objects go in `payload`).
+   */
+  request(options: InjectOptions & { as?: string; json?: string }): Promise<LightMyRequestResponse>;
   /** Listens on a free loopback port (for real sockets: streams, slow bodies, proxies); answers its base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -56,8 +59,12 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
   return {
     app,
     ctx,
-    request: ({ as, headers, ...options }) =>
-      app.inject({ ...options, headers: { ...headers, ...(as ? { cookie: as } : {}) } }),
+    request: ({ as, headers, json, ...options }) =>
+      app.inject({
+        ...options,
+        ...(json === undefined ? {} : { payload: json }),
+        headers: { ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...headers, ...(as ? { cookie: as } : {}) },
+      }),
     listen: async () => {
       await app.listen({ port: 0, host: '127.0.0.1' });
       return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

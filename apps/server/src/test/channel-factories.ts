@@ -94,20 +94,17 @@ export function metaEchoPayload(object: 'instagram' | 'page', pageId: string, re
  * reference, "messages" field; the username fields from Meta's "business-scoped user IDs" guide, 2026).
  */
 export function whatsAppWebhook(phoneNumberId: string, contacts: unknown[], items: unknown[]) {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA-1',
-        changes: [
-          {
-            field: 'messages',
-            value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId }, contacts, messages: items },
-          },
-        ],
-      },
-    ],
-  };
+  return whatsAppChange({
+    messaging_product: 'whatsapp',
+    metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
+    contacts,
+    messages: items,
+  });
+}
+
+/** The WhatsApp Cloud webhook envelope around one `messages` change's `value` (contacts, messages, statuses …). */
+export function whatsAppChange(value: Record<string, unknown>, wabaId = 'WABA-1') {
+  return { object: 'whatsapp_business_account', entry: [{ id: wabaId, changes: [{ field: 'messages', value }] }] };
 }
 
 /** A WhatsApp Cloud text message from `from`. */

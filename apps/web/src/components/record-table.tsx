@@ -1,6 +1,6 @@
 import { Button, Flex } from '@mantine/core';
 import { IconPencil, IconSettings, IconTrash } from '@tabler/icons-react';
-import { DataTable, type DataTableProps } from 'mantine-datatable';
+import { DataTable, type DataTableColumn, type DataTableProps } from 'mantine-datatable';
 // Only page chunks import this module, so the stylesheet stays out of the start page's bundle.
 import 'mantine-datatable/styles.css';
 import type { ReactNode } from 'react';
@@ -41,6 +41,19 @@ export function RowActions({ children, phoneWidth = 150 }: { children: ReactNode
       {children}
     </Flex>
   );
+}
+
+/**
+ * The last column of an admin list: "Actions", as narrow as its buttons, the row's buttons in RowActions
+ * (`phoneWidth` as there).
+ */
+export function actionsColumn<T>(render: (record: T) => ReactNode, phoneWidth?: number): DataTableColumn<T> {
+  return {
+    accessor: 'actions',
+    title: 'Actions',
+    width: ACTIONS_COLUMN_WIDTH,
+    render: (record) => <RowActions phoneWidth={phoneWidth}>{render(record)}</RowActions>,
+  };
 }
 
 /** The Edit and Config links a record's actions start with (conversation types, messaging accounts). */

@@ -76,6 +76,17 @@ export const conversationListQuery = z.object({
 });
 export type ConversationListQuery = z.infer<typeof conversationListQuery>;
 
+/** The prospect as the list and the detail show it: who, their phone, and the account (channel) they write on. */
+export const prospectSummary = z.object({
+  uuid: z.string(),
+  /** The name the channel gives the prospect (WhatsApp profile name, Instagram username …); null when none. */
+  name: z.string().nullable(),
+  /** The phone number on SMS, WhatsApp and calls (issue 24); null elsewhere. */
+  phone: z.string().nullable().optional(),
+  /** `type` is the channel (issue #8): INSTAGRAM, FACEBOOK (Messenger), WHATSAPP, TWILIO, SMS_GATEWAY. */
+  messagingAccount: z.object({ id: z.number(), pageName: z.string(), type: z.enum(ACCOUNT_TYPES) }),
+});
+
 export const conversationListItem = z.object({
   id: z.number(),
   uuid: z.string(),
@@ -88,17 +99,7 @@ export const conversationListItem = z.object({
   messagesCount: z.number(),
   lastMessageDate: z.string().nullable(),
   prospectId: z.number().nullable(),
-  Prospect: z
-    .object({
-      uuid: z.string(),
-      /** The name the channel gives the prospect (WhatsApp profile name, Instagram username …); null when none. */
-      name: z.string().nullable(),
-      /** The phone number on SMS, WhatsApp and calls (issue 24); null elsewhere. */
-      phone: z.string().nullable().optional(),
-      /** `type` is the channel (issue #8): INSTAGRAM, FACEBOOK (Messenger), WHATSAPP, TWILIO, SMS_GATEWAY. */
-      messagingAccount: z.object({ id: z.number(), pageName: z.string(), type: z.enum(ACCOUNT_TYPES) }),
-    })
-    .nullable(),
+  Prospect: prospectSummary.nullable(),
   // Inbox fields (issue 12), additive: what a row and the prospect panel show without opening the conversation.
   /** N, the number of phases of the type: phase N means "ended" (spec §4). */
   phaseCount: z.number(),
@@ -244,15 +245,7 @@ export const conversationDetail = z.object({
   /** N, the number of phases of the type: phase N means "ended" (spec §4). */
   phaseCount: z.number(),
   prospectId: z.number().nullable(),
-  Prospect: z
-    .object({
-      uuid: z.string(),
-      name: z.string().nullable(),
-      /** The phone number on SMS, WhatsApp and calls (issue 24); null elsewhere. */
-      phone: z.string().nullable().optional(),
-      messagingAccount: z.object({ id: z.number(), pageName: z.string(), type: z.string() }),
-    })
-    .nullable(),
+  Prospect: prospectSummary.nullable(),
   messages: z.array(messageView),
   /** The viewer may change the phase/type, edit and delete messages, ask for a follow-up (spec §6). */
   canAdminister: z.boolean(),

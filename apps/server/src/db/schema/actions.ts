@@ -1,5 +1,6 @@
-import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { conversations } from './conversations.ts';
+import { bigserialId, timestampTz, timestampNow, ownedBy } from './columns.ts';
 
 /**
  * Every tool the agent called in a turn (docs/agent.md "Tools"): its arguments and what it answered, kept on
@@ -8,17 +9,15 @@ import { conversations } from './conversations.ts';
 export const agentToolCalls = pgTable(
   'agent_tool_calls',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
-    conversationId: integer()
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
+    id: bigserialId(),
+    conversationId: ownedBy(() => conversations.id),
     name: text().notNull(),
     arguments: jsonb().notNull(),
     /** What the model was given back (JSON or text, capped). */
     result: text().notNull(),
     ok: boolean().notNull(),
     durationMs: integer().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.conversationId)],
 );
@@ -27,17 +26,15 @@ export const agentToolCalls = pgTable(
 export const bookings = pgTable(
   'bookings',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
-    conversationId: integer()
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
+    id: bigserialId(),
+    conversationId: ownedBy(() => conversations.id),
     provider: text({ enum: ['ghl', 'calcom', 'demo'] }).notNull(),
     externalId: text().notNull(),
-    start: timestamp({ withTimezone: true }).notNull(),
-    end: timestamp({ withTimezone: true }).notNull(),
+    start: timestampTz().notNull(),
+    end: timestampTz().notNull(),
     timeZone: text().notNull(),
     status: text({ enum: ['booked', 'rescheduled', 'cancelled'] }).notNull().default('booked'),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.conversationId)],
 );

@@ -1,5 +1,6 @@
-import { index, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { users } from './users.ts';
+import { serialId, timestampTz, timestampNow, optionalRef } from './columns.ts';
 
 /**
  * A person's request not to be contacted (issue 23, docs/compliance.md): STOP on a channel, a plain-language
@@ -11,16 +12,16 @@ import { users } from './users.ts';
 export const doNotContact = pgTable(
   'do_not_contact',
   {
-    id: serial().primaryKey(),
+    id: serialId(),
     address: text().notNull(),
     /** Where the opt-out came from: sms, whatsapp, instagram, messenger, call, web, or all. */
     channel: text().notNull(),
     /** How it was set, in words: `keyword "STOP"`, `plain language`, `set by a person`. */
     how: text().notNull(),
-    since: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    clearedAt: timestamp({ withTimezone: true }),
+    since: timestampNow(),
+    clearedAt: timestampTz(),
     /** START/UNSTOP from the prospect (null) or the person who cleared it. */
-    clearedByUserId: integer().references(() => users.id, { onDelete: 'set null' }),
+    clearedByUserId: optionalRef(() => users.id),
     clearNote: text(),
   },
   (t) => [index('do_not_contact_address_idx').on(t.address)],

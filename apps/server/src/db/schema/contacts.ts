@@ -1,5 +1,6 @@
-import { index, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
+import { serialId, timestampNow } from './columns.ts';
 
 /**
  * A person across conversations and channels (issue 24, docs/workspace.md): the prospects (handles) that
@@ -8,13 +9,13 @@ import { sql } from 'drizzle-orm';
 export const contacts = pgTable(
   'contacts',
   {
-    id: serial().primaryKey(),
+    id: serialId(),
     name: text(),
     /** E.164 as the channel gave it (SMS, WhatsApp, Twilio), or typed by a teammate. */
     phone: text(),
     email: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
+    updatedAt: timestampNow(),
   },
   (t) => [
     index().on(t.phone),

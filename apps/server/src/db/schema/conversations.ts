@@ -1,6 +1,4 @@
 import {
-  bigserial,
-
   boolean,
   check,
   doublePrecision,
@@ -8,9 +6,7 @@ import {
   index,
   integer,
   pgTable,
-  serial,
   text,
-  timestamp,
   unique,
   uniqueIndex,
   primaryKey,
@@ -20,16 +16,15 @@ import { sql } from 'drizzle-orm';
 import { conversationTypes, messagingAccounts } from './playbooks.ts';
 import { users } from './users.ts';
 import { contacts } from './contacts.ts';
+import { serialId, bigserialId, timestampTz, timestampNow, ownedBy, optionalRef } from './columns.ts';
 
 /** The person on the other side of a channel: one per (account, external sender id). */
 export const prospects = pgTable(
   'prospects',
   {
-    id: serial().primaryKey(),
+    id: serialId(),
     uuid: uuid().notNull().unique().defaultRandom(),
-    messagingAccountId: integer()
-      .notNull()
-      .references(() => messagingAccounts.id, { onDelete: 'cascade' }),
+    messagingAccountId: ownedBy(() => messagingAccounts.id),
     /** Instagram/Messenger scoped id, WhatsApp/SMS phone number, … */
     externalId: text().notNull(),
     name: text(),
@@ -41,8 +36,8 @@ export const prospects = pgTable(
     /** Created by the webhook simulator: replies are stored and shown but never sent to a real network. */
     simulated: boolean().notNull().default(false),
     /** The person behind this handle (issue 24): one contact may have handles on several channels. */
-    contactId: integer().references(() => contacts.id, { onDelete: 'set null' }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    contactId: optionalRef(() => contacts.id),
+    createdAt: timestampNow(),
   },
   (t) => [
     // A sender id used in the webhook simulator and the real person with that id are two prospects: a
@@ -66,27 +61,27 @@ export const prospects = pgTable(
 export const conversations = pgTable(
   'conversations',
   {
-    id: serial().primaryKey(),
+    id: serialId(),
     uuid: uuid().notNull().unique().defaultRandom(),
     phase: integer().notNull().default(0),
     /** While phase is -3 (waiting for more messages) the working phase to resume. */
     resumePhase: integer(),
-    conversationTypeId: integer().references(() => conversationTypes.id, { onDelete: 'set null' }),
+    conversationTypeId: optionalRef(() => conversationTypes.id),
     /** The published playbook version the conversation started on (issue 25); null: the type's draft (never published). */
     typeVersion: integer(),
     rating: integer(),
     recordingDuration: integer(),
     recordingUrl: text(),
     messagesCount: integer().notNull().default(0),
-    lastMessageDate: timestamp({ withTimezone: true }),
-    prospectId: integer().references(() => prospects.id, { onDelete: 'cascade' }),
+    lastMessageDate: timestampTz(),
+    prospectId: optionalRef(() => prospects.id, 'cascade'),
     /**
      * The prospect's messaging account, copied onto the conversation so the list can filter a NORMAL user's
      * granted accounts with an index range instead of a join (docs/performance.md "Conversation list").
      * Null exactly when prospectId is null (web chat); the composite foreign key below keeps it equal to the
      * prospect's account (and follows it if that ever changes).
      */
-    messagingAccountId: integer().references(() => messagingAccounts.id, { onDelete: 'cascade' }),
+    messagingAccountId: optionalRef(() => messagingAccounts.id, 'cascade'),
     /** Set when a human writes on a prospect conversation; the agent stays silent until the phase is set. */
     aiPaused: boolean().notNull().default(false),
     promptTokens: integer().notNull().default(0),
@@ -120,20 +115,20 @@ export const conversations = pgTable(
     /** The highest phase 0..N this conversation was ever in (null: never in one, e.g. only -2 or 9999). */
     maxPhase: integer(),
     /** When the prospect's first message was stored. */
-    firstProspectMessageAt: timestamp({ withTimezone: true }),
+    firstProspectMessageAt: timestampTz(),
     /** When the first AGENT message after the prospect's first message was stored (the first reply). */
-    firstReplyAt: timestamp({ withTimezone: true }),
+    firstReplyAt: timestampTz(),
     /** Whether a person (true) or the AI (false) wrote that first reply. */
     firstReplyByHuman: boolean(),
     // The team's workspace (issue 24, docs/workspace.md).
     /** The teammate who owns it; null = unassigned. */
-    assigneeUserId: integer().references(() => users.id, { onDelete: 'set null' }),
+    assigneeUserId: optionalRef(() => users.id),
     /** open or resolved; a resolved conversation reopens when the prospect writes again. */
     state: text({ enum: ['open', 'resolved'] }).notNull().default('open'),
     /** Snoozed until then (hidden from the open views); cleared when the prospect writes. */
-    snoozedUntil: timestamp({ withTimezone: true }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    snoozedUntil: timestampTz(),
+    createdAt: timestampNow(),
+    updatedAt: timestampNow(),
   },
   (t) => [
     foreignKey({
@@ -193,24 +188,22 @@ export const conversations = pgTable(
 export const messages = pgTable(
   'messages',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
-    conversationId: integer()
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
+    id: bigserialId(),
+    conversationId: ownedBy(() => conversations.id),
     role: text({ enum: ['SYSTEM', 'PROSPECT', 'AGENT'] }).notNull(),
     message: text().notNull(),
-    dateSent: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    dateSent: timestampNow(),
     /** Channel message id (Meta mid, Twilio SID …); unique per conversation so redelivery is harmless. */
     externalId: text(),
     /** True when a person (not the AI) wrote this AGENT message. */
     writtenByHuman: boolean().notNull().default(false),
     /** The teammate who wrote it (writtenByHuman), kept for the author shown on the message (issue 24). */
-    authorUserId: integer().references(() => users.id, { onDelete: 'set null' }),
+    authorUserId: optionalRef(() => users.id),
     /** The prospect edited this message (Instagram/Messenger message_edit): the text before the latest edit. */
     previousMessage: text(),
-    editedAt: timestamp({ withTimezone: true }),
+    editedAt: timestampTz(),
     /** The prospect deleted this message on their side; it stays, shown as deleted. */
-    deletedAt: timestamp({ withTimezone: true }),
+    deletedAt: timestampTz(),
     /** A voice note or picture the prospect sent, stored by us (lib/storage.ts key) with its media type. */
     mediaKey: text(),
     mediaType: text(),
@@ -229,18 +222,15 @@ export const messages = pgTable(
 export const unansweredConversations = pgTable(
   'unanswered_conversations',
   {
-    id: serial().primaryKey(),
-    conversationId: integer()
-      .notNull()
-      .unique()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
+    id: serialId(),
+    conversationId: ownedBy(() => conversations.id).unique(),
     status: text({ enum: ['ACTIVE', 'INACTIVE'] }).notNull().default('ACTIVE'),
     followUpCount: integer().notNull().default(0),
-    earliestReplyDateTime: timestamp({ withTimezone: true }).notNull(),
+    earliestReplyDateTime: timestampTz().notNull(),
     /** JSON text of an array of { message, type, code, status, method, url, response, details }. */
     errors: text().notNull().default('[]'),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
+    updatedAt: timestampNow(),
   },
   (t) => [index().on(t.status)],
 );
@@ -249,14 +239,14 @@ export const unansweredConversations = pgTable(
 export const llmUsage = pgTable(
   'llm_usage',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
-    conversationId: integer().references(() => conversations.id, { onDelete: 'cascade' }),
+    id: bigserialId(),
+    conversationId: optionalRef(() => conversations.id, 'cascade'),
     purpose: text().notNull(),
     model: text().notNull(),
     promptTokens: integer().notNull(),
     completionTokens: integer().notNull(),
     costUsd: doublePrecision().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.conversationId)],
 );
@@ -269,13 +259,9 @@ export const llmUsage = pgTable(
 export const conversationReads = pgTable(
   'conversation_reads',
   {
-    userId: integer()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    conversationId: integer()
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
-    lastReadAt: timestamp({ withTimezone: true }).notNull(),
+    userId: ownedBy(() => users.id),
+    conversationId: ownedBy(() => conversations.id),
+    lastReadAt: timestampTz().notNull(),
   },
   (t) => [
     // The list joins its page's rows on (user, conversation): one primary-key probe per row.

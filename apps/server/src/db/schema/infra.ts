@@ -9,13 +9,13 @@ import {
   jsonb,
   pgTable,
   text,
-  timestamp,
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { conversations, prospects } from './conversations.ts';
 import { messagingAccounts } from './playbooks.ts';
 import { users } from './users.ts';
+import { bigserialId, timestampTz, timestampNow, ownedBy, optionalRef } from './columns.ts';
 
 /**
  * Raw inbound channel events, stored before anything else happens so a webhook can answer 200 at once
@@ -24,23 +24,23 @@ import { users } from './users.ts';
 export const webhookInbox = pgTable(
   'webhook_inbox',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
+    id: bigserialId(),
     source: text().notNull(),
     externalId: text().notNull(),
     payload: jsonb().notNull(),
     /** Posted by an ADMIN through the webhook simulator (unsigned, same-origin session). */
     simulated: boolean().notNull().default(false),
-    receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    processedAt: timestamp({ withTimezone: true }),
+    receivedAt: timestampNow(),
+    processedAt: timestampTz(),
     error: text(),
     /**
      * Whom the raw payload is about, set when it is processed (the simulator's user when stored): the row is
      * erased with any of them (cascade), not only after WEBHOOK_RETENTION_DAYS (jobs/maintenance.ts).
      */
-    messagingAccountId: integer().references(() => messagingAccounts.id, { onDelete: 'cascade' }),
-    prospectId: integer().references(() => prospects.id, { onDelete: 'cascade' }),
-    conversationId: integer().references(() => conversations.id, { onDelete: 'cascade' }),
-    userId: integer().references(() => users.id, { onDelete: 'cascade' }),
+    messagingAccountId: optionalRef(() => messagingAccounts.id, 'cascade'),
+    prospectId: optionalRef(() => prospects.id, 'cascade'),
+    conversationId: optionalRef(() => conversations.id, 'cascade'),
+    userId: optionalRef(() => users.id, 'cascade'),
   },
   (t) => [
     unique().on(t.source, t.externalId),
@@ -59,7 +59,7 @@ export const webhookInbox = pgTable(
 export const conversationLocks = pgTable('conversation_locks', {
   conversationId: integer().primaryKey(),
   owner: text().notNull(),
-  expiresAt: timestamp({ withTimezone: true }).notNull(),
+  expiresAt: timestampTz().notNull(),
 });
 
 /**
@@ -71,15 +71,13 @@ export const conversationLocks = pgTable('conversation_locks', {
 export const channelMessages = pgTable(
   'channel_messages',
   {
-    messagingAccountId: integer()
-      .notNull()
-      .references(() => messagingAccounts.id, { onDelete: 'cascade' }),
+    messagingAccountId: ownedBy(() => messagingAccounts.id),
     externalId: text().notNull(),
     direction: text({ enum: ['IN', 'OUT'] }).notNull(),
-    conversationId: integer().references(() => conversations.id, { onDelete: 'cascade' }),
+    conversationId: optionalRef(() => conversations.id, 'cascade'),
     /** bigint like messages.id (a bigserial): an integer column would overflow after 2^31 messages. */
     messageId: bigint({ mode: 'number' }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [primaryKey({ columns: [t.messagingAccountId, t.externalId] }), index().on(t.conversationId)],
 );
@@ -88,9 +86,9 @@ export const channelMessages = pgTable(
 export const outbox = pgTable(
   'outbox',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
-    conversationId: integer().references(() => conversations.id, { onDelete: 'cascade' }),
-    messagingAccountId: integer().references(() => messagingAccounts.id, { onDelete: 'cascade' }),
+    id: bigserialId(),
+    conversationId: optionalRef(() => conversations.id, 'cascade'),
+    messagingAccountId: optionalRef(() => messagingAccounts.id, 'cascade'),
     /** bigint like messages.id (a bigserial): an integer column would overflow after 2^31 messages. */
     messageId: bigint({ mode: 'number' }),
     channel: text().notNull(),
@@ -99,11 +97,11 @@ export const outbox = pgTable(
     attempts: integer().notNull().default(0),
     /** Parts of a split reply already delivered: a retry resumes after them instead of repeating them. */
     sentParts: integer().notNull().default(0),
-    nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    nextAttemptAt: timestampNow(),
     errorCode: text(),
     lastError: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    sentAt: timestamp({ withTimezone: true }),
+    createdAt: timestampNow(),
+    sentAt: timestampTz(),
   },
   (t) => [index().on(t.status, t.nextAttemptAt)],
 );
@@ -116,18 +114,18 @@ export const outbox = pgTable(
 export const jobs = pgTable(
   'jobs',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
+    id: bigserialId(),
     name: text().notNull(),
     payload: jsonb().notNull().default({}),
-    runAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    runAt: timestampNow(),
     status: text({ enum: ['pending', 'running', 'done', 'failed'] }).notNull().default('pending'),
     attempts: integer().notNull().default(0),
     maxAttempts: integer().notNull().default(5),
-    lockedUntil: timestamp({ withTimezone: true }),
+    lockedUntil: timestampTz(),
     singletonKey: text(),
     lastError: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    finishedAt: timestamp({ withTimezone: true }),
+    createdAt: timestampNow(),
+    finishedAt: timestampTz(),
   },
   (t) => [
     index().on(t.status, t.runAt),

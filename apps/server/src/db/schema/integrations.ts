@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { users } from './users.ts';
+import { serialId, bigserialId, timestampTz, timestampNow, ownedBy, optionalRef } from './columns.ts';
 
 /**
  * API keys (issue 27, docs/api.md): only the SHA-256 of the key is stored, with its first characters for the
@@ -10,25 +11,23 @@ import { users } from './users.ts';
 export const apiKeys = pgTable(
   'api_keys',
   {
-    id: serial().primaryKey(),
+    id: serialId(),
     name: text().notNull(),
     /** The key's first characters ("sak_AbCd…"): how the list names it. */
     prefix: text().notNull(),
     keyHash: text().notNull().unique(),
     scopes: jsonb().$type<string[]>().notNull(),
-    createdBy: integer()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    lastUsedAt: timestamp({ withTimezone: true }),
-    revokedAt: timestamp({ withTimezone: true }),
+    createdBy: ownedBy(() => users.id),
+    createdAt: timestampNow(),
+    lastUsedAt: timestampTz(),
+    revokedAt: timestampTz(),
   },
   (t) => [index().on(t.createdBy)],
 );
 
 /** Outbound webhook endpoints (issue 27): a URL, the events it gets, its signing secret (sealed). */
 export const webhookEndpoints = pgTable('webhook_endpoints', {
-  id: serial().primaryKey(),
+  id: serialId(),
   url: text().notNull(),
   events: jsonb().$type<string[]>().notNull(),
   /** The signing secret, sealed with APP_SECRET (lib/crypto.ts). */
@@ -38,8 +37,8 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   disabledReason: text(),
   /** Failed attempts since its last success: past the limit the endpoint is disabled. */
   consecutiveFailures: integer().notNull().default(0),
-  createdBy: integer().references(() => users.id, { onDelete: 'set null' }),
-  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  createdBy: optionalRef(() => users.id),
+  createdAt: timestampNow(),
 });
 
 /**
@@ -49,13 +48,13 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
 export const webhookEvents = pgTable(
   'webhook_events',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
+    id: bigserialId(),
     eventId: uuid().notNull().unique().default(sql`gen_random_uuid()`),
     type: text().notNull(),
     /** Deliveries of one lane go out in id order (a conversation's events: `c:<id>`). */
     lane: text().notNull(),
     data: jsonb().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.createdAt)],
 );
@@ -64,22 +63,20 @@ export const webhookEvents = pgTable(
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
+    id: bigserialId(),
     eventId: bigint({ mode: 'number' })
       .notNull()
       .references(() => webhookEvents.id, { onDelete: 'cascade' }),
-    endpointId: integer()
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    endpointId: ownedBy(() => webhookEndpoints.id),
     lane: text().notNull(),
     status: text({ enum: ['PENDING', 'DELIVERED', 'FAILED'] }).notNull().default('PENDING'),
     attempts: integer().notNull().default(0),
-    nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    nextAttemptAt: timestampNow(),
     responseCode: integer(),
     responseMs: integer(),
     lastError: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    lastAttemptAt: timestamp({ withTimezone: true }),
+    createdAt: timestampNow(),
+    lastAttemptAt: timestampTz(),
   },
   (t) => [index().on(t.endpointId, t.lane, t.status, t.id), index().on(t.eventId), index().on(t.endpointId, t.id)],
 );

@@ -1,7 +1,8 @@
-import { index, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { conversations } from './conversations.ts';
 import { conversationTypes } from './playbooks.ts';
 import { knowledgeSources } from './knowledge.ts';
+import { serialId, timestampTz, timestampNow, ownedBy, optionalRef } from './columns.ts';
 
 /**
  * A question the agent could not answer from the knowledge base (issue 21 "Unanswered questions become
@@ -11,16 +12,14 @@ import { knowledgeSources } from './knowledge.ts';
 export const knowledgeQuestions = pgTable(
   'knowledge_questions',
   {
-    id: serial().primaryKey(),
-    conversationId: integer()
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
-    conversationTypeId: integer().references(() => conversationTypes.id, { onDelete: 'set null' }),
+    id: serialId(),
+    conversationId: ownedBy(() => conversations.id),
+    conversationTypeId: optionalRef(() => conversationTypes.id),
     question: text().notNull(),
     questionKey: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    resolvedAt: timestamp({ withTimezone: true }),
-    faqSourceId: integer().references(() => knowledgeSources.id, { onDelete: 'set null' }),
+    createdAt: timestampNow(),
+    resolvedAt: timestampTz(),
+    faqSourceId: optionalRef(() => knowledgeSources.id),
   },
   (t) => [index().on(t.questionKey), index().on(t.conversationId)],
 );

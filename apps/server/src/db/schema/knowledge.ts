@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { conversationTypes } from './playbooks.ts';
 import { conversations, messages } from './conversations.ts';
-import { bigint, customType, index, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, customType, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { serialId, timestampTz, timestampNow, ownedBy } from './columns.ts';
 
 /** PostgreSQL's full-text document type; written only by the generated column below. */
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -14,9 +15,9 @@ const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
 
 /** A named set of knowledge sources that conversation types attach to (issue 21). */
 export const knowledgeCollections = pgTable('knowledge_collections', {
-  id: serial().primaryKey(),
+  id: serialId(),
   name: text().notNull(),
-  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  createdAt: timestampNow(),
 });
 
 /**
@@ -26,10 +27,8 @@ export const knowledgeCollections = pgTable('knowledge_collections', {
 export const knowledgeSources = pgTable(
   'knowledge_sources',
   {
-    id: serial().primaryKey(),
-    collectionId: integer()
-      .notNull()
-      .references(() => knowledgeCollections.id, { onDelete: 'cascade' }),
+    id: serialId(),
+    collectionId: ownedBy(() => knowledgeCollections.id),
     type: text().$type<'faq' | 'document' | 'website'>().notNull(),
     title: text().notNull(),
     /** Website start URL; null for FAQ entries and documents. */
@@ -47,8 +46,8 @@ export const knowledgeSources = pgTable(
     error: text(),
     /** Pages (website), rows (CSV) or 1 (other documents) read at the last refresh. */
     items: integer().notNull().default(0),
-    refreshedAt: timestamp({ withTimezone: true }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    refreshedAt: timestampTz(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.collectionId)],
 );
@@ -60,13 +59,9 @@ export const knowledgeSources = pgTable(
 export const knowledgeChunks = pgTable(
   'knowledge_chunks',
   {
-    id: serial().primaryKey(),
-    sourceId: integer()
-      .notNull()
-      .references(() => knowledgeSources.id, { onDelete: 'cascade' }),
-    collectionId: integer()
-      .notNull()
-      .references(() => knowledgeCollections.id, { onDelete: 'cascade' }),
+    id: serialId(),
+    sourceId: ownedBy(() => knowledgeSources.id),
+    collectionId: ownedBy(() => knowledgeCollections.id),
     position: integer().notNull(),
     title: text(),
     url: text(),
@@ -82,12 +77,8 @@ export const knowledgeChunks = pgTable(
 export const conversationTypeKnowledge = pgTable(
   'conversation_type_knowledge',
   {
-    conversationTypeId: integer()
-      .notNull()
-      .references(() => conversationTypes.id, { onDelete: 'cascade' }),
-    collectionId: integer()
-      .notNull()
-      .references(() => knowledgeCollections.id, { onDelete: 'cascade' }),
+    conversationTypeId: ownedBy(() => conversationTypes.id),
+    collectionId: ownedBy(() => knowledgeCollections.id),
   },
   (t) => [primaryKey({ columns: [t.conversationTypeId, t.collectionId] }), index().on(t.collectionId)],
 );
@@ -102,9 +93,7 @@ export const knowledgeMessagePassages = pgTable(
     messageId: bigint({ mode: 'number' })
       .primaryKey()
       .references(() => messages.id, { onDelete: 'cascade' }),
-    conversationId: integer()
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
+    conversationId: ownedBy(() => conversations.id),
     passages: text().notNull(),
   },
   (t) => [index().on(t.conversationId)],

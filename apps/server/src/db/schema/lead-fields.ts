@@ -1,6 +1,7 @@
-import { integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { conversations } from './conversations.ts';
 import { users } from './users.ts';
+import { timestampNow, ownedBy, optionalRef } from './columns.ts';
 
 /**
  * The lead fields learnt on a conversation (issue 22): one row per declared key, written by the agent's
@@ -9,14 +10,12 @@ import { users } from './users.ts';
 export const conversationLeadFields = pgTable(
   'conversation_lead_fields',
   {
-    conversationId: integer()
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
+    conversationId: ownedBy(() => conversations.id),
     key: text().notNull(),
     value: jsonb().$type<string | number | boolean>().notNull(),
     source: text({ enum: ['agent', 'person'] }).notNull(),
-    updatedBy: integer().references(() => users.id, { onDelete: 'set null' }),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedBy: optionalRef(() => users.id),
+    updatedAt: timestampNow(),
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.key] })],
 );

@@ -1,4 +1,5 @@
-import { bigint, bigserial, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigserialId, timestampTz, timestampNow } from './columns.ts';
 
 /**
  * Shared state of several server instances on one PostgreSQL (docs/deployment.md). The embedded mode
@@ -12,9 +13,9 @@ import { bigint, bigserial, index, jsonb, pgTable, text, timestamp } from 'drizz
 export const liveEvents = pgTable(
   'live_events',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
+    id: bigserialId(),
     payload: jsonb().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.createdAt)],
 );
@@ -26,7 +27,7 @@ export const rateCounters = pgTable(
     key: text().primaryKey(),
     // bigint: upload bytes per day pass 2^31.
     count: bigint({ mode: 'number' }).notNull(),
-    resetAt: timestamp({ withTimezone: true }).notNull(),
+    resetAt: timestampTz().notNull(),
   },
   (t) => [index().on(t.resetAt)],
 );
@@ -41,7 +42,7 @@ export const liveStreamLeases = pgTable(
     id: text().primaryKey(),
     clientKey: text().notNull(),
     instanceId: text().notNull(),
-    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    expiresAt: timestampTz().notNull(),
   },
   (t) => [index().on(t.clientKey), index().on(t.instanceId)],
 );

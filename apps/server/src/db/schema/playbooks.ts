@@ -1,9 +1,10 @@
-import { type AnyPgColumn, boolean, index, integer, pgTable, serial, text, timestamp, unique, uniqueIndex } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, boolean, index, integer, pgTable, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 import { users } from './users.ts';
+import { serialId, timestampTz, timestampNow, ownedBy, optionalRef } from './columns.ts';
 
 /** A sales playbook (spec §3 "Conversation type", DESIGN.md §6). `config` is JSON text. */
 export const conversationTypes = pgTable('conversation_types', {
-  id: serial().primaryKey(),
+  id: serialId(),
   title: text(),
   rolePrompt: text().notNull(),
   triggerConversationPrompt: text(),
@@ -11,22 +12,20 @@ export const conversationTypes = pgTable('conversation_types', {
   errorPrompt: text().notNull(),
   initialMessage: text(),
   config: text().notNull().default('{}'),
-  messagingAccountId: integer().references((): AnyPgColumn => messagingAccounts.id, { onDelete: 'set null' }),
+  messagingAccountId: optionalRef((): AnyPgColumn => messagingAccounts.id),
   /**
    * Listed on the public start page and startable by visitors (issue 12). New types default to public;
    * '[D] …' duplicates are created private, so an admin's working copy never shows to visitors.
    */
   isPublic: boolean().notNull().default(true),
-  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  createdAt: timestampNow(),
 });
 
 export const conversationPhases = pgTable(
   'conversation_phases',
   {
-    id: serial().primaryKey(),
-    conversationTypeId: integer()
-      .notNull()
-      .references(() => conversationTypes.id, { onDelete: 'cascade' }),
+    id: serialId(),
+    conversationTypeId: ownedBy(() => conversationTypes.id),
     index: integer().notNull(),
     prompt: text().notNull(),
     transitionPrompt: text().notNull(),
@@ -42,22 +41,22 @@ export const conversationPhases = pgTable(
 export const messagingAccounts = pgTable(
   'messaging_accounts',
   {
-    id: serial().primaryKey(),
+    id: serialId(),
     type: text({ enum: ['INSTAGRAM', 'FACEBOOK', 'TWILIO', 'WHATSAPP', 'SMS_GATEWAY'] }).notNull(),
     accessTokenEncrypted: text().notNull(),
     pageId: text().notNull(),
     pageName: text().notNull(),
-    expirationDate: timestamp({ withTimezone: true }),
-    conversationTypeId: integer().references((): AnyPgColumn => conversationTypes.id, { onDelete: 'set null' }),
+    expirationDate: timestampTz(),
+    conversationTypeId: optionalRef((): AnyPgColumn => conversationTypes.id),
     config: text().notNull().default('{}'),
     /** Who connected (or created) the account: they and ADMINs may delete it; granted users may not. */
-    createdByUserId: integer().references(() => users.id, { onDelete: 'set null' }),
+    createdByUserId: optionalRef(() => users.id),
     /**
      * When Meta last rejected the token (code 190: revoked, password changed, expired). Set by the token
      * refresh job or a sender, cleared when a new token is stored; screens show "reconnect needed" while set.
      */
-    tokenRejectedAt: timestamp({ withTimezone: true }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    tokenRejectedAt: timestampTz(),
+    createdAt: timestampNow(),
   },
   // One account per page/number of a type: inbound webhooks find their account by (type, pageId), and two
   // matches would split a prospect's messages between them (docs/messaging-accounts.md).
@@ -68,14 +67,10 @@ export const messagingAccounts = pgTable(
 export const userMessagingAccounts = pgTable(
   'user_messaging_accounts',
   {
-    id: serial().primaryKey(),
-    userId: integer()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    messagingAccountId: integer()
-      .notNull()
-      .references(() => messagingAccounts.id, { onDelete: 'cascade' }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    id: serialId(),
+    userId: ownedBy(() => users.id),
+    messagingAccountId: ownedBy(() => messagingAccounts.id),
+    createdAt: timestampNow(),
   },
   (t) => [unique().on(t.userId, t.messagingAccountId), index().on(t.messagingAccountId)],
 );

@@ -1,14 +1,13 @@
-import { bigint, doublePrecision, index, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, doublePrecision, index, pgTable, text } from 'drizzle-orm/pg-core';
 import { users } from './users.ts';
+import { serialId, timestampNow, ownedBy } from './columns.ts';
 
 /** An uploaded sales-call recording (spec §3 "Call recording"). The file lives in storage under `storageKey`. */
 export const callRecordings = pgTable(
   'call_recordings',
   {
-    id: serial().primaryKey(),
-    userId: integer()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    id: serialId(),
+    userId: ownedBy(() => users.id),
     storageKey: text().notNull(),
     originalName: text().notNull(),
     mimeType: text().notNull(),
@@ -17,7 +16,7 @@ export const callRecordings = pgTable(
     duration: doublePrecision().notNull().default(0),
     fileExtension: text().notNull(),
     transcript: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.userId, t.createdAt), index().on(t.createdAt)],
 );

@@ -1,12 +1,13 @@
-import { boolean, integer, pgTable, serial, text, timestamp, index } from 'drizzle-orm/pg-core';
+import { boolean, integer, pgTable, text, index } from 'drizzle-orm/pg-core';
+import { serialId, timestampTz, timestampNow, ownedBy, optionalRef } from './columns.ts';
 
 /** People who sign in. `passwordHash` is null for accounts still waiting for set-password (spec §4). */
 export const users = pgTable('users', {
-  id: serial().primaryKey(),
+  id: serialId(),
   email: text().notNull().unique(),
   passwordHash: text(),
   role: text({ enum: ['ADMIN', 'NORMAL'] }).notNull().default('NORMAL'),
-  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  createdAt: timestampNow(),
   /** The Facebook user id (`/me` id) linked to this account: set by Facebook login, or after a password proof. */
   facebookId: text().unique(),
   /** Deactivated by an ADMIN (issue 24): cannot sign in, sessions ended at once; kept for history. */
@@ -20,13 +21,13 @@ export const users = pgTable('users', {
 export const passwordTokens = pgTable(
   'password_tokens',
   {
-    id: serial().primaryKey(),
+    id: serialId(),
     tokenHash: text().notNull().unique(),
     email: text().notNull(),
-    userId: integer().references(() => users.id, { onDelete: 'cascade' }),
+    userId: optionalRef(() => users.id, 'cascade'),
     purpose: text({ enum: ['FACEBOOK_LOGIN', 'FORGOT_PASSWORD', 'ADMIN_RESET', 'INVITATION'] }).notNull(),
-    expiresAt: timestamp({ withTimezone: true }).notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestampTz().notNull(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.userId), index().on(t.expiresAt)],
 );
@@ -38,8 +39,8 @@ export const passwordTokens = pgTable(
 export const loginThrottles = pgTable('login_throttles', {
   key: text().primaryKey(),
   failures: integer().notNull().default(0),
-  lastAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-  lockedUntil: timestamp({ withTimezone: true }),
+  lastAttemptAt: timestampNow(),
+  lockedUntil: timestampTz(),
 });
 
 /**
@@ -50,11 +51,9 @@ export const sessions = pgTable(
   'sessions',
   {
     id: text().primaryKey(),
-    userId: integer()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    userId: ownedBy(() => users.id),
+    createdAt: timestampNow(),
+    expiresAt: timestampTz().notNull(),
   },
   (t) => [index().on(t.userId)],
 );
@@ -62,7 +61,7 @@ export const sessions = pgTable(
 export const appConfig = pgTable('app_config', {
   key: text().primaryKey(),
   value: text().notNull(),
-  updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestampNow(),
 });
 
 
@@ -73,13 +72,13 @@ export const appConfig = pgTable('app_config', {
 export const invitations = pgTable(
   'invitations',
   {
-    id: serial().primaryKey(),
+    id: serialId(),
     email: text().notNull(),
     tokenHash: text().notNull().unique(),
-    createdBy: integer().references(() => users.id, { onDelete: 'set null' }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    expiresAt: timestamp({ withTimezone: true }).notNull(),
-    usedAt: timestamp({ withTimezone: true }),
+    createdBy: optionalRef(() => users.id),
+    createdAt: timestampNow(),
+    expiresAt: timestampTz().notNull(),
+    usedAt: timestampTz(),
   },
   (t) => [index().on(t.email)],
 );

@@ -1,6 +1,7 @@
-import { index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { conversationTypes } from './playbooks.ts';
 import { users } from './users.ts';
+import { serialId, timestampNow, ownedBy, optionalRef } from './columns.ts';
 
 /**
  * What one published version of a playbook holds (issue 25, docs/playbook-versions.md): the type's prompts,
@@ -24,15 +25,13 @@ export interface PlaybookSnapshot {
 export const conversationTypeVersions = pgTable(
   'conversation_type_versions',
   {
-    id: serial().primaryKey(),
-    conversationTypeId: integer()
-      .notNull()
-      .references(() => conversationTypes.id, { onDelete: 'cascade' }),
+    id: serialId(),
+    conversationTypeId: ownedBy(() => conversationTypes.id),
     version: integer().notNull(),
     note: text(),
     snapshot: jsonb().$type<PlaybookSnapshot>().notNull(),
-    createdByUserId: integer().references(() => users.id, { onDelete: 'set null' }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdByUserId: optionalRef(() => users.id),
+    createdAt: timestampNow(),
   },
   (t) => [uniqueIndex('conversation_type_versions_type_version_unique').on(t.conversationTypeId, t.version)],
 );
@@ -41,14 +40,12 @@ export const conversationTypeVersions = pgTable(
 export const agentTestScenarios = pgTable(
   'agent_test_scenarios',
   {
-    id: serial().primaryKey(),
-    conversationTypeId: integer()
-      .notNull()
-      .references(() => conversationTypes.id, { onDelete: 'cascade' }),
+    id: serialId(),
+    conversationTypeId: ownedBy(() => conversationTypes.id),
     name: text().notNull(),
     /** The scenario as in a scenarios file: {name, opening, messages?, persona?, maxTurns?, criteria}. */
     definition: jsonb().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.conversationTypeId)],
 );
@@ -60,10 +57,8 @@ export const agentTestScenarios = pgTable(
 export const agentTestRuns = pgTable(
   'agent_test_runs',
   {
-    id: serial().primaryKey(),
-    conversationTypeId: integer()
-      .notNull()
-      .references(() => conversationTypes.id, { onDelete: 'cascade' }),
+    id: serialId(),
+    conversationTypeId: ownedBy(() => conversationTypes.id),
     /** 'draft' or the version number as text. */
     version: text().notNull(),
     status: text().$type<'running' | 'done' | 'failed'>().notNull().default('running'),
@@ -72,7 +67,7 @@ export const agentTestRuns = pgTable(
     passRate: text(),
     report: jsonb(),
     error: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.conversationTypeId)],
 );

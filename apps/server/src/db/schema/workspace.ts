@@ -1,18 +1,17 @@
-import { bigserial, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { conversations } from './conversations.ts';
 import { users } from './users.ts';
+import { bigserialId, timestampTz, timestampNow, ownedBy, optionalRef } from './columns.ts';
 
 /** Private notes of the team on a conversation (issue 24): never messages, never sent to a channel. */
 export const conversationNotes = pgTable(
   'conversation_notes',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
-    conversationId: integer()
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
-    authorUserId: integer().references(() => users.id, { onDelete: 'set null' }),
+    id: bigserialId(),
+    conversationId: ownedBy(() => conversations.id),
+    authorUserId: optionalRef(() => users.id),
     text: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [index().on(t.conversationId, t.createdAt)],
 );
@@ -21,19 +20,15 @@ export const conversationNotes = pgTable(
 export const notifications = pgTable(
   'notifications',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
-    userId: integer()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    id: bigserialId(),
+    userId: ownedBy(() => users.id),
     kind: text({ enum: ['assigned', 'mentioned'] }).notNull(),
-    conversationId: integer()
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
+    conversationId: ownedBy(() => conversations.id),
     /** Email of the teammate who assigned or mentioned. */
     byEmail: text(),
     text: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    readAt: timestamp({ withTimezone: true }),
+    createdAt: timestampNow(),
+    readAt: timestampTz(),
   },
   (t) => [index().on(t.userId, t.createdAt.desc()), index().on(t.conversationId)],
 );

@@ -23,7 +23,7 @@ describe('app config', () => {
   });
 
   it('is 401 anonymous and 403 NORMAL on the admin save, before looking at the body', async () => {
-    const anon = await t.request({ method: 'POST', url: '/api/admin/app-config', payload: '{oops', headers: { 'content-type': 'application/json' } });
+    const anon = await t.request({ method: 'POST', url: '/api/admin/app-config', json: '{oops' });
     expect(anon.statusCode).toBe(401);
     expect(anon.json()).toMatchObject({ code: 'UNAUTHORIZED' });
     const rep = await t.request({ method: 'POST', url: '/api/admin/app-config', as: normal.cookie, payload: { key: 'registerHTML', value: 'x' } });
@@ -36,7 +36,7 @@ describe('app config', () => {
       const res = await t.request({ method: 'POST', url: '/api/admin/app-config', as: admin.cookie, payload });
       expect(res.statusCode).toBe(400);
     }
-    const bad = await t.request({ method: 'POST', url: '/api/admin/app-config', as: admin.cookie, payload: '{', headers: { 'content-type': 'application/json' } });
+    const bad = await t.request({ method: 'POST', url: '/api/admin/app-config', as: admin.cookie, json: '{' });
     expect(bad.statusCode).toBe(400);
   });
 });

@@ -117,16 +117,10 @@ describe('POST /api/call-recording/upload', () => {
     const json = await t.request({ method: 'POST', url: '/api/call-recording/upload', as: alice.cookie, payload: { files: [] } });
     expect(json.statusCode).toBe(400);
     expect(json.json().code).toBe('NOT_MULTIPART');
-    const badJson = await t.request({ method: 'POST', url: '/api/call-recording/upload', as: alice.cookie, payload: '{', headers: { 'content-type': 'application/json' } });
+    const badJson = await t.request({ method: 'POST', url: '/api/call-recording/upload', as: alice.cookie, json: '{' });
     expect(badJson.statusCode).toBe(400);
     const full = multipartPayload([{ name: 'a.wav', data: WAV }]);
-    const cut = await t.request({
-      method: 'POST',
-      url: '/api/call-recording/upload',
-      as: alice.cookie,
-      payload: full.payload.subarray(0, 500),
-      headers: full.headers,
-    });
+    const cut = await t.request({ method: 'POST', url: '/api/call-recording/upload', as: alice.cookie, payload: full.payload.subarray(0, 500), headers: full.headers });
     expect(cut.statusCode).toBe(400);
     expect(filesUnder(path.join(storageDir, '.incoming'))).toEqual([]);
   });
@@ -171,11 +165,7 @@ describe('GET /api/call-recording/list', () => {
     expect((await t.request({ method: 'GET', url: '/api/call-recording/list?start=yesterday', as: bob.cookie })).statusCode).toBe(400);
     // Year 0 passes the ISO pattern but PostgreSQL has no year 0 (was a 500).
     expect((await t.request({ method: 'GET', url: '/api/call-recording/list?start=0000-01-01T00:00:00Z', as: bob.cookie })).statusCode).toBe(400);
-    const reversed = await t.request({
-      method: 'GET',
-      url: '/api/call-recording/list?start=2025-02-01T00:00:00.000Z&end=2025-01-01T00:00:00.000Z',
-      as: bob.cookie,
-    });
+    const reversed = await t.request({ method: 'GET', url: '/api/call-recording/list?start=2025-02-01T00:00:00.000Z&end=2025-01-01T00:00:00.000Z', as: bob.cookie });
     expect(reversed.statusCode).toBe(400);
     expect(reversed.json().error).toContain('start must not be after end');
     expect((await t.request({ method: 'GET', url: '/api/call-recording/list' })).statusCode).toBe(401);

@@ -93,7 +93,7 @@ describe('conversation type create, edit and read', () => {
     const wrong = await t.request({ method: 'POST', url: '/api/admin/conversation-type/create-edit', as: admin.cookie, payload: { rolePrompt: 'r', errorPrompt: 'e', messagingAccountId: 'one' } });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json().error).toContain('messagingAccountId');
-    const malformed = await t.request({ method: 'POST', url: '/api/admin/conversation-type/create-edit', as: admin.cookie, payload: '{"rolePrompt":', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.request({ method: 'POST', url: '/api/admin/conversation-type/create-edit', as: admin.cookie, json: '{"rolePrompt":' });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().code).toBe('INVALID_JSON');
   });
@@ -175,7 +175,7 @@ describe('conversation type config', () => {
       const [row] = await t.ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, id));
       expect(row.config).toBe(text);
     }
-    const ghl = await t.request({ method: 'POST', url: `/api/admin/conversation-type/${id}/config`, as: admin.cookie, payload: '"GHL"', headers: { 'content-type': 'application/json' } });
+    const ghl = await t.request({ method: 'POST', url: `/api/admin/conversation-type/${id}/config`, as: admin.cookie, json: '"GHL"' });
     expect(ghl.statusCode).toBe(200);
   });
 
@@ -360,12 +360,7 @@ describe('isPublic (issue 12: the start page lists only public types)', () => {
   });
 
   it('answers 400 for a non-boolean isPublic', async () => {
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/admin/conversation-type/create-edit',
-      as: admin.cookie,
-      payload: { ...typeFields, isPublic: 'yes' },
-    });
+    const res = await t.request({ method: 'POST', url: '/api/admin/conversation-type/create-edit', as: admin.cookie, payload: { ...typeFields, isPublic: 'yes' } });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toContain('isPublic');
   });

@@ -283,7 +283,7 @@ describe('changing a conversation', () => {
       const res = await t.request({ method: 'PATCH', url: `/api/conversation/${ownA1.id}`, as: admin.cookie, payload });
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
     }
-    const bad = await t.request({ method: 'PATCH', url: `/api/conversation/${ownA1.id}`, as: admin.cookie, payload: '{', headers: { 'content-type': 'application/json' } });
+    const bad = await t.request({ method: 'PATCH', url: `/api/conversation/${ownA1.id}`, as: admin.cookie, json: '{' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().code).toBe('INVALID_JSON');
     expect((await t.request({ method: 'PATCH', url: '/api/conversation/abc', as: admin.cookie, payload: { phase: 1 } })).statusCode).toBe(400);

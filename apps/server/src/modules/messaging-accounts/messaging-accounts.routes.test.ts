@@ -183,13 +183,7 @@ describe('create and edit', () => {
   });
 
   it('answers 400 for malformed JSON and 404 when editing an unknown id', async () => {
-    const bad = await t.request({
-      method: 'POST',
-      url: '/api/admin/messaging-accounts/create-edit',
-      as: admin.cookie,
-      payload: '{"type":',
-      headers: { 'content-type': 'application/json' },
-    });
+    const bad = await t.request({ method: 'POST', url: '/api/admin/messaging-accounts/create-edit', as: admin.cookie, json: '{"type":' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().code).toBe('INVALID_JSON');
     const missing = await t.request({
@@ -306,13 +300,7 @@ describe('config', () => {
     ['', 'empty', 'INVALID_JSON'],
   ])('answers 400 for %j and keeps the stored config', async (text, message, code) => {
     const { id } = await createAccount();
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/admin/messaging-accounts/${id}/config`,
-      as: admin.cookie,
-      payload: text,
-      headers: { 'content-type': 'application/json' },
-    });
+    const res = await t.request({ method: 'POST', url: `/api/admin/messaging-accounts/${id}/config`, as: admin.cookie, json: text });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code, error: expect.stringContaining(message) });
     expect((await storedRow(id)).config).toBe('{}');
@@ -328,12 +316,12 @@ describe('config', () => {
     ['INSTAGRAM', '{"login":"google"}', 'login'],
   ])('validates a %s config field by field on save (%s)', async (type, text, message) => {
     const { id } = await createAccount({ type });
-    const res = await t.request({ method: 'POST', url: `/api/admin/messaging-accounts/${id}/config`, as: admin.cookie, payload: text, headers: { 'content-type': 'application/json' } });
+    const res = await t.request({ method: 'POST', url: `/api/admin/messaging-accounts/${id}/config`, as: admin.cookie, json: text });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'INVALID_CONFIG', error: expect.stringContaining(message) });
     expect((await storedRow(id)).config).toBe('{}');
     const good = { TWILIO: '{"accountSid":"AC0123456789abcdef0123456789ABCDEF"}', WHATSAPP: '{"wabaId":"102290129340398","templates":{"outsideWindow":{"name":"follow_up","language":"en_US"}}}', SMS_GATEWAY: '{"baseUrl":"https://api.sms-gate.app/3rdparty/v1","signingKey":"k"}', INSTAGRAM: '{"login":"instagram"}' }[type]!;
-    const ok = await t.request({ method: 'POST', url: `/api/admin/messaging-accounts/${id}/config`, as: admin.cookie, payload: good, headers: { 'content-type': 'application/json' } });
+    const ok = await t.request({ method: 'POST', url: `/api/admin/messaging-accounts/${id}/config`, as: admin.cookie, json: good });
     expect(ok.statusCode, ok.body).toBe(200);
   });
 
@@ -349,13 +337,7 @@ describe('config', () => {
   });
 
   it('answers 404 for an unknown account and 400 for a non-numeric id', async () => {
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/admin/messaging-accounts/999999/config',
-      as: admin.cookie,
-      payload: '{}',
-      headers: { 'content-type': 'application/json' },
-    });
+    const res = await t.request({ method: 'POST', url: '/api/admin/messaging-accounts/999999/config', as: admin.cookie, json: '{}' });
     expect(res.statusCode).toBe(404);
     const bad = await t.request({ method: 'GET', url: '/api/admin/messaging-accounts/abc', as: admin.cookie });
     expect(bad.statusCode).toBe(400);
@@ -369,7 +351,7 @@ describe('admin routes need ADMIN', () => {
     { method: 'GET', url: '/api/admin/messaging-accounts/list' },
     { method: 'GET', url: '/api/admin/messaging-accounts/1' },
     { method: 'POST', url: '/api/admin/messaging-accounts/create-edit', payload: { type: 'INSTAGRAM', accessToken: 'x', pageId: 'p', pageName: 'n' } },
-    { method: 'POST', url: '/api/admin/messaging-accounts/1/config', payload: '{}', headers: { 'content-type': 'application/json' } },
+    { method: 'POST', url: '/api/admin/messaging-accounts/1/config', json: '{}' },
   ] as const;
   it.each(adminCalls)('$method $url is 401 anonymous and 403 NORMAL', async (call) => {
     expect((await t.request({ ...call })).statusCode).toBe(401);
@@ -405,19 +387,24 @@ async function recordedCallOn(accountId: number, { storeFile = true } = {}) {
   return conversation;
 }
 
+/** An account connected by a new user (`owner`), granted to that owner and to `normal`, with one conversation. */
+async function ownedAndGrantedAccount() {
+  const owner = await buildUser(t.ctx);
+  const { id } = await createAccount();
+  await t.ctx.db.update(messagingAccounts).set({ createdByUserId: owner.id }).where(eq(messagingAccounts.id, id));
+  await t.ctx.db.insert(userMessagingAccounts).values([
+    { userId: owner.id, messagingAccountId: id },
+    { userId: normal.id, messagingAccountId: id },
+  ]);
+  return { owner, id, conversation: await conversationOn(id) };
+}
+
 const exists = async (conversationId: number) =>
   (await t.ctx.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.id, conversationId))).length === 1;
 
 describe('DELETE /api/user/messaging-accounts/:messagingAccountId', () => {
   it("removes only the signed-in user's grant: the account, its conversations and other grants stay", async () => {
-    const owner = await buildUser(t.ctx);
-    const { id } = await createAccount();
-    await t.ctx.db.update(messagingAccounts).set({ createdByUserId: owner.id }).where(eq(messagingAccounts.id, id));
-    await t.ctx.db.insert(userMessagingAccounts).values([
-      { userId: owner.id, messagingAccountId: id },
-      { userId: normal.id, messagingAccountId: id },
-    ]);
-    const conversation = await conversationOn(id);
+    const { owner, id, conversation } = await ownedAndGrantedAccount();
 
     const res = await t.request({ method: 'DELETE', url: `/api/user/messaging-accounts/${id}`, as: normal.cookie });
     expect(res.statusCode).toBe(200);
@@ -504,14 +491,7 @@ describe('DELETE /api/messaging-accounts/:id', () => {
   });
 
   it('lets the user who connected an account delete it; a user only granted it gets 403 and nothing changes', async () => {
-    const owner = await buildUser(t.ctx);
-    const { id } = await createAccount();
-    await t.ctx.db.update(messagingAccounts).set({ createdByUserId: owner.id }).where(eq(messagingAccounts.id, id));
-    await t.ctx.db.insert(userMessagingAccounts).values([
-      { userId: owner.id, messagingAccountId: id },
-      { userId: normal.id, messagingAccountId: id },
-    ]);
-    const conversation = await conversationOn(id);
+    const { owner, id, conversation } = await ownedAndGrantedAccount();
 
     const refused = await t.request({ method: 'DELETE', url: `/api/messaging-accounts/${id}`, as: normal.cookie });
     expect(refused.statusCode).toBe(403);

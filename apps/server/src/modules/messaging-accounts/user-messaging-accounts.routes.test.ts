@@ -75,13 +75,7 @@ describe('grant, list and revoke', () => {
   });
 
   it('answers 400 for malformed JSON and a bad id', async () => {
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/admin/user-messaging-accounts/create',
-      as: admin.cookie,
-      payload: '{"userEmail"',
-      headers: { 'content-type': 'application/json' },
-    });
+    const res = await t.request({ method: 'POST', url: '/api/admin/user-messaging-accounts/create', as: admin.cookie, json: '{"userEmail"' });
     expect(res.statusCode).toBe(400);
     expect((await t.request({ method: 'DELETE', url: '/api/admin/user-messaging-accounts/x', as: admin.cookie })).statusCode).toBe(400);
   });

@@ -74,7 +74,7 @@ describe('unanswered conversations', () => {
     for (const payload of [{ status: 'PAUSED' }, {}, { status: 1 }]) {
       expect((await t.request({ method: 'PATCH', url, as: admin.cookie, payload })).statusCode).toBe(400);
     }
-    const bad = await t.request({ method: 'PATCH', url, as: admin.cookie, payload: '{', headers: { 'content-type': 'application/json' } });
+    const bad = await t.request({ method: 'PATCH', url, as: admin.cookie, json: '{' });
     expect(bad.statusCode).toBe(400);
     expect((await t.request({ method: 'DELETE', url: '/api/admin/unanswered-conversations/abc', as: admin.cookie })).statusCode).toBe(400);
   });

@@ -51,7 +51,7 @@ describe('register', () => {
   });
 
   it('answers 400 for malformed JSON and 413 for a huge body, never 500', async () => {
-    const bad = await t.request({ method: 'POST', url: '/api/user/register', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+    const bad = await t.request({ method: 'POST', url: '/api/user/register', json: '{"email":' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toEqual({ error: 'The request body is not valid JSON.', code: 'INVALID_JSON' });
     const huge = await t.request({ method: 'POST', url: '/api/user/register', payload: { email: 'x@y.z', password: 'p'.repeat(2_000_000) } });

@@ -21,6 +21,7 @@ import {
   useStartRun,
   versionsQuery,
 } from '../api/agent-tests.ts';
+import { SimpleTable } from '../../../components/simple-table.tsx';
 
 const pct = (n: number) => `${Math.round(n * 100)} %`;
 const DEFAULT_CRITERIA = '[{ "kind": "ended" }]';
@@ -79,30 +80,20 @@ function ScenariosCard({ typeId }: { typeId: string }) {
       {scenarios.isPending && <Loader aria-label="Loading scenarios" />}
       {scenarios.data?.length === 0 && <Text c="dimmed">No scenarios yet.</Text>}
       {scenarios.data && scenarios.data.length > 0 && (
-        <Table mb="md">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Prospect</Table.Th>
-              <Table.Th>Criteria</Table.Th>
-              <Table.Th />
+        <SimpleTable mb="md" columns={['Name', 'Prospect', 'Criteria', '']}>
+          {scenarios.data.map((s) => (
+            <Table.Tr key={s.id}>
+              <Table.Td>{s.name}</Table.Td>
+              <Table.Td>{s.persona ? 'LLM persona' : `${(s.messages?.length ?? 0) + 1} scripted messages`}</Table.Td>
+              <Table.Td>{s.criteria.map((c) => c.kind).join(', ')}</Table.Td>
+              <Table.Td>
+                <Button size="xs" variant="subtle" color="red" onClick={() => remove.mutate(s.id)}>
+                  Delete
+                </Button>
+              </Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {scenarios.data.map((s) => (
-              <Table.Tr key={s.id}>
-                <Table.Td>{s.name}</Table.Td>
-                <Table.Td>{s.persona ? 'LLM persona' : `${(s.messages?.length ?? 0) + 1} scripted messages`}</Table.Td>
-                <Table.Td>{s.criteria.map((c) => c.kind).join(', ')}</Table.Td>
-                <Table.Td>
-                  <Button size="xs" variant="subtle" color="red" onClick={() => remove.mutate(s.id)}>
-                    Delete
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+          ))}
+        </SimpleTable>
       )}
       <Stack gap="xs">
         <Text fw={600}>New scenario</Text>
@@ -275,32 +266,22 @@ function VersionsCard({ typeId }: { typeId: string }) {
         </Button>
       </Group>
       {versions.data && versions.data.versions.length > 0 && (
-        <Table mb="md">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Version</Table.Th>
-              <Table.Th>Note</Table.Th>
-              <Table.Th>Published</Table.Th>
-              <Table.Th />
+        <SimpleTable mb="md" columns={['Version', 'Note', 'Published', '']}>
+          {versions.data.versions.map((v) => (
+            <Table.Tr key={v.version}>
+              <Table.Td>{v.version}</Table.Td>
+              <Table.Td>{v.note ?? ''}</Table.Td>
+              <Table.Td>
+                {new Date(v.createdAt).toLocaleString()} {v.createdBy ? `by ${v.createdBy}` : ''}
+              </Table.Td>
+              <Table.Td>
+                <Button size="xs" variant="light" onClick={() => restore.mutate(v.version)}>
+                  Restore as draft
+                </Button>
+              </Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {versions.data.versions.map((v) => (
-              <Table.Tr key={v.version}>
-                <Table.Td>{v.version}</Table.Td>
-                <Table.Td>{v.note ?? ''}</Table.Td>
-                <Table.Td>
-                  {new Date(v.createdAt).toLocaleString()} {v.createdBy ? `by ${v.createdBy}` : ''}
-                </Table.Td>
-                <Table.Td>
-                  <Button size="xs" variant="light" onClick={() => restore.mutate(v.version)}>
-                    Restore as draft
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+          ))}
+        </SimpleTable>
       )}
       {options.length > 1 && (
         <Group align="flex-end">

@@ -7,7 +7,7 @@ import type { CallRecording } from '@sales-agent/shared/schemas/call-recording';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { ACTIONS_COLUMN_WIDTH, DeleteAction, RecordTable, RowActions } from '../../../components/record-table.tsx';
+import { actionsColumn, DeleteAction, RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
@@ -150,54 +150,49 @@ export default function StatisticsPage() {
                     title: 'Transcript',
                     render: (r) => (r.transcript !== null ? <Badge color="green">Available</Badge> : <Badge color="gray">None</Badge>),
                   },
-                  {
-                    accessor: 'actions',
-                    title: 'Actions',
-                    width: ACTIONS_COLUMN_WIDTH,
-                    render: (r) => (
-                      <RowActions phoneWidth={170}>
+                  actionsColumn((r: CallRecording) => (
+                    <>
+                      <Button
+                        size="xs"
+                        variant="light"
+                        leftSection={playingId === r.id ? <IconPlayerStop size={14} aria-hidden /> : <IconPlayerPlay size={14} aria-hidden />}
+                        onClick={() => setPlayingId(playingId === r.id ? null : r.id)}
+                      >
+                        {playingId === r.id ? 'Hide Player' : 'Play'}
+                      </Button>
+                      <Button size="xs" variant="default" leftSection={<IconDownload size={14} aria-hidden />} component="a" href={recordingDownloadUrl(r.id)}>
+                        Download
+                      </Button>
+                      {r.transcript !== null ? (
                         <Button
                           size="xs"
-                          variant="light"
-                          leftSection={playingId === r.id ? <IconPlayerStop size={14} aria-hidden /> : <IconPlayerPlay size={14} aria-hidden />}
-                          onClick={() => setPlayingId(playingId === r.id ? null : r.id)}
+                          variant="default"
+                          leftSection={<IconFileText size={14} aria-hidden />}
+                          component={Link}
+                          to={paths.callRecordingTranscript(r.id)}
                         >
-                          {playingId === r.id ? 'Hide Player' : 'Play'}
+                          View Transcript
                         </Button>
-                        <Button size="xs" variant="default" leftSection={<IconDownload size={14} aria-hidden />} component="a" href={recordingDownloadUrl(r.id)}>
-                          Download
-                        </Button>
-                        {r.transcript !== null ? (
-                          <Button
-                            size="xs"
-                            variant="default"
-                            leftSection={<IconFileText size={14} aria-hidden />}
-                            component={Link}
-                            to={paths.callRecordingTranscript(r.id)}
-                          >
-                            View Transcript
-                          </Button>
-                        ) : (
-                          <Tooltip label={transcriptionOff} disabled={!transcriptionOff} multiline w={280} events={{ hover: true, focus: true, touch: true }}>
-                            {/* A span keeps the tooltip working on the disabled button. */}
-                            <span>
-                              <Button
-                                size="xs"
-                                variant="default"
-                                leftSection={<IconFileText size={14} aria-hidden />}
-                                loading={busyId === r.id}
-                                disabled={Boolean(transcriptionOff)}
-                                onClick={() => onGenerate(r)}
-                              >
-                                Generate Transcript
-                              </Button>
-                            </span>
-                          </Tooltip>
-                        )}
-                        <DeleteAction disabled={busyId === r.id} onClick={() => onDelete(r)} />
-                      </RowActions>
-                    ),
-                  },
+                      ) : (
+                        <Tooltip label={transcriptionOff} disabled={!transcriptionOff} multiline w={280} events={{ hover: true, focus: true, touch: true }}>
+                          {/* A span keeps the tooltip working on the disabled button. */}
+                          <span>
+                            <Button
+                              size="xs"
+                              variant="default"
+                              leftSection={<IconFileText size={14} aria-hidden />}
+                              loading={busyId === r.id}
+                              disabled={Boolean(transcriptionOff)}
+                              onClick={() => onGenerate(r)}
+                            >
+                              Generate Transcript
+                            </Button>
+                          </span>
+                        </Tooltip>
+                      )}
+                      <DeleteAction disabled={busyId === r.id} onClick={() => onDelete(r)} />
+                    </>
+                  ), 170),
                 ]}
               />
             )}

@@ -6,7 +6,7 @@ import { isCrmLinked } from '@sales-agent/shared/schemas/conversation-type-confi
 import { truncate } from '@sales-agent/shared/truncate';
 import { Link, useNavigate } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { ACTIONS_COLUMN_WIDTH, DeleteAction, EditConfigActions, RecordTable, RowActions } from '../../../components/record-table.tsx';
+import { actionsColumn, DeleteAction, EditConfigActions, RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
@@ -75,39 +75,34 @@ export default function ConversationTypeListPage() {
               cellsStyle: () => ({ whiteSpace: 'pre-wrap', wordBreak: 'break-word', minWidth: 180 }),
               render: (type) => truncate(type.label, TRUNCATE.typeList),
             },
-            {
-              accessor: 'actions',
-              title: 'Actions',
-              width: ACTIONS_COLUMN_WIDTH,
-              render: (type) => (
-                <RowActions>
-                  <EditConfigActions editTo={paths.admin.conversationTypeEdit(type.id)} configTo={paths.admin.conversationTypeConfig(type.id)} />
-                  {isCrmLinked(type.config) && (
-                    <Button
-                      size="xs"
-                      variant="light"
-                      color="teal"
-                      leftSection={<IconAddressBook size={14} aria-hidden />}
-                      component={Link}
-                      to={paths.admin.conversationTypeContacts(type.id)}
-                    >
-                      Contacts
-                    </Button>
-                  )}
+            actionsColumn((type: ConversationTypeListItem) => (
+              <>
+                <EditConfigActions editTo={paths.admin.conversationTypeEdit(type.id)} configTo={paths.admin.conversationTypeConfig(type.id)} />
+                {isCrmLinked(type.config) && (
                   <Button
                     size="xs"
                     variant="light"
-                    color="gray"
-                    leftSection={<IconCopy size={14} aria-hidden />}
-                    loading={busyId === type.id}
-                    onClick={() => duplicate(type.id)}
+                    color="teal"
+                    leftSection={<IconAddressBook size={14} aria-hidden />}
+                    component={Link}
+                    to={paths.admin.conversationTypeContacts(type.id)}
                   >
-                    Duplicate
+                    Contacts
                   </Button>
-                  <DeleteAction disabled={busyId === type.id} onClick={() => remove(type)} />
-                </RowActions>
-              ),
-            },
+                )}
+                <Button
+                  size="xs"
+                  variant="light"
+                  color="gray"
+                  leftSection={<IconCopy size={14} aria-hidden />}
+                  loading={busyId === type.id}
+                  onClick={() => duplicate(type.id)}
+                >
+                  Duplicate
+                </Button>
+                <DeleteAction disabled={busyId === type.id} onClick={() => remove(type)} />
+              </>
+            )),
           ]}
         />
       )}

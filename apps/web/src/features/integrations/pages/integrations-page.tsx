@@ -3,6 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { API_KEY_SCOPE_LABELS, API_KEY_SCOPES, WEBHOOK_EVENTS } from '@sales-agent/shared/schemas/integrations';
 import { PageTitle } from '../../../components/page-title.tsx';
+import { ShownOnce } from '../../../components/shown-once.tsx';
+import { SimpleTable } from '../../../components/simple-table.tsx';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import {
   apiKeysQuery,
@@ -82,61 +84,48 @@ function ApiKeysPanel() {
         </Stack>
       </form>
       {shown ? (
-        <Alert color="green" mt="md" title={`Key "${shown.name}" created: copy it now, it is shown only once`} data-testid="api-key-created">
-          <TextInput aria-label="New API key" readOnly value={shown.key} onFocus={(e) => e.currentTarget.select()} />
-          <Button size="xs" variant="subtle" mt="xs" onClick={() => setShown(null)}>
-            I have copied it
-          </Button>
-        </Alert>
+        <ShownOnce
+          title={`Key "${shown.name}" created: copy it now, it is shown only once`}
+          label="New API key"
+          value={shown.key}
+          testId="api-key-created"
+          onDone={() => setShown(null)}
+        />
       ) : null}
       {keys.data && keys.data.length > 0 ? (
-        <Table.ScrollContainer minWidth={640} mt="md">
-          <Table aria-label="API keys">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Key</Table.Th>
-                <Table.Th>Scopes</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                <Table.Th>Revoke</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {keys.data.map((key) => (
-                <Table.Tr key={key.id}>
-                  <Table.Td>{key.name}</Table.Td>
-                  <Table.Td>
-                    <code>{key.prefix}…</code>
-                  </Table.Td>
-                  <Table.Td>{key.scopes.join(', ')}</Table.Td>
-                  <Table.Td>
-                    {when(key.createdAt)}
-                    {key.createdBy ? <Text size="xs">by {key.createdBy.email}</Text> : null}
-                  </Table.Td>
-                  <Table.Td>{when(key.lastUsedAt)}</Table.Td>
-                  <Table.Td>
-                    {key.revokedAt ? (
-                      <Badge color="gray" variant="light">Revoked</Badge>
-                    ) : (
-                      <Button
-                        size="xs"
-                        color="red"
-                        variant="light"
-                        aria-label={`Revoke ${key.name}`}
-                        onClick={async () => {
-                          if (await confirmAction(`Revoke the key "${key.name}"? Anything using it stops working at once.`, { confirmLabel: 'Revoke' })) revoke.mutate(key.id);
-                        }}
-                      >
-                        Revoke
-                      </Button>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <SimpleTable minWidth={640} mt="md" aria-label="API keys" columns={['Name', 'Key', 'Scopes', 'Created', 'Last used', 'Revoke']}>
+          {keys.data.map((key) => (
+            <Table.Tr key={key.id}>
+              <Table.Td>{key.name}</Table.Td>
+              <Table.Td>
+                <code>{key.prefix}…</code>
+              </Table.Td>
+              <Table.Td>{key.scopes.join(', ')}</Table.Td>
+              <Table.Td>
+                {when(key.createdAt)}
+                {key.createdBy ? <Text size="xs">by {key.createdBy.email}</Text> : null}
+              </Table.Td>
+              <Table.Td>{when(key.lastUsedAt)}</Table.Td>
+              <Table.Td>
+                {key.revokedAt ? (
+                  <Badge color="gray" variant="light">Revoked</Badge>
+                ) : (
+                  <Button
+                    size="xs"
+                    color="red"
+                    variant="light"
+                    aria-label={`Revoke ${key.name}`}
+                    onClick={async () => {
+                      if (await confirmAction(`Revoke the key "${key.name}"? Anything using it stops working at once.`, { confirmLabel: 'Revoke' })) revoke.mutate(key.id);
+                    }}
+                  >
+                    Revoke
+                  </Button>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </SimpleTable>
       ) : null}
     </Card>
   );
@@ -189,13 +178,15 @@ function WebhooksPanel() {
         </Stack>
       </form>
       {secret ? (
-        <Alert color="green" mt="md" title="Signing secret: copy it now, it is shown only once" data-testid="webhook-created">
+        <ShownOnce
+          title="Signing secret: copy it now, it is shown only once"
+          label="Signing secret"
+          value={secret.secret}
+          testId="webhook-created"
+          onDone={() => setSecret(null)}
+        >
           <Text size="sm">For {secret.url}</Text>
-          <TextInput aria-label="Signing secret" readOnly value={secret.secret} onFocus={(e) => e.currentTarget.select()} />
-          <Button size="xs" variant="subtle" mt="xs" onClick={() => setSecret(null)}>
-            I have copied it
-          </Button>
-        </Alert>
+        </ShownOnce>
       ) : null}
       <Stack mt="md" gap="md">
         {endpoints.data?.map((endpoint) => <EndpointCard key={endpoint.id} endpoint={endpoint} />)}
@@ -247,53 +238,45 @@ function EndpointCard({ endpoint }: { endpoint: WebhookEndpointView }) {
         </Alert>
       ) : null}
       {deliveries.data && deliveries.data.length > 0 ? (
-        <Table.ScrollContainer minWidth={640} mt="sm">
-          <Table aria-label={`Recent deliveries to ${endpoint.url}`} fz="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Event</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Response</Table.Th>
-                <Table.Th>Attempts</Table.Th>
-                <Table.Th>Last attempt</Table.Th>
-                <Table.Th>Resend</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {deliveries.data.map((d) => (
-                <Table.Tr key={d.id}>
-                  <Table.Td>
-                    {d.type}
-                    <Text size="xs" c="dimmed">
-                      {d.eventId}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge color={d.status === 'DELIVERED' ? 'green' : d.status === 'FAILED' ? 'red' : 'yellow'} variant="light">
-                      {d.status}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    {d.responseCode ?? '—'}
-                    {d.responseMs !== null ? ` in ${d.responseMs} ms` : ''}
-                    {d.lastError ? (
-                      <Text size="xs" c="dimmed">
-                        {d.lastError}
-                      </Text>
-                    ) : null}
-                  </Table.Td>
-                  <Table.Td>{d.attempts}</Table.Td>
-                  <Table.Td>{when(d.lastAttemptAt)}</Table.Td>
-                  <Table.Td>
-                    <Button size="xs" variant="subtle" aria-label={`Resend ${d.type} ${d.eventId}`} onClick={() => resend.mutate({ id: endpoint.id, deliveryId: d.id })}>
-                      Resend
-                    </Button>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <SimpleTable
+          minWidth={640}
+          mt="sm"
+          aria-label={`Recent deliveries to ${endpoint.url}`}
+          fz="sm"
+          columns={['Event', 'Status', 'Response', 'Attempts', 'Last attempt', 'Resend']}
+        >
+          {deliveries.data.map((d) => (
+            <Table.Tr key={d.id}>
+              <Table.Td>
+                {d.type}
+                <Text size="xs" c="dimmed">
+                  {d.eventId}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Badge color={d.status === 'DELIVERED' ? 'green' : d.status === 'FAILED' ? 'red' : 'yellow'} variant="light">
+                  {d.status}
+                </Badge>
+              </Table.Td>
+              <Table.Td>
+                {d.responseCode ?? '—'}
+                {d.responseMs !== null ? ` in ${d.responseMs} ms` : ''}
+                {d.lastError ? (
+                  <Text size="xs" c="dimmed">
+                    {d.lastError}
+                  </Text>
+                ) : null}
+              </Table.Td>
+              <Table.Td>{d.attempts}</Table.Td>
+              <Table.Td>{when(d.lastAttemptAt)}</Table.Td>
+              <Table.Td>
+                <Button size="xs" variant="subtle" aria-label={`Resend ${d.type} ${d.eventId}`} onClick={() => resend.mutate({ id: endpoint.id, deliveryId: d.id })}>
+                  Resend
+                </Button>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </SimpleTable>
       ) : (
         <Text size="sm" c="dimmed" mt="sm">
           No deliveries yet.

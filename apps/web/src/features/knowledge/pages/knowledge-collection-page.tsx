@@ -20,6 +20,7 @@ import {
   useUploadDocument,
 } from '../api/knowledge.ts';
 import { conversationTypesQuery } from '../../conversation-types/api/conversation-types.ts';
+import { SimpleTable } from '../../../components/simple-table.tsx';
 
 const STATUS_COLORS: Record<KnowledgeSource['status'], string> = { queued: 'gray', processing: 'blue', ready: 'green', failed: 'red' };
 const STATUS_LABELS: Record<KnowledgeSource['status'], string> = { queued: 'Queued', processing: 'Processing', ready: 'Ready', failed: 'Failed' };
@@ -147,57 +148,45 @@ function SourcesTable({ collectionId, sources }: { collectionId: number; sources
     if (await confirmAction(`Delete "${source.title}" and its passages?`, { confirmLabel: 'Delete' })) remove.mutate(source.id);
   };
   return (
-    <Table aria-label="Knowledge sources" striped>
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Source</Table.Th>
-          <Table.Th>Type</Table.Th>
-          <Table.Th>Status</Table.Th>
-          <Table.Th>Passages</Table.Th>
-          <Table.Th>Last refresh</Table.Th>
-          <Table.Th>Actions</Table.Th>
+    <SimpleTable aria-label="Knowledge sources" striped columns={['Source', 'Type', 'Status', 'Passages', 'Last refresh', 'Actions']}>
+      {sources.map((s) => (
+        <Table.Tr key={s.id}>
+          <Table.Td>
+            {s.title}
+            {s.type === 'website' && s.items > 0 && (
+              <Text size="xs" c="dimmed">
+                {s.items} {s.items === 1 ? 'page' : 'pages'}
+                {s.status === 'processing' ? ' read so far' : ''}
+                {s.refresh !== 'off' ? ` · re-crawled ${s.refresh}` : ''}
+              </Text>
+            )}
+          </Table.Td>
+          <Table.Td>{TYPE_LABELS[s.type]}</Table.Td>
+          <Table.Td>
+            <Badge color={STATUS_COLORS[s.status]} variant="light">
+              {STATUS_LABELS[s.status]}
+            </Badge>
+            {s.error && (
+              <Text size="xs" c="red">
+                {s.error}
+              </Text>
+            )}
+          </Table.Td>
+          <Table.Td>{s.chunks}</Table.Td>
+          <Table.Td>{s.refreshedAt ? new Date(s.refreshedAt).toLocaleString() : '—'}</Table.Td>
+          <Table.Td>
+            <Group gap="xs">
+              <Button size="xs" variant="subtle" onClick={() => refresh.mutate(s.id)}>
+                Refresh
+              </Button>
+              <Button size="xs" variant="subtle" color="red" onClick={() => void onDelete(s)}>
+                Delete
+              </Button>
+            </Group>
+          </Table.Td>
         </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {sources.map((s) => (
-          <Table.Tr key={s.id}>
-            <Table.Td>
-              {s.title}
-              {s.type === 'website' && s.items > 0 && (
-                <Text size="xs" c="dimmed">
-                  {s.items} {s.items === 1 ? 'page' : 'pages'}
-                  {s.status === 'processing' ? ' read so far' : ''}
-                  {s.refresh !== 'off' ? ` · re-crawled ${s.refresh}` : ''}
-                </Text>
-              )}
-            </Table.Td>
-            <Table.Td>{TYPE_LABELS[s.type]}</Table.Td>
-            <Table.Td>
-              <Badge color={STATUS_COLORS[s.status]} variant="light">
-                {STATUS_LABELS[s.status]}
-              </Badge>
-              {s.error && (
-                <Text size="xs" c="red">
-                  {s.error}
-                </Text>
-              )}
-            </Table.Td>
-            <Table.Td>{s.chunks}</Table.Td>
-            <Table.Td>{s.refreshedAt ? new Date(s.refreshedAt).toLocaleString() : '—'}</Table.Td>
-            <Table.Td>
-              <Group gap="xs">
-                <Button size="xs" variant="subtle" onClick={() => refresh.mutate(s.id)}>
-                  Refresh
-                </Button>
-                <Button size="xs" variant="subtle" color="red" onClick={() => void onDelete(s)}>
-                  Delete
-                </Button>
-              </Group>
-            </Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+      ))}
+    </SimpleTable>
   );
 }
 

@@ -7,6 +7,7 @@ import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { collectionsQuery, useCreateCollection } from '../api/knowledge.ts';
 import { UnansweredQuestions } from '../components/unanswered-questions.tsx';
+import { SimpleTable } from '../../../components/simple-table.tsx';
 
 /** Issue 21: the knowledge collections, each attachable to conversation types. */
 export default function KnowledgeListPage() {
@@ -38,30 +39,20 @@ export default function KnowledgeListPage() {
       {query.isError && <Alert color="red">{errorMessage(query.error)}</Alert>}
       {query.data && query.data.length === 0 && <Text c="dimmed">No collections yet: create one, then add FAQ entries or documents.</Text>}
       {query.data && query.data.length > 0 && (
-        <Table aria-label="Knowledge collections" striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Id</Table.Th>
-              <Table.Th>Sources</Table.Th>
-              <Table.Th>Passages</Table.Th>
+        <SimpleTable aria-label="Knowledge collections" striped columns={['Name', 'Id', 'Sources', 'Passages']}>
+          {query.data.map((c) => (
+            <Table.Tr key={c.id}>
+              <Table.Td>
+                <Anchor component={Link} to={paths.admin.knowledgeCollection(c.id)}>
+                  {c.name}
+                </Anchor>
+              </Table.Td>
+              <Table.Td>{c.id}</Table.Td>
+              <Table.Td>{c.sources}</Table.Td>
+              <Table.Td>{c.chunks}</Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {query.data.map((c) => (
-              <Table.Tr key={c.id}>
-                <Table.Td>
-                  <Anchor component={Link} to={paths.admin.knowledgeCollection(c.id)}>
-                    {c.name}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>{c.id}</Table.Td>
-                <Table.Td>{c.sources}</Table.Td>
-                <Table.Td>{c.chunks}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+          ))}
+        </SimpleTable>
       )}
       {query.data && <UnansweredQuestions collections={query.data} />}
     </Stack>

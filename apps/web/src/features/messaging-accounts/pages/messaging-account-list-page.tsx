@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
-import { ACTIONS_COLUMN_WIDTH, DeleteAction, EditConfigActions, RecordTable, RowActions } from '../../../components/record-table.tsx';
+import { actionsColumn, DeleteAction, EditConfigActions, RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { toastError, toastSuccess } from '../../../lib/toast.ts';
@@ -85,32 +85,27 @@ export default function MessagingAccountListPage() {
                       <Text c="dimmed">—</Text>
                     ),
                 },
-                {
-                  accessor: 'actions',
-                  title: 'Actions',
-                  width: ACTIONS_COLUMN_WIDTH,
-                  render: (account) => (
-                    <RowActions>
-                      <EditConfigActions editTo={paths.admin.messagingAccountEdit(account.id)} configTo={paths.admin.messagingAccountConfig(account.id)} />
-                      {account.conversationTypeId !== null ? (
-                        <Button
-                          size="xs"
-                          variant="light"
-                          leftSection={<IconList size={14} aria-hidden />}
-                          component={Link}
-                          to={`${paths.conversationList}?conversationType=${account.conversationTypeId}`}
-                        >
-                          Conversations
-                        </Button>
-                      ) : (
-                        <Button size="xs" variant="light" leftSection={<IconList size={14} aria-hidden />} disabled title="Set a conversation type to see its conversations">
-                          Conversations
-                        </Button>
-                      )}
-                      <DeleteAction onClick={() => onDelete(account)} />
-                    </RowActions>
-                  ),
-                },
+                actionsColumn((account: MessagingAccountView) => (
+                  <>
+                    <EditConfigActions editTo={paths.admin.messagingAccountEdit(account.id)} configTo={paths.admin.messagingAccountConfig(account.id)} />
+                    {account.conversationTypeId !== null ? (
+                      <Button
+                        size="xs"
+                        variant="light"
+                        leftSection={<IconList size={14} aria-hidden />}
+                        component={Link}
+                        to={`${paths.conversationList}?conversationType=${account.conversationTypeId}`}
+                      >
+                        Conversations
+                      </Button>
+                    ) : (
+                      <Button size="xs" variant="light" leftSection={<IconList size={14} aria-hidden />} disabled title="Set a conversation type to see its conversations">
+                        Conversations
+                      </Button>
+                    )}
+                    <DeleteAction onClick={() => onDelete(account)} />
+                  </>
+                )),
               ]}
             />
           )

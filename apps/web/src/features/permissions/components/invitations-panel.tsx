@@ -1,8 +1,10 @@
-import { Alert, Button, Card, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Card, Group, Table, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useEmailForm } from '../../auth/components/use-email-form.ts';
 import { type InvitationCreated, invitationsQuery, useCreateInvitation, useRevokeInvitation } from '../api/invitations.ts';
+import { ShownOnce } from '../../../components/shown-once.tsx';
+import { SimpleTable } from '../../../components/simple-table.tsx';
 
 /**
  * Invitations to register (REGISTRATION=invite, docs/deployment.md): an ADMIN invites an email and sends the
@@ -44,36 +46,24 @@ export function InvitationsPanel() {
         </Group>
       </form>
       {created ? (
-        <Alert color="green" mt="md" title={`Invitation for ${created.email}`} data-testid="invitation-created">
-          <Stack gap="xs">
-            <Text size="sm">{created.message}</Text>
-            <TextInput aria-label="Invitation link" readOnly value={created.link} onFocus={(e) => e.currentTarget.select()} />
-          </Stack>
-        </Alert>
+        <ShownOnce title={`Invitation for ${created.email}`} label="Invitation link" value={created.link} testId="invitation-created">
+          <Text size="sm">{created.message}</Text>
+        </ShownOnce>
       ) : null}
       {invitations.data && invitations.data.length > 0 ? (
-        <Table mt="md" aria-label="Open invitations">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Expires</Table.Th>
-              <Table.Th>Revoke</Table.Th>
+        <SimpleTable mt="md" aria-label="Open invitations" columns={['Email', 'Expires', 'Revoke']}>
+          {invitations.data.map((invitation) => (
+            <Table.Tr key={invitation.id}>
+              <Table.Td>{invitation.email}</Table.Td>
+              <Table.Td>{new Date(invitation.expiresAt).toLocaleString()}</Table.Td>
+              <Table.Td>
+                <Button size="xs" color="red" variant="light" onClick={() => revoke.mutate(invitation.id)}>
+                  Revoke
+                </Button>
+              </Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {invitations.data.map((invitation) => (
-              <Table.Tr key={invitation.id}>
-                <Table.Td>{invitation.email}</Table.Td>
-                <Table.Td>{new Date(invitation.expiresAt).toLocaleString()}</Table.Td>
-                <Table.Td>
-                  <Button size="xs" color="red" variant="light" onClick={() => revoke.mutate(invitation.id)}>
-                    Revoke
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+          ))}
+        </SimpleTable>
       ) : null}
     </Card>
   );

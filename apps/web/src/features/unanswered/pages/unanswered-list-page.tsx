@@ -5,7 +5,7 @@ import type { UnansweredStatus } from '@sales-agent/shared/enums';
 import type { UnansweredItem } from '@sales-agent/shared/schemas/unanswered';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { ACTIONS_COLUMN_WIDTH, DeleteAction, RecordTable, RowActions } from '../../../components/record-table.tsx';
+import { actionsColumn, DeleteAction, RecordTable } from '../../../components/record-table.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { confirmAction } from '../../../lib/confirm.tsx';
@@ -125,25 +125,20 @@ function UnansweredTable(props: {
               </Badge>
             ),
           },
-          {
-            accessor: 'actions',
-            title: 'Actions',
-            width: ACTIONS_COLUMN_WIDTH,
-            render: (row) => (
-              <RowActions phoneWidth={120}>
-                {row.status === 'ACTIVE' ? (
-                  <Button size="xs" variant="light" leftSection={<IconPlayerPause size={14} aria-hidden />} onClick={() => props.onStatus(row, 'INACTIVE')}>
-                    Deactivate
-                  </Button>
-                ) : (
-                  <Button size="xs" variant="light" leftSection={<IconPlayerPlay size={14} aria-hidden />} onClick={() => props.onStatus(row, 'ACTIVE')}>
-                    Activate
-                  </Button>
-                )}
-                <DeleteAction onClick={() => props.onDelete(row)} />
-              </RowActions>
-            ),
-          },
+          actionsColumn((row: UnansweredItem) => (
+            <>
+              {row.status === 'ACTIVE' ? (
+                <Button size="xs" variant="light" leftSection={<IconPlayerPause size={14} aria-hidden />} onClick={() => props.onStatus(row, 'INACTIVE')}>
+                  Deactivate
+                </Button>
+              ) : (
+                <Button size="xs" variant="light" leftSection={<IconPlayerPlay size={14} aria-hidden />} onClick={() => props.onStatus(row, 'ACTIVE')}>
+                  Activate
+                </Button>
+              )}
+              <DeleteAction onClick={() => props.onDelete(row)} />
+            </>
+          ), 120),
         ]}
       />
     </section>
