@@ -67,13 +67,14 @@ test('an ADMIN runs the same scenarios on two versions and compares them side by
   expect(scenario.status()).toBe(200);
   // Version 1 offers a discount in phase 1; the draft then offers a demo instead.
   expect((await page.request.post(`/api/admin/conversation-type/${id}/versions/publish`, { data: { note: 'With discount' } })).status()).toBe(200);
+  const phases = (await (await page.request.get(`/api/admin/conversation-phase/${id}/list`)).json()) as { id: number; index: number }[];
   const fix = await page.request.post('/api/admin/conversation-phase/create-edit', {
-    data: { index: 1, prompt: 'Offer a demo on Friday.', transitionPrompt: 'Move on when ready.', conversationType: { id } },
+    data: { id: phases.find((p) => p.index === 1)!.id, index: 1, prompt: 'Offer a demo on Friday.', transitionPrompt: 'Move on when ready.', conversationType: { id } },
   });
   expect(fix.status()).toBe(200);
 
   await page.goto(`/admin/conversation-type/${id}/tests`);
-  await page.getByRole('textbox', { name: 'Version A' }).click();
+  await page.getByRole('combobox', { name: 'Version A' }).click();
   await page.getByRole('option', { name: 'Version 1' }).click();
   await page.getByRole('button', { name: 'Run both and compare' }).click();
   const comparison = page.getByLabel('Version comparison');
