@@ -58,7 +58,7 @@ function server() {
       if (url.startsWith(`${base}/scenarios`)) return json(scenarios);
       if (url.startsWith(`${base}/versions/diff`)) return json({ prompts: [], phases: [], config: [], knowledge: { added: [], removed: [] } });
       if (url.startsWith(`${base}/versions`)) return json({ current: 1, versions: [{ version: 1, note: 'first', createdAt: new Date().toISOString(), createdBy: null }] });
-      if (url.startsWith(`${base}/publish-status`)) return json({ requiredPassRate: null, lastRun: null, allowed: true });
+      if (url.startsWith(`${base}/publish-status`)) return json({ requiredPassRate: 0.8, lastRun: runDone ? { id: 5, passRate: 0 } : null, allowed: false });
       if (url.startsWith(`${base}/test-runs`) && method === 'POST') return json({ id: 5 }, 202);
       if (url.startsWith(`${base}/test-comparisons`)) return json({ a: 6, b: 5 }, 202);
       if (url.startsWith('/api/admin/test-run/6/compare/5')) {
@@ -127,7 +127,12 @@ describe('TypeTestsPage', () => {
     expect(failing).toHaveLength(1);
     expect(failing[0].textContent).toContain('neverSays (text="discount") — The agent said "discount".');
     expect(within(reportView).getByText('A 20% discount today!')).toBeTruthy();
-  }, 20_000);
+    // The publish part shows the finished run's result for this draft; below the required rate, no publishing.
+    await waitFor(() =>
+      expect(screen.getByLabelText('Publish status').textContent).toBe('Publishing requires a pass rate of 80 % on the draft; last run on this draft as it is now: 0 % (run #5).'),
+    );
+    expect(screen.getByRole('button', { name: 'Publish draft' })).toHaveProperty('disabled', true);
+  }, 30_000);
 
   it('compares two versions side by side and opens a side’s transcripts', async () => {
     const { calls, finishRun } = server();
@@ -150,5 +155,5 @@ describe('TypeTestsPage', () => {
     expect(within(within(comparison).getByRole('row', { name: /^ended/ })).getAllByRole('cell').map((c) => c.textContent)).toEqual(['ended', '100 %', '100 %']);
     fireEvent.click(within(comparison).getByRole('button', { name: 'Show transcripts of B (the draft)' }));
     expect(await within(comparison).findByText('A 20% discount today!')).toBeTruthy();
-  }, 20_000);
+  }, 30_000);
 });

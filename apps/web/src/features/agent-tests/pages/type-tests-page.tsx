@@ -367,11 +367,8 @@ function VersionsCard({ typeId }: { typeId: string }) {
       </Text>
       {status.data && (
         <Text mb="xs" size="sm" aria-label="Publish status">
-          {status.data.requiredPassRate === null
-            ? 'Publishing does not require tests.'
-            : `Publishing requires a pass rate of ${pct(status.data.requiredPassRate)} on the draft; last run on this draft: ${
-                status.data.lastRun ? pct(status.data.lastRun.passRate) : 'none'
-              }.`}
+          {status.data.requiredPassRate === null ? 'Publishing does not require tests' : `Publishing requires a pass rate of ${pct(status.data.requiredPassRate)} on the draft`};
+          last run on this draft as it is now: {status.data.lastRun ? `${pct(status.data.lastRun.passRate)} (run #${status.data.lastRun.id})` : 'none'}.
         </Text>
       )}
       <Group align="flex-end" mb="md">
