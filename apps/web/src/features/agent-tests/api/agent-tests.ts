@@ -68,21 +68,7 @@ export interface TestReport {
   costUsd: number;
   durationMs: number;
 }
-export interface TestRun {
-  id: number;
-  version: string;
-  status: string;
-  total: number;
-  finished: number;
-  passRate: number | null;
-  report: TestReport | null;
-}
-export interface PublishStatus {
-  requiredPassRate: number | null;
-  lastRun: { id: number; passRate: number } | null;
-  allowed: boolean;
-}
-
+/** A batch's progress; `TestRun` adds its report once done. */
 export interface RunSummary {
   id: number;
   version: string;
@@ -91,6 +77,15 @@ export interface RunSummary {
   finished: number;
   passRate: number | null;
 }
+export interface TestRun extends RunSummary {
+  report: TestReport | null;
+}
+export interface PublishStatus {
+  requiredPassRate: number | null;
+  lastRun: { id: number; passRate: number } | null;
+  allowed: boolean;
+}
+
 type SidePass = { passRate: number; passed: boolean; runs: number } | null;
 /** Two runs side by side: per scenario and criterion the pass rate of each (null: that side did not run it). */
 export interface RunComparison {

@@ -148,6 +148,10 @@ function useVersionOptions(typeId: string) {
 const versionRef = (value: string) => (value === 'draft' ? 'draft' : Number(value));
 const versionLabel = (version: string) => (version === 'draft' ? 'the draft' : `version ${version}`);
 
+const RunsInput = ({ value, onChange }: { value: number; onChange: (runs: number) => void }) => (
+  <NumberInput label="Runs per scenario" min={1} max={20} value={value} onChange={(v) => onChange(Number(v) || 1)} w={160} />
+);
+
 function RunCard({ typeId }: { typeId: string }) {
   const options = useVersionOptions(typeId);
   const start = useStartRun(typeId);
@@ -161,7 +165,7 @@ function RunCard({ typeId }: { typeId: string }) {
       </Title>
       <Group align="flex-end">
         <Select label="Version" data={options} value={version} onChange={(v) => setVersion(v ?? 'draft')} allowDeselect={false} w={160} />
-        <NumberInput label="Runs per scenario" min={1} max={20} value={runs} onChange={(v) => setRuns(Number(v) || 1)} w={160} />
+        <RunsInput value={runs} onChange={setRuns} />
         <Button
           loading={start.isPending}
           onClick={() => start.mutate({ version: versionRef(version), runs }, { onSuccess: (r) => setRunId(r.id) })}
@@ -240,7 +244,7 @@ function CompareCard({ typeId }: { typeId: string }) {
       <Group align="flex-end">
         <Select label="Version A" data={options} value={a} onChange={setA} placeholder="Pick a version" w={160} />
         <Select label="Version B" data={options} value={b} onChange={(v) => setB(v ?? 'draft')} allowDeselect={false} w={160} />
-        <NumberInput label="Runs per scenario" min={1} max={20} value={runs} onChange={(v) => setRuns(Number(v) || 1)} w={160} />
+        <RunsInput value={runs} onChange={setRuns} />
         <Button
           disabled={a === null || a === b}
           loading={start.isPending}
