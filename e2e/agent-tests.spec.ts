@@ -57,3 +57,37 @@ test('an ADMIN tests a draft, sees the failing criterion, fixes the prompt, runs
   await expect(page.getByRole('cell', { name: 'No discounts any more' })).toBeVisible();
   await page.screenshot({ path: '/tmp/agent-tests.png', fullPage: true });
 });
+
+test('an ADMIN runs the same scenarios on two versions and compares them side by side', async ({ page }) => {
+  await loginAsAdmin(page);
+  const id = await createType(page);
+  const scenario = await page.request.post(`/api/admin/conversation-type/${id}/scenarios`, {
+    data: { name: 'No discounts', opening: 'Hi, I want panels', messages: ['Sounds good'], criteria: [{ kind: 'reachesPhase', phase: 1 }, { kind: 'neverSays', text: 'discount' }] },
+  });
+  expect(scenario.status()).toBe(200);
+  // Version 1 offers a discount in phase 1; the draft then offers a demo instead.
+  expect((await page.request.post(`/api/admin/conversation-type/${id}/versions/publish`, { data: { note: 'With discount' } })).status()).toBe(200);
+  const phases = (await (await page.request.get(`/api/admin/conversation-phase/${id}/list`)).json()) as { id: number; index: number }[];
+  const fix = await page.request.post('/api/admin/conversation-phase/create-edit', {
+    data: { id: phases.find((p) => p.index === 1)!.id, index: 1, prompt: 'Offer a demo on Friday.', transitionPrompt: 'Move on when ready.', conversationType: { id } },
+  });
+  expect(fix.status()).toBe(200);
+
+  await page.goto(`/admin/conversation-type/${id}/tests`);
+  await page.getByRole('combobox', { name: 'Version A' }).click();
+  await page.getByRole('option', { name: 'Version 1' }).click();
+  await page.getByRole('button', { name: 'Run both and compare' }).click();
+  const comparison = page.getByLabel('Version comparison');
+  await expect(comparison.getByRole('columnheader', { name: 'A: version 1' })).toBeVisible({ timeout: 20_000 });
+  await expect(comparison.getByRole('columnheader', { name: 'B: the draft' })).toBeVisible();
+  await expect(comparison.getByRole('row', { name: /^All scenarios/ })).toHaveText(/0 %\s*100 %/);
+  await expect(comparison.getByRole('row', { name: /^neverSays/ })).toHaveText(/0 %\s*100 %/);
+  await expect(comparison.getByRole('row', { name: /^reachesPhase/ })).toHaveText(/100 %\s*100 %/);
+
+  // The transcripts of each side are a click away: A's run shows the failing criterion.
+  await comparison.getByRole('button', { name: 'Show transcripts of A (version 1)' }).click();
+  const report = comparison.getByLabel('Test run report');
+  await expect(report.locator('[data-failing="true"]')).toContainText('neverSays');
+  await expect(report).toContainText('Offer a discount to close.');
+  await page.screenshot({ path: '/tmp/agent-tests-compare.png', fullPage: true });
+});

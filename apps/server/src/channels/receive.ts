@@ -2,7 +2,7 @@ import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import type { AppContext } from '../context.ts';
 import { agentError } from '../conversations/agent-errors.ts';
-import { channelMessages, conversations, messages, prospects } from '../db/schema/index.ts';
+import { channelMessages, conversations, conversationTypeVersions, messages, prospects } from '../db/schema/index.ts';
 import { agentSettingsOf, currentTypeVersion, emitConversationChanged, type Executor, insertMessage, storeProspectMessage } from '../conversations/conversation-store.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
 import { scheduleTurn } from '../agent/turn.job.ts';
@@ -313,13 +313,17 @@ async function claimExternalId(tx: Executor, accountId: number, externalId: stri
 
 /**
  * The prospect's conversation that continues, locked for the rest of the transaction: the latest one unless
- * it has ended (phase N of its type), else a new one. A conversation at 9999 (the agent chose not to engage)
+ * it has ended (phase N of its type, N of its pinned version when it has one), else a new one. A conversation at 9999 (the agent chose not to engage)
  * or waiting on a person (-2, -1) continues: the prospect is still talking to the same business.
  */
 async function openConversationOf(tx: Executor, account: LiveAccount, prospectId: number): Promise<number> {
   const result = await tx.execute(sql`
     select c.id, c.phase, c.conversation_type_id,
-      (select count(*) from conversation_phases p where p.conversation_type_id = c.conversation_type_id)::int as phase_count
+      -- N of the version the conversation is pinned to (issue 25), else of the draft's phases.
+      coalesce(
+        (select jsonb_array_length(v.snapshot -> 'phases') from ${conversationTypeVersions} v
+          where v.conversation_type_id = c.conversation_type_id and v.version = c.type_version),
+        (select count(*) from conversation_phases p where p.conversation_type_id = c.conversation_type_id))::int as phase_count
     from ${conversations} c where c.prospect_id = ${prospectId}
     order by c.id desc limit 1 for update of c`);
   const latest = (result as unknown as { rows: { id: number; phase: number; conversation_type_id: number | null; phase_count: number }[] }).rows[0];

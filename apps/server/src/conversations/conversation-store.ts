@@ -50,6 +50,8 @@ export interface LoadedConversation {
   type: typeof conversationTypes.$inferSelect | null;
   phases: PhaseRow[];
   prospect: { id: number; externalId: string; messagingAccountId: number; accountType: string; simulated: boolean } | null;
+  /** The knowledge collections of the pinned version (issue 25); null when not pinned: the type's current links. */
+  knowledgeCollectionIds?: number[] | null;
 }
 
 /** What a turn needs of a phase; `phases` are sorted by index (then id). */
@@ -121,11 +123,11 @@ function toLoaded(row: {
   const prospect = row.prospect?.id != null && row.prospect.accountType ? (row.prospect as LoadedConversation['prospect']) : null;
   if (row.type && row.snapshot) {
     // A pinned conversation runs on its version's playbook, whatever the draft says now (docs/playbook-versions.md).
-    const { phases, knowledgeCollectionIds: _links, ...fields } = row.snapshot;
+    const { phases, knowledgeCollectionIds, ...fields } = row.snapshot;
     const pinnedPhases = phases.map((p, i) => ({ id: -(i + 1), ...p }));
-    return { conversation: row.conversation, type: { ...row.type, ...fields }, phases: pinnedPhases, prospect };
+    return { conversation: row.conversation, type: { ...row.type, ...fields }, phases: pinnedPhases, prospect, knowledgeCollectionIds: knowledgeCollectionIds ?? [] };
   }
-  return { conversation: row.conversation, type: row.type, phases: row.type ? fromJson(row.phases) : [], prospect };
+  return { conversation: row.conversation, type: row.type, phases: row.type ? fromJson(row.phases) : [], prospect, knowledgeCollectionIds: null };
 }
 
 /**

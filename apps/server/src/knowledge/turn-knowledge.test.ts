@@ -43,6 +43,25 @@ describe('knowledge in a turn', () => {
     expect(lists[0]).toEqual([expect.objectContaining({ title: 'How much does installation cost?', text: expect.stringContaining('480 euros') })]);
   });
 
+  it('a conversation pinned to a published version answers from that version’s collections, not the draft’s', async () => {
+    const published = await collectionWith([['How much does installation cost?', 'Installation costs 480 euros, done within two weeks.']]);
+    const drafted = await collectionWith([['How much does installation cost?', 'Installation costs 999 euros, done within a month.']]);
+    const type = await buildPlaybook(t.ctx);
+    expect((await attach(type.id, [published])).statusCode).toBe(200);
+    const publish = await t.request({ method: 'POST', url: `/api/admin/conversation-type/${type.id}/versions/publish`, as: admin.cookie, payload: {} });
+    expect(publish.json()).toEqual({ version: 1 });
+    const { id } = await startWebConversation(t.ctx, type.id);
+    // The draft now links another collection: the v1 conversation must not see it.
+    expect((await attach(type.id, [drafted])).statusCode).toBe(200);
+
+    fake.on('draft_reply', { json: { reply: 'Installation is 480 euros.', needsHuman: false, reason: '' } });
+    await receiveProspectMessage(t.ctx, id, 'what does the installation cost?');
+    await t.ctx.jobs.drain();
+    const system = String(fake.requests.find((r) => r.schemaName === 'draft_reply')!.messages[0].content);
+    expect(system).toContain('Installation costs 480 euros');
+    expect(system).not.toContain('999 euros');
+  });
+
   it('a type without collections drafts with no knowledge block; unknown collection ids are refused', async () => {
     const type = await buildPlaybook(t.ctx);
     const refused = await attach(type.id, [999999]);

@@ -44,14 +44,16 @@ export async function retrieveRelevant(db: Executor, collectionIds: number[], qu
 
 /**
  * The knowledge of one turn: null when the type has no collections (the draft is as before), else the
- * passages relevant to the prospect's latest messages (possibly none).
+ * passages relevant to the prospect's latest messages (possibly none). `pinned`: the collections of the
+ * version the conversation is pinned to (issue 25); null reads the type's current links (the draft).
  */
 export async function knowledgeForTurn(
   db: Executor,
   typeId: number,
   history: { role: string; message: string }[],
+  pinned: number[] | null = null,
 ): Promise<TurnKnowledge | null> {
-  const collections = await typeCollectionIds(db, typeId);
+  const collections = pinned ?? (await typeCollectionIds(db, typeId));
   if (collections.length === 0) return null;
   const question = latestProspectText(history);
   return { question, passages: await retrieveRelevant(db, collections, question) };

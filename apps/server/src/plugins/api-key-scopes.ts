@@ -66,8 +66,8 @@ const PREFIXES: [RegExp, ApiKeyScope[]][] = [
   [/^(GET|POST|DELETE|PATCH|PUT) \/api\/admin\/knowledge(\/|$)/, [PLAYBOOKS]],
   [/^GET \/api\/(admin\/)?analytics(\/|$)/, [ANALYTICS]],
   // Playbook versions, test scenarios and runs (issue 25), custom tools' test button (issue 22).
-  [/^(GET|POST|DELETE|PATCH|PUT) \/api\/admin\/conversation-type\/\{[^}]+\}\/(versions|scenarios|test-runs|tools)(\/|$)/, [PLAYBOOKS]],
-  [/^GET \/api\/admin\/test-run\/\{[^}]+\}$/, [PLAYBOOKS]],
+  [/^(GET|POST|DELETE|PATCH|PUT) \/api\/admin\/conversation-type\/\{[^}]+\}\/(versions|scenarios|test-runs|test-comparisons|publish-status|tools)(\/|$)/, [PLAYBOOKS]],
+  [/^GET \/api\/admin\/test-run\/\{[^}]+\}(\/compare\/\{[^}]+\})?$/, [PLAYBOOKS]],
   // Team notes (issue 24) and lead fields a person corrects (issue 22).
   [/^POST \/api\/conversation\/\{[^}]+\}\/notes$/, [WRITE]],
   [/^PUT \/api\/conversation\/\{[^}]+\}\/lead-fields$/, [WRITE]],

@@ -100,3 +100,36 @@ export const publishStatusView = z.object({
   lastRun: z.object({ id: z.number(), passRate: z.number() }).nullable(),
   allowed: z.boolean(),
 });
+
+/** Side by side (issue 25): the same scenarios run on two versions, one batch each. */
+export const startComparisonBody = z
+  .object({
+    a: versionRefParam,
+    b: versionRefParam.default('draft'),
+    runs: z.number().int().min(1).max(20).default(1),
+    scenarioIds: z.array(z.number().int().positive()).max(200).optional(),
+  })
+  .refine((body) => String(body.a) !== String(body.b), { message: 'pick two different versions to compare', path: ['b'] });
+export const comparisonIds = z.object({ a: z.number(), b: z.number() });
+export const compareParams = z.object({
+  id: z.coerce.number().int().positive().max(2_147_483_647),
+  otherId: z.coerce.number().int().positive().max(2_147_483_647),
+});
+const comparedRun = testRunView.omit({ report: true, conversationTypeId: true });
+const sidePass = z.object({ passRate: z.number(), passed: z.boolean(), runs: z.number() }).nullable();
+export const testRunComparison = z.object({
+  conversationTypeId: z.number(),
+  a: comparedRun,
+  b: comparedRun,
+  /** Both batches finished: `scenarios` is filled. */
+  done: z.boolean(),
+  /** Scenarios matched by name (one run only: the other side is null), criteria matched by their definition. */
+  scenarios: z.array(
+    z.object({
+      name: z.string(),
+      a: sidePass,
+      b: sidePass,
+      criteria: z.array(z.object({ criterion: z.record(z.string(), z.unknown()), a: z.number().nullable(), b: z.number().nullable() })),
+    }),
+  ),
+});

@@ -38,7 +38,7 @@ export function snapshotHash(snapshot: PlaybookSnapshot): string {
 }
 
 /** JSON with object keys sorted: jsonb stores keys in its own order, and the fingerprint must not care. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

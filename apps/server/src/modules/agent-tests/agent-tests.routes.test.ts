@@ -151,6 +151,74 @@ describe('agent test runs', () => {
     expect((await call('GET', `/api/admin/conversation-type/${typeId}/scenarios`)).json()).toEqual([]);
   });
 
+  it('runs the same scenarios on two versions and compares them side by side', async () => {
+    const typeId = await createType({});
+    await call('POST', `/api/admin/conversation-type/${typeId}/scenarios`, { name: 'polite', opening: 'Hello', messages: ['Tell me more'], criteria: [{ kind: 'neverSays', text: 'discount' }, { kind: 'reachesPhase', phase: 0 }] });
+    await call('POST', `/api/admin/conversation-type/${typeId}/scenarios`, { name: 'short', opening: 'Hi', messages: [], criteria: [{ kind: 'maxLength', max: 500 }] });
+    expect((await call('POST', `/api/admin/conversation-type/${typeId}/versions/publish`, { note: 'v1' })).json()).toEqual({ version: 1 });
+    // Version 1 offers a discount, the draft (its prompt edited) does not: the fake answers by the role prompt.
+    const edited = await call('POST', '/api/admin/conversation-type/create-edit', { id: typeId, title: 'Sandboxed', rolePrompt: 'You sell solar. Never offer discounts.', errorPrompt: 'Sorry.' });
+    expect(edited.statusCode, edited.body).toBe(200);
+    llm.on('draft_reply', (request) => ({
+      json: { reply: JSON.stringify(request.messages).includes('Never offer discounts') ? 'Happy to explain how it works.' : 'We have a discount today!', needsHuman: false, reason: '' },
+    }));
+
+    const started = await call('POST', `/api/admin/conversation-type/${typeId}/test-comparisons`, { a: 1, b: 'draft', runs: 2 });
+    expect(started.statusCode, started.body).toBe(202);
+    const { a, b } = started.json();
+    const pending = await call('GET', `/api/admin/test-run/${a}/compare/${b}`);
+    expect(pending.json()).toMatchObject({ conversationTypeId: typeId, done: false, scenarios: [], a: { id: a, version: '1', status: 'running', total: 4 }, b: { id: b, version: 'draft' } });
+
+    await t.ctx.jobs.drain();
+    const compared = await call('GET', `/api/admin/test-run/${a}/compare/${b}`);
+    expect(compared.statusCode, compared.body).toBe(200);
+    const body = compared.json();
+    expect(body).toMatchObject({ done: true, a: { passRate: 0.5, status: 'done' }, b: { passRate: 1, status: 'done' } });
+    expect(body.scenarios).toEqual([
+      {
+        name: 'polite',
+        a: { passRate: 0, passed: false, runs: 2 },
+        b: { passRate: 1, passed: true, runs: 2 },
+        criteria: [
+          { criterion: { kind: 'neverSays', text: 'discount' }, a: 0, b: 1 },
+          { criterion: { kind: 'reachesPhase', phase: 0 }, a: 1, b: 1 },
+        ],
+      },
+      { name: 'short', a: { passRate: 1, passed: true, runs: 2 }, b: { passRate: 1, passed: true, runs: 2 }, criteria: [{ criterion: { kind: 'maxLength', max: 500 }, a: 1, b: 1 }] },
+    ]);
+
+    // Any two runs of the type compare: a scenario or criterion only one side ran has null on the other.
+    await call('POST', `/api/admin/conversation-type/${typeId}/scenarios`, { name: 'late', opening: 'Yo', messages: [], criteria: [{ kind: 'ended' }] });
+    const later = await runToEnd(typeId);
+    const mixed = (await call('GET', `/api/admin/test-run/${a}/compare/${later.id}`)).json();
+    expect(mixed.scenarios.find((s: { name: string }) => s.name === 'late')).toMatchObject({ a: null, b: { runs: 1 }, criteria: [{ criterion: { kind: 'ended' }, a: null, b: 0 }] });
+  });
+
+  it('answers 400, 401, 403 and 404 for comparisons', async () => {
+    const typeId = await createType({});
+    const otherType = await createType({});
+    await call('POST', `/api/admin/conversation-type/${typeId}/scenarios`, { name: 'x', opening: 'Hi', messages: [], criteria: [] });
+    await call('POST', `/api/admin/conversation-type/${otherType}/scenarios`, { name: 'x', opening: 'Hi', messages: [], criteria: [] });
+    const url = `/api/admin/conversation-type/${typeId}/test-comparisons`;
+    expect((await call('POST', url, { a: 'draft', b: 'draft' })).statusCode).toBe(400);
+    expect((await call('POST', url, { a: 'nope' })).statusCode).toBe(400);
+    expect((await call('POST', url, { a: 3 })).json().code).toBe('TYPE_VERSION_NOT_FOUND');
+    expect((await call('GET', `/api/admin/conversation-type/${typeId}/test-runs`)).json()).toEqual([]);
+    expect((await call('POST', '/api/admin/conversation-type/999999/test-comparisons', { a: 1 })).json().code).toBe('CONVERSATION_TYPE_NOT_FOUND');
+    expect((await call('POST', url, { a: 1 }, normal.cookie)).statusCode).toBe(403);
+    expect((await t.request({ method: 'POST', url, payload: { a: 1 } })).statusCode).toBe(401);
+
+    const mine = await runToEnd(typeId);
+    const theirs = await runToEnd(otherType);
+    const across = await call('GET', `/api/admin/test-run/${mine.id}/compare/${theirs.id}`);
+    expect(across.statusCode).toBe(400);
+    expect(across.json().error).toMatch(/different conversation types/);
+    expect((await call('GET', `/api/admin/test-run/${mine.id}/compare/abc`)).statusCode).toBe(400);
+    expect((await call('GET', `/api/admin/test-run/${mine.id}/compare/999999`)).json().code).toBe('TEST_RUN_NOT_FOUND');
+    expect((await call('GET', `/api/admin/test-run/${mine.id}/compare/${mine.id}`, undefined, normal.cookie)).statusCode).toBe(403);
+    expect((await t.request({ method: 'GET', url: `/api/admin/test-run/${mine.id}/compare/${mine.id}` })).statusCode).toBe(401);
+  });
+
   it('answers 400, 401, 403 and 404', async () => {
     const typeId = await createType({});
     const bad = await call('POST', `/api/admin/conversation-type/${typeId}/scenarios`, { name: 'x', opening: 'Hi', criteria: [{ kind: 'nope' }] });

@@ -2,13 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBody, idParams, messageBody } from '@sales-agent/shared/schemas/common';
 import {
+  compareParams,
+  comparisonIds,
   publishStatusView,
   scenarioList,
   scenarioParams,
   scenarioSchema,
   scenariosFileSchema,
   scenarioView,
+  startComparisonBody,
   startRunBody,
+  testRunComparison,
   testRunList,
   testRunView,
 } from '@sales-agent/shared/schemas/agent-tests';
@@ -24,6 +28,7 @@ import {
   saveScenario,
   startTestRun,
 } from './agent-tests.service.ts';
+import { compareTestRuns, startComparison } from './test-run-comparison.ts';
 
 const tags = ['agent-tests'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
@@ -63,6 +68,15 @@ export async function agentTestsRoutes(app: FastifyInstance, { ctx }: { ctx: App
   );
   r.get(`${base}/test-runs`, { schema: { tags, params: idParams, response: { 200: testRunList, ...errors } } }, async (request) =>
     listTestRuns(ctx, request.params.id),
+  );
+  // Side by side: the same scenarios on two versions (two batches), then compared per scenario and criterion.
+  r.post(
+    `${base}/test-comparisons`,
+    { schema: { tags, params: idParams, body: startComparisonBody, response: { 202: comparisonIds, ...errors } } },
+    async (request, reply) => reply.status(202).send(await startComparison(ctx, request.params.id, request.body)),
+  );
+  r.get('/api/admin/test-run/:id/compare/:otherId', { schema: { tags, params: compareParams, response: { 200: testRunComparison, ...errors } } }, async (request) =>
+    compareTestRuns(ctx, request.params.id, request.params.otherId),
   );
   r.get(`${base}/publish-status`, { schema: { tags, params: idParams, response: { 200: publishStatusView, ...errors } } }, async (request) =>
     publishStatus(ctx, request.params.id),

@@ -15,7 +15,7 @@ export const TEST_RUN_JOB = 'agent.test-run';
 const scenarioNotFound = () => notFound('Test scenario not found', 'SCENARIO_NOT_FOUND');
 const runNotFound = () => notFound('Test run not found', 'TEST_RUN_NOT_FOUND');
 
-async function typeOf(ctx: AppContext, typeId: number) {
+export async function typeOf(ctx: AppContext, typeId: number) {
   const [type] = await ctx.db.select({ id: conversationTypes.id, title: conversationTypes.title }).from(conversationTypes).where(eq(conversationTypes.id, typeId)).limit(1);
   if (!type) throw typeNotFound();
   return type;

@@ -10,6 +10,7 @@ export const agentTestKeys = {
   scenarios: (typeId: string) => ['agent-tests', typeId, 'scenarios'] as const,
   publishStatus: (typeId: string) => ['agent-tests', typeId, 'publish-status'] as const,
   run: (runId: number) => ['agent-test-run', runId] as const,
+  comparison: (a: number, b: number) => ['agent-test-run', a, 'compare', b] as const,
 };
 
 export interface VersionList {
@@ -67,19 +68,31 @@ export interface TestReport {
   costUsd: number;
   durationMs: number;
 }
-export interface TestRun {
+/** A batch's progress; `TestRun` adds its report once done. */
+export interface RunSummary {
   id: number;
   version: string;
   status: string;
   total: number;
   finished: number;
   passRate: number | null;
+}
+export interface TestRun extends RunSummary {
   report: TestReport | null;
 }
 export interface PublishStatus {
   requiredPassRate: number | null;
   lastRun: { id: number; passRate: number } | null;
   allowed: boolean;
+}
+
+type SidePass = { passRate: number; passed: boolean; runs: number } | null;
+/** Two runs side by side: per scenario and criterion the pass rate of each (null: that side did not run it). */
+export interface RunComparison {
+  a: RunSummary;
+  b: RunSummary;
+  done: boolean;
+  scenarios: { name: string; a: SidePass; b: SidePass; criteria: { criterion: Criterion; a: number | null; b: number | null }[] }[];
 }
 
 const base = (typeId: string) => `/api/admin/conversation-type/${typeId}`;
@@ -98,6 +111,14 @@ export const testRunQuery = (runId: number) =>
     queryKey: agentTestKeys.run(runId),
     queryFn: () => api.get<TestRun>(`/api/admin/test-run/${runId}`),
     refetchInterval: (query) => (query.state.data?.status === 'running' || !query.state.data ? 1000 : false),
+  });
+
+/** Two runs compared, polled every second until both are done. */
+export const comparisonQuery = (a: number, b: number) =>
+  queryOptions({
+    queryKey: agentTestKeys.comparison(a, b),
+    queryFn: () => api.get<RunComparison>(`/api/admin/test-run/${a}/compare/${b}`),
+    refetchInterval: (query) => (query.state.data?.done ? false : 1000),
   });
 
 export const usePublishVersion = (typeId: string) =>
@@ -127,4 +148,10 @@ export const useStartRun = (typeId: string) =>
     write: (body: { version: string | number; runs: number }) => api.post<{ id: number }>(`${base(typeId)}/test-runs`, body),
     refreshes: () => [],
     notice: 'Test run started',
+  });
+export const useStartComparison = (typeId: string) =>
+  useWrite({
+    write: (body: { a: string | number; b: string | number; runs: number }) => api.post<{ a: number; b: number }>(`${base(typeId)}/test-comparisons`, body),
+    refreshes: () => [],
+    notice: 'Comparison started',
   });

@@ -7,6 +7,7 @@ import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import {
   agentTestKeys,
+  comparisonQuery,
   type Criterion,
   diffQuery,
   type FieldDiff,
@@ -18,6 +19,7 @@ import {
   usePublishVersion,
   useRestoreVersion,
   useSaveScenario,
+  useStartComparison,
   useStartRun,
   versionsQuery,
 } from '../api/agent-tests.ts';
@@ -39,6 +41,7 @@ export default function TypeTestsPage() {
       </Group>
       <ScenariosCard typeId={id} />
       <RunCard typeId={id} />
+      <CompareCard typeId={id} />
       <VersionsCard typeId={id} />
     </Stack>
   );
@@ -128,13 +131,24 @@ function ScenariosCard({ typeId }: { typeId: string }) {
   );
 }
 
-function RunCard({ typeId }: { typeId: string }) {
+/** The draft and every published version, as choices of a version picker. */
+function useVersionOptions(typeId: string) {
   const versions = useQuery(versionsQuery(typeId));
+  return [{ value: 'draft', label: 'Draft' }, ...(versions.data?.versions ?? []).map((v) => ({ value: String(v.version), label: `Version ${v.version}` }))];
+}
+const versionRef = (value: string) => (value === 'draft' ? 'draft' : Number(value));
+const versionLabel = (version: string) => (version === 'draft' ? 'the draft' : `version ${version}`);
+
+const RunsInput = ({ value, onChange }: { value: number; onChange: (runs: number) => void }) => (
+  <NumberInput label="Runs per scenario" min={1} max={20} value={value} onChange={(v) => onChange(Number(v) || 1)} w={160} />
+);
+
+function RunCard({ typeId }: { typeId: string }) {
+  const options = useVersionOptions(typeId);
   const start = useStartRun(typeId);
   const [version, setVersion] = useState('draft');
   const [runs, setRuns] = useState<number>(1);
   const [runId, setRunId] = useState<number | null>(null);
-  const options = [{ value: 'draft', label: 'Draft' }, ...(versions.data?.versions ?? []).map((v) => ({ value: String(v.version), label: `Version ${v.version}` }))];
   return (
     <Card withBorder>
       <Title order={3} mb="sm">
@@ -142,10 +156,10 @@ function RunCard({ typeId }: { typeId: string }) {
       </Title>
       <Group align="flex-end">
         <Select label="Version" data={options} value={version} onChange={(v) => setVersion(v ?? 'draft')} allowDeselect={false} w={160} />
-        <NumberInput label="Runs per scenario" min={1} max={20} value={runs} onChange={(v) => setRuns(Number(v) || 1)} w={160} />
+        <RunsInput value={runs} onChange={setRuns} />
         <Button
           loading={start.isPending}
-          onClick={() => start.mutate({ version: version === 'draft' ? 'draft' : Number(version), runs }, { onSuccess: (r) => setRunId(r.id) })}
+          onClick={() => start.mutate({ version: versionRef(version), runs }, { onSuccess: (r) => setRunId(r.id) })}
         >
           Run scenarios
         </Button>
@@ -182,7 +196,7 @@ function RunReport({ typeId, runId }: { typeId: string; runId: number }) {
               {report.passed ? 'Passed' : 'Failed'}
             </Badge>
             <Text>
-              Pass rate {pct(report.passRate)} ({report.passedRuns} of {report.runs} runs) on {report.version === 'draft' ? 'the draft' : `version ${report.version}`} · tokens{' '}
+              Pass rate {pct(report.passRate)} ({report.passedRuns} of {report.runs} runs) on {versionLabel(report.version)} · tokens{' '}
               {report.tokens.prompt + report.tokens.completion} · ${report.costUsd.toFixed(4)} · {(report.durationMs / 1000).toFixed(1)} s
             </Text>
           </Group>
@@ -201,6 +215,102 @@ function RunReport({ typeId, runId }: { typeId: string; runId: number }) {
           ))}
         </>
       )}
+    </Stack>
+  );
+}
+
+/** Side by side (issue 25): the same scenarios on two versions, per scenario and criterion, transcripts a click away. */
+function CompareCard({ typeId }: { typeId: string }) {
+  const options = useVersionOptions(typeId);
+  const start = useStartComparison(typeId);
+  const [a, setA] = useState<string | null>(null);
+  const [b, setB] = useState('draft');
+  const [runs, setRuns] = useState<number>(1);
+  const [ids, setIds] = useState<{ a: number; b: number } | null>(null);
+  return (
+    <Card withBorder>
+      <Title order={3} mb="sm">
+        Compare two versions
+      </Title>
+      <Group align="flex-end">
+        <Select label="Version A" data={options} value={a} onChange={setA} placeholder="Pick a version" w={160} />
+        <Select label="Version B" data={options} value={b} onChange={(v) => setB(v ?? 'draft')} allowDeselect={false} w={160} />
+        <RunsInput value={runs} onChange={setRuns} />
+        <Button
+          disabled={a === null || a === b}
+          loading={start.isPending}
+          onClick={() => a !== null && start.mutate({ a: versionRef(a), b: versionRef(b), runs }, { onSuccess: setIds })}
+        >
+          Run both and compare
+        </Button>
+      </Group>
+      {ids && <ComparisonView typeId={typeId} a={ids.a} b={ids.b} />}
+    </Card>
+  );
+}
+
+const rateCell = (rate: number | null, other: number | null) => (
+  <Table.Td c={rate === null ? 'dimmed' : rate === 1 ? 'green' : 'red'} fw={other !== null && rate !== other ? 700 : undefined} data-changed={other !== null && rate !== null && rate !== other ? 'true' : undefined}>
+    {rate === null ? 'not run' : pct(rate)}
+  </Table.Td>
+);
+
+function ComparisonView({ typeId, a, b }: { typeId: string; a: number; b: number }) {
+  const comparison = useQuery(comparisonQuery(a, b));
+  const [shown, setShown] = useState<number | null>(null);
+  if (comparison.isError) return <Alert color="red">{errorMessage(comparison.error)}</Alert>;
+  if (!comparison.data) return <Loader aria-label="Loading the comparison" />;
+  const { a: runA, b: runB, done, scenarios } = comparison.data;
+  const head = (run: typeof runA, side: string) => `${side}: ${versionLabel(run.version)}`;
+  return (
+    <Stack mt="md" gap="sm" aria-label="Version comparison">
+      {!done && (
+        <Text>
+          Running: {runA.finished + runB.finished} / {runA.total + runB.total} runs finished
+        </Text>
+      )}
+      {done && (
+        <Table withTableBorder>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Scenario / criterion</Table.Th>
+              <Table.Th>{head(runA, 'A')}</Table.Th>
+              <Table.Th>{head(runB, 'B')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            <Table.Tr>
+              <Table.Td fw={700}>All scenarios</Table.Td>
+              {rateCell(runA.passRate, runB.passRate)}
+              {rateCell(runB.passRate, runA.passRate)}
+            </Table.Tr>
+            {scenarios.flatMap((s) => [
+              <Table.Tr key={s.name} bg="var(--mantine-color-gray-0)">
+                <Table.Td fw={600}>{s.name}</Table.Td>
+                {rateCell(s.a?.passRate ?? null, s.b?.passRate ?? null)}
+                {rateCell(s.b?.passRate ?? null, s.a?.passRate ?? null)}
+              </Table.Tr>,
+              ...s.criteria.map((c, i) => (
+                <Table.Tr key={`${s.name}-${i}`}>
+                  <Table.Td pl="xl">{describe(c.criterion)}</Table.Td>
+                  {rateCell(c.a, c.b)}
+                  {rateCell(c.b, c.a)}
+                </Table.Tr>
+              )),
+            ])}
+          </Table.Tbody>
+        </Table>
+      )}
+      {done && (
+        <Group>
+          {[runA, runB].map((run, i) => (
+            <Button key={run.id} size="xs" variant={shown === run.id ? 'filled' : 'light'} onClick={() => setShown(shown === run.id ? null : run.id)}>
+              {shown === run.id ? 'Hide' : 'Show'} transcripts of {i === 0 ? 'A' : 'B'} ({versionLabel(run.version)})
+            </Button>
+          ))}
+        </Group>
+      )}
+      {shown !== null && <RunReport typeId={typeId} runId={shown} />}
     </Stack>
   );
 }
@@ -235,13 +345,13 @@ function RunTranscript({ run, index }: { run: RunResult; index: number }) {
 
 function VersionsCard({ typeId }: { typeId: string }) {
   const versions = useQuery(versionsQuery(typeId));
+  const options = useVersionOptions(typeId);
   const status = useQuery(publishStatusQuery(typeId));
   const publish = usePublishVersion(typeId);
   const restore = useRestoreVersion(typeId);
   const [note, setNote] = useState('');
   const [from, setFrom] = useState<string | null>(null);
   const [to, setTo] = useState<string>('draft');
-  const options = [{ value: 'draft', label: 'Draft' }, ...(versions.data?.versions ?? []).map((v) => ({ value: String(v.version), label: `Version ${v.version}` }))];
   return (
     <Card withBorder>
       <Title order={3} mb="sm">
@@ -252,11 +362,8 @@ function VersionsCard({ typeId }: { typeId: string }) {
       </Text>
       {status.data && (
         <Text mb="xs" size="sm" aria-label="Publish status">
-          {status.data.requiredPassRate === null
-            ? 'Publishing does not require tests.'
-            : `Publishing requires a pass rate of ${pct(status.data.requiredPassRate)} on the draft; last run on this draft: ${
-                status.data.lastRun ? pct(status.data.lastRun.passRate) : 'none'
-              }.`}
+          {status.data.requiredPassRate === null ? 'Publishing does not require tests' : `Publishing requires a pass rate of ${pct(status.data.requiredPassRate)} on the draft`};
+          last run on this draft as it is now: {status.data.lastRun ? `${pct(status.data.lastRun.passRate)} (run #${status.data.lastRun.id})` : 'none'}.
         </Text>
       )}
       <Group align="flex-end" mb="md">
