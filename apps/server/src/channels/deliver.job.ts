@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { channelMessages, conversations } from '../db/schema/index.ts';
 import { emitConversationChanged, insertMessage } from '../conversations/conversation-store.ts';
-import { contactAddress, doNotContactOf } from '../conversations/opt-out.ts';
+import { contactAddress, describeOptOut, doNotContactOf } from '../conversations/opt-out.ts';
 import type { ClaimedJob, JobDefinition } from '../jobs/runner.ts';
 import { recordAgentError } from '../conversations/unanswered.ts';
 import { recordCarrierOptOut, TWILIO_OPTED_OUT } from './opt-out-words.ts';
@@ -128,8 +128,7 @@ async function blockedByOptOut(ctx: AppContext, row: OutboxRow): Promise<boolean
   if (row.payload.optOutNotice || row.messaging_account_id === null) return false;
   const found = await doNotContactOf(ctx.db, contactAddress(row.channel, row.messaging_account_id, row.payload.recipientId));
   if (!found) return false;
-  const [channel, { how }] = Object.entries(found)[0];
-  const reason = `Not sent: the person opted out (${how} on ${channel}) before this message went out.`;
+  const reason = `Not sent: the person opted out (${describeOptOut(found)}) before this message went out.`;
   await ctx.db.execute(sql`
     update outbox set status = 'FAILED', error_code = 'OPTED_OUT', last_error = ${reason}
     where id = ${row.id} and status = 'PENDING'`);

@@ -87,7 +87,7 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
     let optOut: OptOutChange | null = null;
     if (stored?.stored) {
       await linkChannelMessage(tx, account.id, event.externalId, conversationId, stored.stored.id);
-      optOut = await applyOptOutWords(ctx, tx, account, event.senderId, conversationId, text);
+      optOut = await applyOptOutWords(ctx, tx, account, { senderId: event.senderId, prospectId: prospect.id }, { id: conversationId, typeConfig: stored.typeConfig }, text);
       if (optOut) waiting = false;
       if (media?.key) await tx.update(messages).set({ mediaKey: media.key, mediaType: media.mimeType }).where(eq(messages.id, stored.stored.id));
       const reason = media?.problem ?? (waiting && demoOnly ? NO_LLM_REASON : null);

@@ -100,6 +100,12 @@ export const conversationTypeConfigObject = z.looseObject({
    * (docs/compliance.md): absent, DEFAULT_AI_DISCLOSURE; a text, that text; `false`, none.
    */
   aiDisclosure: z.union([z.literal(false), z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters')]).optional(),
+  /**
+   * Whom an opt-out received in a conversation of this type covers (docs/compliance.md): `address` — the
+   * number or handle it came from (an SMS STOP also stops calls to the number) — or `all`, every channel of
+   * the person (their contact). Absent: OPT_OUT_SCOPE (default `address`).
+   */
+  optOutScope: z.enum(['address', 'all'], { error: 'must be "address" or "all"' }).optional(),
   /** The team's own HTTP tools the agent may call (custom-tools.ts). */
   tools: customToolsConfig.optional(),
   /** What the agent learns about the prospect (lead-fields.ts). */

@@ -29,9 +29,9 @@ export async function clearProspectOptOut(ctx: AppContext, conversation: Accessi
   const address = await addressOfProspect(ctx.db, conversation.prospectId);
   if (!address) throw conflict('This conversation has no prospect, so there is no opt-out to clear.', 'CONFLICT');
   await ctx.db.transaction(async (tx) => {
-    const active = await doNotContactOf(tx, address);
-    if (!active || !(await clearOptOut(tx, address, { userId, note }))) throw conflict('This prospect has not opted out.', 'CONFLICT');
-    for (const channel of Object.keys(active)) await reportOptOutToCrm(ctx.jobs, tx, { address, channel, on: false });
+    const cleared = await clearOptOut(tx, address, { userId, note });
+    if (!cleared.length) throw conflict('This prospect has not opted out.', 'CONFLICT');
+    for (const row of cleared) await reportOptOutToCrm(ctx.jobs, tx, { ...row, on: false });
     await insertMessage(tx, { conversationId: conversation.id, role: 'SYSTEM', message: `Opt-out cleared by a person: ${note}` });
     await afterCommit(tx, () => emitConversationChanged(ctx, conversation));
   });
