@@ -16,6 +16,8 @@ import {
   recordOptOut,
   reportOptOutToCrm,
   RESUBSCRIBE_CONFIRMATION,
+  WEB_OPT_OUT_CONFIRMATION,
+  WEB_RESUBSCRIBE_CONFIRMATION,
 } from '../conversations/opt-out.ts';
 import type { LiveAccount } from './accounts.ts';
 
@@ -62,7 +64,8 @@ export async function applyOptOutIntent(
     return intent.kind === 'stop' ? leaveWaiting(tx, conversation.id).then(() => null) : null;
   }
   await leaveWaiting(tx, conversation.id);
-  for (const row of changed) await reportOptOutToCrm(ctx.jobs, tx, { ...row, on: intent.kind === 'stop' });
+  // A web chat has no CRM contact to mark.
+  if (channel !== 'web') for (const row of changed) await reportOptOutToCrm(ctx.jobs, tx, { ...row, on: intent.kind === 'stop' });
   const scope = everyChannel ? ' — every channel of this person' : '';
   const note =
     intent.kind === 'stop'
@@ -90,8 +93,9 @@ export async function confirmOptOutChange(ctx: AppContext, conversationId: numbe
   const loaded = await loadConversation(ctx, conversationId);
   if (!loaded) return;
   // The confirmation is the one message that may reach an opted-out address (the delivery job checks every other).
-  if (change === 'stopped') await sendAgentMessage(ctx, loaded, OPT_OUT_CONFIRMATION, {}, undefined, 'channel', { optOutNotice: true });
-  else await sendAgentMessage(ctx, loaded, RESUBSCRIBE_CONFIRMATION, {});
+  const web = loaded.prospect === null;
+  if (change === 'stopped') await sendAgentMessage(ctx, loaded, web ? WEB_OPT_OUT_CONFIRMATION : OPT_OUT_CONFIRMATION, {}, undefined, 'channel', { optOutNotice: true });
+  else await sendAgentMessage(ctx, loaded, web ? WEB_RESUBSCRIBE_CONFIRMATION : RESUBSCRIBE_CONFIRMATION, {});
 }
 
 /** Twilio's "Attempt to send to unsubscribed recipient": Advanced Opt-Out has this number as opted out. */

@@ -65,10 +65,16 @@ export function phoneAddress(value: string): string | null {
   return /^\+?[1-9]\d{6,14}$/.test(digits) ? `+${digits.replace(/^\+/, '')}` : null;
 }
 
-/** The prospect's address, or null for a web chat (no prospect). */
-export function addressOfLoaded(loaded: Pick<LoadedConversation, 'prospect'>): string | null {
+/**
+ * A web chat's own address: a visitor has no number or handle, so an opt-out written in the chat holds for
+ * that chat (its follow-ups and answers), not for a person (docs/compliance.md "Web chat").
+ */
+export const webChatAddress = (uuid: string) => `web:${uuid}`;
+
+/** The prospect's address, or a web chat's own. */
+export function addressOfLoaded(loaded: { prospect: LoadedConversation['prospect']; conversation: { uuid: string } }): string {
   const p = loaded.prospect;
-  return p ? contactAddress(p.accountType, p.messagingAccountId, p.externalId) : null;
+  return p ? contactAddress(p.accountType, p.messagingAccountId, p.externalId) : webChatAddress(loaded.conversation.uuid);
 }
 
 export type DoNotContact = Record<string, { since: string; how: string }>;
@@ -201,6 +207,9 @@ export async function addressesOfPerson(db: Executor, address: string, prospectI
 /** The one confirmation each gets (CTIA: one message, no marketing in it). */
 export const OPT_OUT_CONFIRMATION = "You're unsubscribed and won't get further messages from us. Reply START to subscribe again.";
 export const RESUBSCRIBE_CONFIRMATION = "You're subscribed again. Reply STOP at any time to unsubscribe.";
+/** The web chat's: the visitor sees it in the chat; nothing else is sent to them there afterwards. */
+export const WEB_OPT_OUT_CONFIRMATION = "Understood: we won't send you further messages in this chat. Write START if you want to continue.";
+export const WEB_RESUBSCRIBE_CONFIRMATION = 'Welcome back: we will answer you here again.';
 
 /** The job that writes an opt-out (or its end) to the GoHighLevel contact's DND (modules/crm/crm-dnd.job.ts). */
 export const CRM_DND_JOB = 'crm.dnd';

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { afterCommit } from '../../db/after-commit.ts';
 import { doNotContact, messagingAccounts, prospects, users } from '../../db/schema/index.ts';
 import { emitConversationChanged, type Executor, insertMessage } from '../../conversations/conversation-store.ts';
-import { clearOptOut, contactAddress, reportOptOutToCrm, type DoNotContact, doNotContactOf } from '../../conversations/opt-out.ts';
+import { clearOptOut, contactAddress, reportOptOutToCrm, type DoNotContact, doNotContactOf, webChatAddress } from '../../conversations/opt-out.ts';
 import { conflict } from '../../lib/errors.ts';
 import type { AccessibleConversation } from '../conversations/conversation-policy.ts';
 
@@ -19,19 +19,24 @@ export async function addressOfProspect(db: Executor, prospectId: number | null)
   return row ? contactAddress(row.type, row.accountId, row.externalId) : null;
 }
 
+/** The address of a conversation: its prospect's, or a web chat's own (docs/compliance.md "Web chat"). */
+export async function addressOfConversation(db: Executor, conversation: { prospectId: number | null; uuid: string }): Promise<string | null> {
+  return conversation.prospectId === null ? webChatAddress(conversation.uuid) : addressOfProspect(db, conversation.prospectId);
+}
+
 /** `doNotContact` of GET /api/conversation/{uuid}. */
-export async function doNotContactOfProspect(db: Executor, prospectId: number | null): Promise<DoNotContact | null> {
-  return doNotContactOf(db, await addressOfProspect(db, prospectId));
+export async function doNotContactOfConversation(db: Executor, conversation: { prospectId: number | null; uuid: string }): Promise<DoNotContact | null> {
+  return doNotContactOf(db, await addressOfConversation(db, conversation));
 }
 
 /** Clears the opt-out with the person's note, which is also left on the conversation for the team to see. */
 export async function clearProspectOptOut(ctx: AppContext, conversation: AccessibleConversation, userId: number, note: string) {
-  const address = await addressOfProspect(ctx.db, conversation.prospectId);
+  const address = await addressOfConversation(ctx.db, conversation);
   if (!address) throw conflict('This conversation has no prospect, so there is no opt-out to clear.', 'CONFLICT');
   await ctx.db.transaction(async (tx) => {
     const cleared = await clearOptOut(tx, address, { userId, note });
     if (!cleared.length) throw conflict('This prospect has not opted out.', 'CONFLICT');
-    for (const row of cleared) await reportOptOutToCrm(ctx.jobs, tx, { ...row, on: false });
+    for (const row of cleared) if (!row.address.startsWith('web:')) await reportOptOutToCrm(ctx.jobs, tx, { ...row, on: false });
     await insertMessage(tx, { conversationId: conversation.id, role: 'SYSTEM', message: `Opt-out cleared by a person: ${note}` });
     await afterCommit(tx, () => emitConversationChanged(ctx, conversation));
   });
