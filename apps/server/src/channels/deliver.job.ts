@@ -14,6 +14,7 @@ import { senderFor } from './senders/index.ts';
 import { splitMessage } from './split.ts';
 import { ChannelSendError } from './types.ts';
 import { decideWindow } from './windows.ts';
+import { hasOptIn, NO_WHATSAPP_OPT_IN_MESSAGE } from '../conversations/consent.ts';
 import { DELIVER_JOB, DELIVER_JOB_KEY_PREFIX, deliverJobKey } from './delivery-keys.ts';
 import { scrub } from './senders/errors.ts';
 
@@ -206,8 +207,12 @@ async function deliver(ctx: AppContext, row: OutboxRow): Promise<void> {
   const lastProspectAt = row.last_prospect_at ? new Date(row.last_prospect_at) : null;
   const window = decideWindow(account, lastProspectAt, row.written_by_human === true);
   if (!window.ok) throw new ChannelSendError(window.record, false);
-  const sender = senderFor(account.type);
   const { text, recipientId } = row.payload;
+  // A template outside the 24-hour window starts a conversation: WhatsApp needs the person's opt-in for that.
+  if (window.send.template && !(await hasOptIn(ctx.db, contactAddress(account.type, account.id, recipientId)))) {
+    throw new ChannelSendError(permanent(`Not sent: ${NO_WHATSAPP_OPT_IN_MESSAGE}`, 'NO_WHATSAPP_OPT_IN'), false);
+  }
+  const sender = senderFor(account.type);
   // A template replaces the text (WhatsApp outside 24 h): it is one message.
   const parts = window.send.template ? [text] : splitMessage(text, sender.limit);
   for (let index = row.sent_parts; index < parts.length; index += 1) {
