@@ -54,4 +54,27 @@ describe('CRM DND write of an opt-out', () => {
     await settle(t.ctx);
     expect(ghl.contactUpdates[1]).toMatchObject({ contactId: 'ct-03', body: { dndSettings: { SMS: { status: 'inactive' }, Call: { status: 'inactive' } } } });
   });
+  it('an all-channels opt-out (optOutScope "all") sets every DND channel active; START sets them inactive', async () => {
+    const type = await buildPlaybook(t.ctx, { initialMessage: null, config: { crm: 'GHL', optOutScope: 'all' } });
+    const account = await buildChannelAccount(t.ctx, {
+      type: 'SMS_GATEWAY',
+      pageId: 'device-dnd-all',
+      token: 'gw:gw-password-0123456789',
+      config: { baseUrl: gateway.baseUrl, signingKey: 'k-dnd-all' },
+      conversationTypeId: type.id,
+    });
+    const phone = '+15554440002';
+    await postSmsGateway(t, 'k-dnd-all', smsGatewayEvent(account.pageId, phone, 'evt-dnd-all-1', 'Hi'));
+    await settle(t.ctx);
+    const found = (await conversationOfProspect(t.ctx, account.id, phone))!;
+    await t.ctx.db.update(conversations).set({ crmContactId: 'ct-04' }).where(eq(conversations.id, found.conversation.id));
+    await postSmsGateway(t, 'k-dnd-all', smsGatewayEvent(account.pageId, phone, 'evt-dnd-all-2', 'STOP'));
+    await settle(t.ctx);
+    const active = ghl.contactUpdates.find((u) => u.contactId === 'ct-04')!;
+    expect(Object.keys((active.body as { dndSettings: object }).dndSettings).sort()).toEqual(['Call', 'Email', 'FB', 'GMB', 'SMS', 'WhatsApp']);
+    expect(Object.values((active.body as { dndSettings: Record<string, { status: string }> }).dndSettings).every((d) => d.status === 'active')).toBe(true);
+    await postSmsGateway(t, 'k-dnd-all', smsGatewayEvent(account.pageId, phone, 'evt-dnd-all-3', 'START'));
+    await settle(t.ctx);
+    expect(ghl.contactUpdates.at(-1)).toMatchObject({ contactId: 'ct-04', body: { dndSettings: { WhatsApp: { status: 'inactive' }, SMS: { status: 'inactive' } } } });
+  });
 });
