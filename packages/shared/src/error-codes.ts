@@ -145,6 +145,7 @@ export const ERROR_CODES = [
   // Compliance: opt-outs and quiet hours (docs/compliance.md).
   'OPTED_OUT',
   'QUIET_HOURS',
+  'NO_WHATSAPP_OPT_IN',
 
   // Integrations: API keys and outbound webhooks (docs/api.md).
   'API_KEY_INVALID',

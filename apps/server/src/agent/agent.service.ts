@@ -27,7 +27,8 @@ import { isValidPhase, isWorkingPhase } from '../conversations/phases.ts';
 import { scheduleTurn, turnJobKey } from './turn.job.ts';
 import { endSilence, followUpJobKey } from '../conversations/unanswered.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
-import { addressOfLoaded, assertMayContact } from '../conversations/opt-out.ts';
+import { addressOfLoaded, assertMayContact, webChatAddress } from '../conversations/opt-out.ts';
+import { applyOptOutIntent, confirmOptOutChange } from '../channels/opt-out-words.ts';
 
 /** Issue 21: the knowledge test box's answer (modules/knowledge). */
 export { previewKnowledgeAnswer } from './knowledge-preview.ts';
@@ -67,7 +68,7 @@ export async function receiveProspectMessage(
   ctx: AppContext,
   conversationId: number,
   text: string,
-  options: { externalId?: string; dateSent?: Date } = {},
+  options: { externalId?: string; dateSent?: Date; webChat?: boolean } = {},
 ): Promise<StoredMessage | null> {
   const message = cleanText(text);
   const debounceOf = (typeConfig: string | null) => agentSettingsOf(ctx, typeConfig).debounceSeconds;
@@ -82,8 +83,13 @@ export async function receiveProspectMessage(
       dateSent: options.dateSent,
       followUpJobKey: followUpJobKey(conversationId),
     });
+    // A web-chat visitor's STOP or "don't contact me" (docs/compliance.md "Web chat"): no turn answers it.
+    const optOut = stored?.stored && options.webChat
+      ? await applyOptOutIntent(ctx, tx, { address: webChatAddress(stored.conversation.uuid), channel: 'web', prospectId: null }, { id: conversationId, typeConfig: stored.typeConfig }, message)
+      : null;
+    if (optOut && stored) stored.waiting = false;
     if (stored?.stored && stored.waiting) await scheduleTurn(ctx, conversationId, debounceOf(stored.typeConfig), tx);
-    return stored;
+    return stored ? { ...stored, optOut } : null;
   });
   if (!result) throw conversationNotFound();
   if (!result.stored) return null;
@@ -93,6 +99,7 @@ export async function receiveProspectMessage(
   // may have looked for -3 before this commit (docs/agent.md, Concurrency 4); this one runs after -3 is
   // visible, so either it queues the turn or the running turn sees -3. A waiting turn is only moved.
   if (result.waiting) await scheduleTurn(ctx, conversationId, debounceOf(result.typeConfig));
+  if (result.optOut) await confirmOptOutChange(ctx, conversationId, result.optOut);
   return result.stored;
 }
 

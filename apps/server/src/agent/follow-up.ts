@@ -3,7 +3,8 @@ import { addressOfLoaded, assertMayContact } from '../conversations/opt-out.ts';
 import { PHASE } from '@sales-agent/shared/enums';
 import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { decideWindow } from '../channels/windows.ts';
+import { decideWindow, STANDARD_WINDOW_MS } from '../channels/windows.ts';
+import { hasOptIn, NO_WHATSAPP_OPT_IN_MESSAGE } from '../conversations/consent.ts';
 import { conversations, conversationTypes, unansweredConversations } from '../db/schema/index.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { ConversationBusyError, withConversationLock } from '../conversations/conversation-lock.ts';
@@ -89,10 +90,16 @@ async function settingsOfConversation(ctx: AppContext, conversationId: number, d
  */
 async function closedMessagingWindow(ctx: AppContext, loaded: LoadedConversation): Promise<AgentErrorRecord | null> {
   const type = loaded.prospect?.accountType;
-  if (type !== 'INSTAGRAM' && type !== 'FACEBOOK') return null;
+  if (type !== 'INSTAGRAM' && type !== 'FACEBOOK' && type !== 'WHATSAPP') return null;
   const result = await ctx.db.execute(sql`
     select max(date_sent) as at from messages where conversation_id = ${loaded.conversation.id} and role = 'PROSPECT'`);
   const at = (result as unknown as { rows: { at: string | Date | null }[] }).rows[0]?.at;
+  if (type === 'WHATSAPP') {
+    // Outside 24 h only a template may go out (decided at the send), and only to a person who opted in.
+    const outside = !at || Date.now() - new Date(at).getTime() > STANDARD_WINDOW_MS;
+    if (!outside || (await hasOptIn(ctx.db, addressOfLoaded(loaded)))) return null;
+    return agentError('messaging-window', 'NO_WHATSAPP_OPT_IN', `Not sent: ${NO_WHATSAPP_OPT_IN_MESSAGE}`);
+  }
   const decision = decideWindow({ type, config: {} }, at ? new Date(at) : null, false);
   return decision.ok ? null : decision.record;
 }
@@ -147,7 +154,7 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
       if (closed) {
         // Skipped, and recorded so the unanswered list says why this prospect got no nudge.
         if (!manual) await recordAgentError(ctx, conversationId, closed);
-        return refuse(conflict(closed.message, 'OUTSIDE_MESSAGING_WINDOW'));
+        return refuse(conflict(closed.message, closed.code === 'NO_WHATSAPP_OPT_IN' ? 'NO_WHATSAPP_OPT_IN' : 'OUTSIDE_MESSAGING_WINDOW'));
       }
 
       if (demoAgentMustNotAnswer(ctx, loaded.prospect)) {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { channelMessages, conversations } from '../db/schema/index.ts';
 import { emitConversationChanged, insertMessage } from '../conversations/conversation-store.ts';
-import { contactAddress, doNotContactOf } from '../conversations/opt-out.ts';
+import { contactAddress, describeOptOut, doNotContactOf } from '../conversations/opt-out.ts';
 import type { ClaimedJob, JobDefinition } from '../jobs/runner.ts';
 import { recordAgentError } from '../conversations/unanswered.ts';
 import { recordCarrierOptOut, TWILIO_OPTED_OUT } from './opt-out-words.ts';
@@ -14,6 +14,7 @@ import { senderFor } from './senders/index.ts';
 import { splitMessage } from './split.ts';
 import { ChannelSendError } from './types.ts';
 import { decideWindow } from './windows.ts';
+import { hasOptIn, NO_WHATSAPP_OPT_IN_MESSAGE } from '../conversations/consent.ts';
 import { DELIVER_JOB, DELIVER_JOB_KEY_PREFIX, deliverJobKey } from './delivery-keys.ts';
 import { scrub } from './senders/errors.ts';
 
@@ -130,8 +131,7 @@ async function blockedByOptOut(ctx: AppContext, row: OutboxRow): Promise<boolean
   if (row.payload.optOutNotice || row.messaging_account_id === null) return false;
   const found = await doNotContactOf(ctx.db, contactAddress(row.channel, row.messaging_account_id, row.payload.recipientId));
   if (!found) return false;
-  const [channel, { how }] = Object.entries(found)[0];
-  const reason = `Not sent: the person opted out (${how} on ${channel}) before this message went out.`;
+  const reason = `Not sent: the person opted out (${describeOptOut(found)}) before this message went out.`;
   await ctx.db.execute(sql`
     update outbox set status = 'FAILED', error_code = 'OPTED_OUT', last_error = ${reason}
     where id = ${row.id} and status = 'PENDING'`);
@@ -226,8 +226,12 @@ async function deliver(ctx: AppContext, row: OutboxRow): Promise<void> {
   const lastProspectAt = row.last_prospect_at ? new Date(row.last_prospect_at) : null;
   const window = decideWindow(account, lastProspectAt, row.written_by_human === true);
   if (!window.ok) throw new ChannelSendError(window.record, false);
-  const sender = senderFor(account.type);
   const { text, recipientId } = row.payload;
+  // A template outside the 24-hour window starts a conversation: WhatsApp needs the person's opt-in for that.
+  if (window.send.template && !(await hasOptIn(ctx.db, contactAddress(account.type, account.id, recipientId)))) {
+    throw new ChannelSendError(permanent(`Not sent: ${NO_WHATSAPP_OPT_IN_MESSAGE}`, 'NO_WHATSAPP_OPT_IN'), false);
+  }
+  const sender = senderFor(account.type);
   // A template replaces the text (WhatsApp outside 24 h): it is one message.
   const parts = window.send.template ? [text] : splitMessage(text, sender.limit);
   for (let index = row.sent_parts; index < parts.length; index += 1) {

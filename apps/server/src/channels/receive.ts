@@ -12,6 +12,8 @@ import { fetchProfileName } from './profile-name.ts';
 import type { InboundEvent } from './inbound-events.ts';
 import { type ReceivedMedia, receiveInboundMedia } from './inbound-media.ts';
 import { applyOptOutWords, confirmOptOutChange, type OptOutChange } from './opt-out-words.ts';
+import { recordConsent, recordOptInFromConversation } from '../conversations/consent.ts';
+import { contactAddress } from '../conversations/opt-out.ts';
 
 /** What became of one inbound event; for logs and tests. */
 export type ReceiveOutcome =
@@ -87,8 +89,9 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
     let optOut: OptOutChange | null = null;
     if (stored?.stored) {
       await linkChannelMessage(tx, account.id, event.externalId, conversationId, stored.stored.id);
-      optOut = await applyOptOutWords(ctx, tx, account, event.senderId, conversationId, text);
+      optOut = await applyOptOutWords(ctx, tx, account, { senderId: event.senderId, prospectId: prospect.id }, { id: conversationId, typeConfig: stored.typeConfig }, text);
       if (optOut) waiting = false;
+      if (account.type === 'WHATSAPP') await recordWhatsAppConsent(tx, account, event.senderId, optOut);
       if (media?.key) await tx.update(messages).set({ mediaKey: media.key, mediaType: media.mimeType }).where(eq(messages.id, stored.stored.id));
       const reason = media?.problem ?? (waiting && demoOnly ? NO_LLM_REASON : null);
       if (reason) {
@@ -115,6 +118,17 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
   // After the turn is scheduled: the lookup is a network call the reply must not wait for.
   if (result.prospect.isNew && !result.prospect.name && !simulated) await nameNewProspect(ctx, account, result.prospect.id, event.senderId);
   return 'stored';
+}
+
+/**
+ * WhatsApp opt-in (docs/compliance.md): the prospect writing to us is their opt-in unless one was recorded
+ * before; STOP withdraws it and START gives it again.
+ */
+async function recordWhatsAppConsent(tx: Executor, account: LiveAccount, senderId: string, optOut: OptOutChange | null): Promise<void> {
+  const address = contactAddress(account.type, account.id, senderId);
+  if (optOut === 'stopped') await recordConsent(tx, { address, channel: 'whatsapp', granted: false, source: 'opt-out' });
+  else if (optOut === 'restarted') await recordConsent(tx, { address, channel: 'whatsapp', granted: true, source: 'keyword START' });
+  else await recordOptInFromConversation(tx, address);
 }
 
 /** "[voice note] <transcript>": what the agent reads; the audio itself stays playable in the conversation. */

@@ -34,6 +34,8 @@ const envSchema = z.object({
   LLM_MODEL: z.string().default('gpt-4o-mini'),
   /** Quiet hours (docs/compliance.md): the prospects' time zone when nothing better is known. */
   DEFAULT_TIME_ZONE: z.string().refine((zone) => isTimeZone(zone), 'DEFAULT_TIME_ZONE must be an IANA time zone such as America/New_York').default('UTC'),
+  /** Whom an opt-out covers when the conversation type does not say (docs/compliance.md): the address, or all channels. */
+  OPT_OUT_SCOPE: z.enum(['address', 'all']).default('address'),
   /** Off only in tests that do not test quiet hours (their clock is the real one, which may be at night). */
   QUIET_HOURS_ENFORCED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),

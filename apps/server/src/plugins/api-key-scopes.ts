@@ -43,6 +43,7 @@ const OPERATIONS: Record<string, ApiKeyScope[]> = {
   'PATCH /api/conversation/{id}/message/{messageId}': [WRITE],
   'POST /api/conversation/{uuid}/follow-up': [WRITE],
   'POST /api/conversation/{id}/do-not-contact/clear': [WRITE],
+  'POST /api/conversation/{id}/consent': [WRITE],
   'DELETE /api/admin/unanswered-conversations/{id}': [WRITE],
   'PATCH /api/admin/unanswered-conversations/{id}': [WRITE],
   // Calls.

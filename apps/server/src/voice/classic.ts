@@ -10,7 +10,7 @@ import { runConversationTurn } from '../agent/turn.ts';
 import { endSilence, followUpJobKey, recordAgentError } from '../conversations/unanswered.ts';
 import type { CallContext } from './call-context.ts';
 import { bookCallCost, callPrices, costOfSpeechRecognition } from './call-costs.ts';
-import { utter, voiceSettingsOf, type Utterance } from './speech.ts';
+import { callNotices, utter, voiceSettingsOf, type Utterance } from './speech.ts';
 import { gatherTwiml, hangupTwiml } from './twiml.ts';
 import { callbackUrls } from './urls.ts';
 
@@ -44,7 +44,7 @@ export async function answerClassicCall(ctx: AppContext, call: CallContext, call
     if (stored) emitConversationChanged(ctx, call.conversation);
     lines.push(await utter(ctx, call, opening));
   }
-  return gatherTwiml(lines, callbackUrls(ctx.config, call.conversation.uuid).gather(0), languageOf(call));
+  return gatherTwiml(lines, callbackUrls(ctx.config, call.conversation.uuid).gather(0), languageOf(call), callNotices(call.type?.config));
 }
 
 /**

@@ -1,11 +1,12 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import twilio from 'twilio';
 import type { AppContext } from '../context.ts';
-import { conversations } from '../db/schema/index.ts';
+import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { createCallConversation } from '../conversations/call-conversation.ts';
 import { emitConversationChanged } from '../conversations/conversation-store.ts';
 import type { LiveAccount } from '../channels/accounts.ts';
 import { streamTwiml } from './twiml.ts';
+import { callNotices } from './speech.ts';
 import { callbackUrls, mediaStreamUrl, streamBinding } from './urls.ts';
 
 export const NOT_TAKING_CALLS = 'Sorry, this number is not taking calls right now. Goodbye.';
@@ -42,5 +43,9 @@ export async function answerInboundCall(ctx: AppContext, account: LiveAccount, f
     return existing;
   });
   emitConversationChanged(ctx, conversation);
-  return streamTwiml(mediaStreamUrl(ctx.config, streamBinding(ctx.config, conversation.uuid, form.CallSid)), conversation.uuid, { recordingCallback: callbackUrls(ctx.config, conversation.uuid).recording });
+  const [type] = await ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, account.conversationTypeId));
+  return streamTwiml(mediaStreamUrl(ctx.config, streamBinding(ctx.config, conversation.uuid, form.CallSid)), conversation.uuid, {
+    recordingCallback: callbackUrls(ctx.config, conversation.uuid).recording,
+    notices: callNotices(type?.config),
+  });
 }

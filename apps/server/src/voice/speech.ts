@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { writeFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DEMO_AGENT_PREFIX } from '@sales-agent/shared/agent';
-import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
+import { DEFAULT_CALL_DISCLOSURE, DEFAULT_RECORDING_NOTICE, readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
 import type { AppContext } from '../context.ts';
 import { recordingStorage } from '../lib/recording-storage.ts';
 import type { CallContext } from './call-context.ts';
@@ -25,6 +25,19 @@ export function voiceSettingsOf(typeConfig: string | null | undefined): { tts: T
   const language = voice.language ?? AZURE_VOICE.exec(name)?.[1] ?? DEFAULT_TTS_VOICE.language;
   const voicemail = voice.voicemailMessage?.trim() || null;
   return { tts: { name, language }, voicemailMessage: voicemail };
+}
+
+/**
+ * The notices said at the start of a call, before the agent's first words (docs/compliance.md "Calls"): the
+ * AI disclosure and the recording notice, each the type's `voice.disclosure` / `voice.recordingNotice`, a
+ * default, or nothing when set to false. Said by Twilio's <Say> outside any <Gather>, so they cannot be
+ * talked over or skipped, in the same words on the realtime and the classic path.
+ */
+export function callNotices(typeConfig: string | null | undefined): Utterance[] {
+  const voice = (readConversationTypeConfig(typeConfig).voice ?? {}) as { disclosure?: string | false; recordingNotice?: string | false };
+  const { tts } = voiceSettingsOf(typeConfig);
+  const text = [voice.disclosure ?? DEFAULT_CALL_DISCLOSURE, voice.recordingNotice ?? DEFAULT_RECORDING_NOTICE].filter((t): t is string => typeof t === 'string');
+  return text.length ? [{ say: text.join(' '), language: tts.language }] : [];
 }
 
 /** What is spoken of an agent message: the offline demo agent's label is for screens, not for ears. */

@@ -20,7 +20,7 @@ function speak(target: Sayer, utterance: Utterance): void {
  * `recordingCallback` (inbound calls, which no REST create asked to record) the call is first recorded with
  * `<Start><Recording>`, whose completed recording is reported to that URL.
  */
-export function streamTwiml(streamUrl: string, conversationUuid: string, options: { recordingCallback?: string } = {}): string {
+export function streamTwiml(streamUrl: string, conversationUuid: string, options: { recordingCallback?: string; notices?: Utterance[] } = {}): string {
   const response = new twilio.twiml.VoiceResponse();
   if (options.recordingCallback) {
     response.start().recording({
@@ -29,16 +29,20 @@ export function streamTwiml(streamUrl: string, conversationUuid: string, options
       recordingStatusCallbackEvent: ['completed'],
     });
   }
+  // The call's notices (speech.ts callNotices), recorded, before the stream connects the agent.
+  for (const notice of options.notices ?? []) speak(response, notice);
   response.connect().stream({ url: streamUrl }).parameter({ name: 'conversationUuid', value: conversationUuid });
   return response.toString();
 }
 
 /**
- * Speaks the lines inside a speech <Gather> (the caller may talk over them) whose answer goes to `action`.
+ * Speaks the lines (after `before`, outside it) inside a speech <Gather> (the caller may talk over them) whose answer goes to `action`.
  * actionOnEmptyResult makes silence come back to us too, so two silent turns can end the call politely.
  */
-export function gatherTwiml(lines: Utterance[], action: string, language: string): string {
+export function gatherTwiml(lines: Utterance[], action: string, language: string, before: Utterance[] = []): string {
   const response = new twilio.twiml.VoiceResponse();
+  // Said before the <Gather> (the call's notices): the caller cannot talk over them.
+  for (const line of before) speak(response, line);
   const gather = response.gather({
     input: ['speech'],
     speechTimeout: 'auto',

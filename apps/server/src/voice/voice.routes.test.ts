@@ -18,6 +18,9 @@ import { recordingStorage } from '../lib/recording-storage.ts';
 import { loadCallByUuid } from './call-context.ts';
 import { applyStatusCallback } from './call-status.ts';
 import { GOODBYE, GOODBYE_SILENT, STILL_THERE } from './classic.ts';
+import { DEFAULT_CALL_DISCLOSURE, DEFAULT_RECORDING_NOTICE } from '@sales-agent/shared/schemas/conversation-type-config';
+
+const CALL_NOTICES = `${DEFAULT_CALL_DISCLOSURE} ${DEFAULT_RECORDING_NOTICE}`;
 import { recordingStorageKey, verifyStreamBinding } from './urls.ts';
 import {
   ACCOUNT_SID,
@@ -74,7 +77,7 @@ describe('voice callbacks', () => {
     const binding = /media-stream\/([^"]+)"/.exec(res.body)![1];
     expect(verifyStreamBinding(t.ctx.config, binding)).toEqual({ conversationUuid: uuid, callSid: sid });
     expect(res.body).toBe(
-      `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="ws://localhost:3000/api/voice/media-stream/${binding}">` +
+      `<?xml version="1.0" encoding="UTF-8"?><Response><Say language="en-US">${CALL_NOTICES}</Say><Connect><Stream url="ws://localhost:3000/api/voice/media-stream/${binding}">` +
         `<Parameter name="conversationUuid" value="${uuid}"/></Stream></Connect></Response>`,
     );
     expect((await callRow(t.ctx, uuid)).callStatus).toBe('in-progress');
@@ -109,7 +112,9 @@ describe('voice callbacks', () => {
     const action = `${PUBLIC_URL}/api/voice/calls/${uuid}/gather?silences=0`;
     expect(answer.body).toContain(`<Gather input="speech" speechTimeout="auto" action="${action.replace('&', '&amp;')}" method="POST" actionOnEmptyResult="true" language="en-GB">`);
     const opening = spokenParts(answer.body);
-    expect(opening.says).toEqual([]);
+    // The AI disclosure and recording notice first, outside the <Gather> (not to be talked over).
+    expect(opening.says).toEqual([CALL_NOTICES]);
+    expect(answer.body.indexOf('</Say>')).toBeLessThan(answer.body.indexOf('<Gather'));
     expect(opening.plays).toHaveLength(1);
     expect(opening.plays[0]).toMatch(new RegExp(`^${PUBLIC_URL}/api/voice/speech/[\\w-]+/[0-9a-f-]{36}\\.mp3$`));
     const audio = await t.request({ method: 'GET', url: localPath(opening.plays[0]) });
@@ -497,7 +502,7 @@ describe('voice callbacks', () => {
     expect(res.body).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><Response><Start>' +
         `<Recording recordingStatusCallback="${PUBLIC_URL}/api/voice/calls/${uuid}/recording" recordingStatusCallbackMethod="POST" recordingStatusCallbackEvent="completed"/>` +
-        `</Start><Connect><Stream url="ws://localhost:3000/api/voice/media-stream/${binding}">` +
+        `</Start><Say language="en-US">${CALL_NOTICES}</Say><Connect><Stream url="ws://localhost:3000/api/voice/media-stream/${binding}">` +
         `<Parameter name="conversationUuid" value="${uuid}"/></Stream></Connect></Response>`,
     );
     const again = await postSigned(t, '/api/twilio/voice', form);
@@ -578,6 +583,23 @@ describe('voice callbacks without Azure', () => {
   const t = useTestApp({ env: () => ({ TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }) });
   const admin = useUser(t, 'ADMIN');
 
+  it('call notices: the type\'s own disclosure and recording notice texts are said, and false turns each off (both paths)', async () => {
+    const custom = await buildCallSetup(t.ctx, { initialMessage: 'Hi.', config: { voice: { disclosure: 'I am Acme\'s AI assistant.', recordingNotice: false } } });
+    const place = async (conversationTypeId: number, useRealtimeApi: boolean) => {
+      const res = await t.request({ method: 'POST', url: `/api/admin/call/${CALLEE}`, payload: { conversationTypeId, useRealtimeApi }, as: admin.cookie });
+      const uuid = res.json<{ uuid: string }>().uuid;
+      return { uuid, sid: (await callRow(t.ctx, uuid)).callSid! };
+    };
+    const realtime = await place(custom.type.id, true);
+    const answer = await postSigned(t, `/api/voice/calls/${realtime.uuid}/twiml`, callForm(realtime.sid, { CallStatus: 'in-progress' }));
+    expect(spokenParts(answer.body).says).toEqual(["I am Acme's AI assistant."]);
+    const off = await buildCallSetup(t.ctx, { initialMessage: 'Hi.', config: { voice: { disclosure: false, recordingNotice: false } } });
+    const classic = await place(off.type.id, false);
+    const silent = await postSigned(t, `/api/voice/calls/${classic.uuid}/twiml`, callForm(classic.sid, { CallStatus: 'in-progress' }));
+    expect(silent.body).not.toContain('AI assistant');
+    expect(silent.body.indexOf('<Gather')).toBe(silent.body.indexOf('<Response>') + '<Response>'.length);
+  });
+
   it('speaks with Twilio’s <Say> in the voice’s language', async () => {
     const { type } = await buildCallSetup(t.ctx, { initialMessage: 'Hallo, hier ist Sam.', config: { voice: { name: 'de-DE-KatjaNeural' } } });
     const res = await t.request({ method: 'POST', url: `/api/admin/call/${CALLEE}`, payload: { conversationTypeId: type.id, useRealtimeApi: false }, as: admin.cookie });
@@ -585,6 +607,7 @@ describe('voice callbacks without Azure', () => {
     const row = await callRow(t.ctx, uuid);
     const answer = await postSigned(t, `/api/voice/calls/${uuid}/twiml`, { CallSid: row.callSid!, CallStatus: 'in-progress' });
     expect(answer.body).toContain('language="de-DE"><Say language="de-DE">Hallo, hier ist Sam.</Say></Gather>');
+    expect(answer.body).toContain(`<Say language="de-DE">${CALL_NOTICES}</Say><Gather`);
     const turn = await postSigned(t, `/api/voice/calls/${uuid}/gather?silences=0`, { CallSid: row.callSid!, SpeechResult: 'Ja bitte' });
     const { says } = spokenParts(turn.body);
     expect(says).toHaveLength(1);

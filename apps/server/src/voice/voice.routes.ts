@@ -17,6 +17,7 @@ import { callbackIdentity, claimCallback } from './callback-identity.ts';
 import { answerInboundCall } from './inbound.ts';
 import { RECORDING_JOB } from './recording.job.ts';
 import { streamTwiml } from './twiml.ts';
+import { callNotices } from './speech.ts';
 import { isSpeechAudioSignature, mediaStreamUrl, streamBinding } from './urls.ts';
 
 const tags = ['voice'];
@@ -82,7 +83,7 @@ export async function voiceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     if (call.conversation.useRealtimeApi !== false) {
       // The stream is bound to this call (uuid + CallSid, signed): without a CallSid no stream could be served.
       if (!callSid || !/^CA[0-9a-fA-F]{32}$/.test(callSid)) return refuse(request, 'no CallSid to bind the media stream to');
-      return twiml(reply, streamTwiml(mediaStreamUrl(ctx.config, streamBinding(ctx.config, call.conversation.uuid, callSid)), call.conversation.uuid));
+      return twiml(reply, streamTwiml(mediaStreamUrl(ctx.config, streamBinding(ctx.config, call.conversation.uuid, callSid)), call.conversation.uuid, { notices: callNotices(call.type?.config) }));
     }
     return twiml(reply, await answerClassicCall(ctx, call, callSid ?? 'unknown'));
   });

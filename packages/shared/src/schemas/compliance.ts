@@ -39,5 +39,28 @@ export const optOutAuditItem = z.object({
 });
 export type OptOutAuditItem = z.infer<typeof optOutAuditItem>;
 
+/** A person records (or withdraws) a prospect's consent, e.g. a WhatsApp opt-in given on a call: with a note. */
+export const consentBody = z.object({
+  channel: z.enum(['whatsapp']),
+  granted: z.boolean(),
+  note: z.string().trim().min(3, 'Write a note saying where and how the consent was given (at least 3 characters).').max(2000),
+});
+
+/** One consent change (GET /api/admin/compliance/consents): who, when, what, from where. */
+export const consentAuditItem = z.object({
+  id: z.number(),
+  address: z.string(),
+  channel: z.string(),
+  granted: z.boolean(),
+  /** `prospect wrote first`, `keyword START`, `api`, `person`, `opt-out`. */
+  source: z.string(),
+  note: z.string().nullable(),
+  /** The person's email when a person recorded it. */
+  by: z.string().nullable(),
+  at: z.string(),
+});
+export const consentAuditList = z.object({ items: z.array(consentAuditItem), total: z.number() });
+export const consentAuditQuery = optOutAuditQuery.omit({ active: true });
+
 export const optOutAuditList = z.object({ items: z.array(optOutAuditItem), total: z.number() });
 export type OptOutAuditList = z.infer<typeof optOutAuditList>;

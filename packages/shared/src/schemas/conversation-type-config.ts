@@ -82,6 +82,13 @@ export const conversationTypeConfigObject = z.looseObject({
         .string()
         .regex(/^[a-z]{2,3}-[A-Z]{2,4}(-[A-Za-z]+)?-[A-Za-z0-9]+$/, 'must be an Azure voice name such as en-US-JennyNeural')
         .optional(),
+      /**
+       * Said at the start of every call, before the agent speaks (docs/compliance.md "Calls"): the AI
+       * disclosure (absent: DEFAULT_CALL_DISCLOSURE; `false`: none) and the recording notice (absent:
+       * DEFAULT_RECORDING_NOTICE, as every call is recorded; `false`: none).
+       */
+      disclosure: z.union([z.literal(false), z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters')]).optional(),
+      recordingNotice: z.union([z.literal(false), z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters')]).optional(),
       /** What the agent leaves when a call reaches an answering machine (docs/voice.md); without it the call hangs up. */
       voicemailMessage: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').optional(),
     })
@@ -100,6 +107,12 @@ export const conversationTypeConfigObject = z.looseObject({
    * (docs/compliance.md): absent, DEFAULT_AI_DISCLOSURE; a text, that text; `false`, none.
    */
   aiDisclosure: z.union([z.literal(false), z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters')]).optional(),
+  /**
+   * Whom an opt-out received in a conversation of this type covers (docs/compliance.md): `address` — the
+   * number or handle it came from (an SMS STOP also stops calls to the number) — or `all`, every channel of
+   * the person (their contact). Absent: OPT_OUT_SCOPE (default `address`).
+   */
+  optOutScope: z.enum(['address', 'all'], { error: 'must be "address" or "all"' }).optional(),
   /** The team's own HTTP tools the agent may call (custom-tools.ts). */
   tools: customToolsConfig.optional(),
   /** What the agent learns about the prospect (lead-fields.ts). */
@@ -133,6 +146,11 @@ export type ConversationTypeConfig = z.infer<typeof conversationTypeConfigObject
 
 /** The AI disclosure line of a type without `aiDisclosure` (issue 23: on by default for SMS and WhatsApp). */
 export const DEFAULT_AI_DISCLOSURE = 'This is an automated AI assistant. Reply STOP to opt out.';
+
+/** The spoken AI disclosure at the start of a call (issue 23: on by default for voice). */
+export const DEFAULT_CALL_DISCLOSURE = 'You are speaking with an automated AI assistant.';
+/** The recording notice at the start of a call (every call is recorded). */
+export const DEFAULT_RECORDING_NOTICE = 'This call is recorded.';
 
 /** The effective settings used by the agent when a field is absent. */
 export const AGENT_CONFIG_DEFAULTS = {

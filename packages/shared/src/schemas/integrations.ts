@@ -112,6 +112,13 @@ export const leadBody = z.object({
   channel: z.enum(['message', 'call']).default('message'),
   /** The account to write from (SMS or WhatsApp); default: the type's account. */
   messagingAccountId: z.number().int().positive().max(2_147_483_647).optional(),
+  /**
+   * The person opted in to WhatsApp messages from you (your form's checkbox, an import): recorded as their
+   * consent. A WhatsApp lead without it, or an opt-in recorded earlier, is refused (409 NO_WHATSAPP_OPT_IN).
+   */
+  whatsappOptIn: z.boolean().optional(),
+  /** Where the opt-in was given, kept with the consent record (e.g. "website form, checkbox 2026-05-01"). */
+  optInNote: z.string().trim().max(500).optional(),
 });
 export type LeadBody = z.input<typeof leadBody>;
 

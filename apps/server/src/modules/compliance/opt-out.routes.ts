@@ -1,12 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBody } from '@sales-agent/shared/schemas/common';
-import { clearOptOutBody, doNotContactView, optOutAuditList, optOutAuditQuery } from '@sales-agent/shared/schemas/compliance';
+import {
+  clearOptOutBody,
+  consentAuditList,
+  consentAuditQuery,
+  consentBody,
+  doNotContactView,
+  optOutAuditList,
+  optOutAuditQuery,
+} from '@sales-agent/shared/schemas/compliance';
 import { conversationIdParams } from '@sales-agent/shared/schemas/conversation';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { loadConversationToChange } from '../conversations/conversation-policy.ts';
-import { clearProspectOptOut, listOptOuts } from './opt-out.service.ts';
+import { clearProspectOptOut, listConsents, listOptOuts, recordProspectConsent } from './opt-out.service.ts';
 
 const tags = ['compliance'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };
@@ -21,6 +29,24 @@ export async function optOutRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
       const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
       return { message: 'Opt-out cleared', doNotContact: await clearProspectOptOut(ctx, conversation, request.actor!.id, request.body.note) };
     },
+  );
+
+  // A person records a consent (a WhatsApp opt-in given elsewhere) or its withdrawal, with a note.
+  r.post(
+    '/api/conversation/:id/consent',
+    { schema: { tags, params: conversationIdParams, body: consentBody, response: { 200: z.object({ message: z.string() }), ...errors } } },
+    async (request) => {
+      const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
+      await recordProspectConsent(ctx, conversation, request.actor!.id, request.body);
+      return { message: request.body.granted ? 'Opt-in recorded' : 'Opt-in withdrawn' };
+    },
+  );
+
+  // ADMIN only: every consent change (opt-ins and withdrawals) with who, when and where from.
+  r.get(
+    '/api/admin/compliance/consents',
+    { schema: { tags, querystring: consentAuditQuery, response: { 200: consentAuditList, ...errors } } },
+    async (request) => listConsents(ctx, request.query),
   );
 
   // ADMIN only (plugins/auth.ts guards /api/admin/**): every opt-out, its end, who ended it and the note.

@@ -1,9 +1,10 @@
 import { and, count, desc, eq, ilike, inArray, isNull, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { afterCommit } from '../../db/after-commit.ts';
-import { doNotContact, messagingAccounts, prospects, users } from '../../db/schema/index.ts';
+import { consentRecords, doNotContact, messagingAccounts, prospects, users } from '../../db/schema/index.ts';
+import { recordConsent } from '../../conversations/consent.ts';
 import { emitConversationChanged, type Executor, insertMessage } from '../../conversations/conversation-store.ts';
-import { clearOptOut, contactAddress, reportOptOutToCrm, type DoNotContact, doNotContactOf } from '../../conversations/opt-out.ts';
+import { clearOptOut, contactAddress, reportOptOutToCrm, type DoNotContact, doNotContactOf, webChatAddress } from '../../conversations/opt-out.ts';
 import { conflict } from '../../lib/errors.ts';
 import type { AccessibleConversation } from '../conversations/conversation-policy.ts';
 
@@ -19,19 +20,24 @@ export async function addressOfProspect(db: Executor, prospectId: number | null)
   return row ? contactAddress(row.type, row.accountId, row.externalId) : null;
 }
 
+/** The address of a conversation: its prospect's, or a web chat's own (docs/compliance.md "Web chat"). */
+export async function addressOfConversation(db: Executor, conversation: { prospectId: number | null; uuid: string }): Promise<string | null> {
+  return conversation.prospectId === null ? webChatAddress(conversation.uuid) : addressOfProspect(db, conversation.prospectId);
+}
+
 /** `doNotContact` of GET /api/conversation/{uuid}. */
-export async function doNotContactOfProspect(db: Executor, prospectId: number | null): Promise<DoNotContact | null> {
-  return doNotContactOf(db, await addressOfProspect(db, prospectId));
+export async function doNotContactOfConversation(db: Executor, conversation: { prospectId: number | null; uuid: string }): Promise<DoNotContact | null> {
+  return doNotContactOf(db, await addressOfConversation(db, conversation));
 }
 
 /** Clears the opt-out with the person's note, which is also left on the conversation for the team to see. */
 export async function clearProspectOptOut(ctx: AppContext, conversation: AccessibleConversation, userId: number, note: string) {
-  const address = await addressOfProspect(ctx.db, conversation.prospectId);
+  const address = await addressOfConversation(ctx.db, conversation);
   if (!address) throw conflict('This conversation has no prospect, so there is no opt-out to clear.', 'CONFLICT');
   await ctx.db.transaction(async (tx) => {
-    const active = await doNotContactOf(tx, address);
-    if (!active || !(await clearOptOut(tx, address, { userId, note }))) throw conflict('This prospect has not opted out.', 'CONFLICT');
-    for (const channel of Object.keys(active)) await reportOptOutToCrm(ctx.jobs, tx, { address, channel, on: false });
+    const cleared = await clearOptOut(tx, address, { userId, note });
+    if (!cleared.length) throw conflict('This prospect has not opted out.', 'CONFLICT');
+    for (const row of cleared) if (!row.address.startsWith('web:')) await reportOptOutToCrm(ctx.jobs, tx, { ...row, on: false });
     await insertMessage(tx, { conversationId: conversation.id, role: 'SYSTEM', message: `Opt-out cleared by a person: ${note}` });
     await afterCommit(tx, () => emitConversationChanged(ctx, conversation));
   });
@@ -65,11 +71,55 @@ export async function withOptOutMarks<R extends { prospectExternalId: string | n
   });
 }
 
+/** An ILIKE pattern for text containing `part` (its own % and _ taken literally). */
+const containing = (part: string) => `%${part.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** A person's consent entry for a prospect (a WhatsApp opt-in given on a call, say), noted on the conversation too. */
+export async function recordProspectConsent(
+  ctx: AppContext,
+  conversation: AccessibleConversation,
+  userId: number,
+  body: { channel: string; granted: boolean; note: string },
+): Promise<void> {
+  const address = conversation.prospectId === null ? null : await addressOfProspect(ctx.db, conversation.prospectId);
+  if (!address || !address.startsWith('+')) throw conflict('Consent is recorded for a phone number; this conversation has none.', 'CONFLICT');
+  await ctx.db.transaction(async (tx) => {
+    await recordConsent(tx, { address, channel: body.channel, granted: body.granted, source: 'person', note: body.note, byUserId: userId });
+    const what = body.granted ? 'WhatsApp opt-in recorded' : 'WhatsApp opt-in withdrawn';
+    await insertMessage(tx, { conversationId: conversation.id, role: 'SYSTEM', message: `${what} by a person: ${body.note}` });
+    await afterCommit(tx, () => emitConversationChanged(ctx, conversation));
+  });
+}
+
+/** The ADMIN's audit list of consent changes (GET /api/admin/compliance/consents), newest first. */
+export async function listConsents(ctx: AppContext, query: { address?: string; limit: number; offset: number }) {
+  const where = query.address ? ilike(consentRecords.address, containing(query.address)) : undefined;
+  const rows = await ctx.db
+    .select({
+      id: consentRecords.id,
+      address: consentRecords.address,
+      channel: consentRecords.channel,
+      granted: consentRecords.granted,
+      source: consentRecords.source,
+      note: consentRecords.note,
+      by: users.email,
+      at: consentRecords.createdAt,
+    })
+    .from(consentRecords)
+    .leftJoin(users, eq(users.id, consentRecords.byUserId))
+    .where(where)
+    .orderBy(desc(consentRecords.id))
+    .limit(query.limit)
+    .offset(query.offset);
+  const [{ total }] = await ctx.db.select({ total: count() }).from(consentRecords).where(where);
+  return { items: rows.map((r) => ({ ...r, by: r.by ?? null, at: r.at.toISOString() })), total: Number(total) };
+}
+
 /** The ADMIN's audit list of opt-outs (GET /api/admin/compliance/opt-outs), newest first. */
 export async function listOptOuts(ctx: AppContext, query: { active?: 'true' | 'false'; address?: string; limit: number; offset: number }) {
   const conditions: SQL[] = [];
   if (query.active === 'true') conditions.push(isNull(doNotContact.clearedAt));
-  if (query.address) conditions.push(ilike(doNotContact.address, `%${query.address.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+  if (query.address) conditions.push(ilike(doNotContact.address, containing(query.address)));
   const where = conditions.length ? and(...conditions) : undefined;
   const rows = await ctx.db
     .select({

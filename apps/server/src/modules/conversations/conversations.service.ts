@@ -1,4 +1,4 @@
-import { doNotContactOfProspect, withOptOutMarks } from '../compliance/opt-out.service.ts';
+import { doNotContactOfConversation, withOptOutMarks } from '../compliance/opt-out.service.ts';
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { isUuid } from '@sales-agent/shared/uuid';
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
@@ -282,7 +282,7 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
   const detail = parseJson<StoredDetail>(row?.detail);
   if (!detail) throw notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
   const canAdminister = viewAccess(actor, detail, detail.granted);
-  const doNotContact = await doNotContactOfProspect(ctx.db, detail.prospectId);
+  const doNotContact = await doNotContactOfConversation(ctx.db, detail);
   return {
     ...presentDetail(detail, canAdminister, !ctx.config.OPENAI_API_KEY),
     ...(await readConversationActions(ctx, detail.id, canAdminister, detail.type?.id ?? null)),
@@ -456,7 +456,7 @@ export async function writeMessage(ctx: AppContext, actor: Actor | null, conv: A
   if (conv.prospectId === null) {
     const phaseCount = conv.conversationTypeId ? await countPhases(ctx, conv.conversationTypeId) : 0;
     if (isEnded(conv.phase, phaseCount)) throw conflict(CONVERSATION_ENDED_MESSAGE, 'CONVERSATION_ENDED');
-    await receiveProspectMessage(ctx, conv.id, text);
+    await receiveProspectMessage(ctx, conv.id, text, { webChat: true });
   } else {
     // loadConversationToView already hid the conversation from anyone who cannot administer it.
     await sendHumanMessage(ctx, conv.id, text, actor as Actor);

@@ -20,23 +20,30 @@ describe('CRM DND write of an opt-out', () => {
     ghl.contactUpdates.length = 0;
   });
 
-  it('STOP on SMS sets SMS and Call DND active on the contact; clearing with a note sets them inactive', async () => {
-    const type = await buildPlaybook(t.ctx, { initialMessage: null, config: { crm: 'GHL' } });
+  /** An SMS prospect (gateway device `device-<name>`) whose conversation carries a GoHighLevel contact id. */
+  async function prospectWithCrmContact(config: Record<string, unknown>, name: string, phone: string, crmContactId: string) {
+    const type = await buildPlaybook(t.ctx, { initialMessage: null, config });
     const account = await buildChannelAccount(t.ctx, {
       type: 'SMS_GATEWAY',
-      pageId: 'device-dnd',
+      pageId: `device-${name}`,
       token: 'gw:gw-password-0123456789',
-      config: { baseUrl: gateway.baseUrl, signingKey: 'k-dnd' },
+      config: { baseUrl: gateway.baseUrl, signingKey: `k-${name}` },
       conversationTypeId: type.id,
     });
-    const phone = '+15554440001';
-    await postSmsGateway(t, 'k-dnd', smsGatewayEvent(account.pageId, phone, 'evt-dnd-1', 'Hi'));
-    await settle(t.ctx);
+    let seq = 0;
+    const sms = async (text: string) => {
+      await postSmsGateway(t, `k-${name}`, smsGatewayEvent(account.pageId, phone, `evt-${name}-${(seq += 1)}`, text));
+      await settle(t.ctx);
+    };
+    await sms('Hi');
     const found = (await conversationOfProspect(t.ctx, account.id, phone))!;
-    await t.ctx.db.update(conversations).set({ crmContactId: 'ct-03' }).where(eq(conversations.id, found.conversation.id));
+    await t.ctx.db.update(conversations).set({ crmContactId }).where(eq(conversations.id, found.conversation.id));
+    return { found, sms };
+  }
 
-    await postSmsGateway(t, 'k-dnd', smsGatewayEvent(account.pageId, phone, 'evt-dnd-2', 'STOP'));
-    await settle(t.ctx);
+  it('STOP on SMS sets SMS and Call DND active on the contact; clearing with a note sets them inactive', async () => {
+    const { found, sms } = await prospectWithCrmContact({ crm: 'GHL' }, 'dnd', '+15554440001', 'ct-03');
+    await sms('STOP');
     expect(ghl.contactUpdates).toEqual([
       {
         contactId: 'ct-03',
@@ -53,5 +60,14 @@ describe('CRM DND write of an opt-out', () => {
     expect(res.statusCode).toBe(200);
     await settle(t.ctx);
     expect(ghl.contactUpdates[1]).toMatchObject({ contactId: 'ct-03', body: { dndSettings: { SMS: { status: 'inactive' }, Call: { status: 'inactive' } } } });
+  });
+  it('an all-channels opt-out (optOutScope "all") sets every DND channel active; START sets them inactive', async () => {
+    const { sms } = await prospectWithCrmContact({ crm: 'GHL', optOutScope: 'all' }, 'dnd-all', '+15554440002', 'ct-04');
+    await sms('STOP');
+    const active = ghl.contactUpdates.find((u) => u.contactId === 'ct-04')!;
+    expect(Object.keys((active.body as { dndSettings: object }).dndSettings).sort()).toEqual(['Call', 'Email', 'FB', 'GMB', 'SMS', 'WhatsApp']);
+    expect(Object.values((active.body as { dndSettings: Record<string, { status: string }> }).dndSettings).every((d) => d.status === 'active')).toBe(true);
+    await sms('START');
+    expect(ghl.contactUpdates.at(-1)).toMatchObject({ contactId: 'ct-04', body: { dndSettings: { WhatsApp: { status: 'inactive' }, SMS: { status: 'inactive' } } } });
   });
 });

@@ -7,6 +7,7 @@ import { AppError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { recordConversationEvent } from '../../lib/webhook-outbox.ts';
 import { emitConversationChanged, insertMessage, type LoadedConversation } from '../../conversations/conversation-store.ts';
 import { assertMayContact, phoneAddress } from '../../conversations/opt-out.ts';
+import { assertWhatsAppOptIn, recordConsent } from '../../conversations/consent.ts';
 import { contactWaitMessage, quietNow } from '../../conversations/quiet-hours.ts';
 import { placeCall } from '../calls/calls.service.ts';
 
@@ -38,6 +39,11 @@ export async function startLead(ctx: AppContext, input: LeadBody): Promise<LeadR
   await assertMayContact(ctx.db, phone, 'Messaging this number');
   const quiet = await quietNow(ctx.config, phone, type.config);
   if (quiet) throw conflict(contactWaitMessage('Messaging this number', quiet), 'QUIET_HOURS');
+  if (account.type === 'WHATSAPP') {
+    // A lead's opening WhatsApp message starts the conversation: it needs the person's opt-in (docs/compliance.md).
+    if (input.whatsappOptIn) await recordConsent(ctx.db, { address: phone, channel: 'whatsapp', granted: true, source: 'api', note: input.optInNote || null });
+    await assertWhatsAppOptIn(ctx.db, phone, 'Messaging this number on WhatsApp');
+  }
 
   // WhatsApp names a number without the plus (as its webhooks do), so replies find the same prospect.
   const externalId = account.type === 'WHATSAPP' ? phone.slice(1) : phone;

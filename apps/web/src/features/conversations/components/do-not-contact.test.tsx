@@ -49,3 +49,13 @@ it('shows nothing for a prospect who may be contacted, and no clear button for a
   renderApp(<DoNotContact conversation={optedOut} canClear={false} />, { client: testQueryClient() });
   expect(screen.queryByRole('button', { name: 'Clear opt-out…' })).toBeNull();
 });
+
+it('names an all-channels opt-out and a web chat opt-out in words', () => {
+  const all = conversationDetail({ ...optedOut, doNotContact: { all: { since: '2026-01-01T10:00:00.000Z', how: 'keyword "STOP" on sms' } } });
+  renderApp(<DoNotContact conversation={all} canClear />, { client: testQueryClient() });
+  expect(screen.getByTestId('do-not-contact').textContent).toMatch(/Opted out on every channel \(keyword "STOP" on sms\)/);
+  cleanup();
+  const web = conversationDetail({ ...optedOut, prospectId: null, Prospect: null, doNotContact: { web: { since: '2026-01-01T10:00:00.000Z', how: 'keyword "STOP"' } } });
+  renderApp(<DoNotContact conversation={web} canClear />, { client: testQueryClient() });
+  expect(screen.getByTestId('do-not-contact').textContent).toMatch(/Opted out in this web chat \(keyword "STOP"\)/);
+});

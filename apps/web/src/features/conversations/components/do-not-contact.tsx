@@ -4,6 +4,13 @@ import { IconBan } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useClearOptOut } from '../api/opt-out.ts';
 
+/** Where an opt-out holds, in words: `all` covers every channel of the person, `web` this web chat only. */
+function optedOutWhere(channel: string): string {
+  if (channel === 'all') return 'Opted out on every channel';
+  if (channel === 'web') return 'Opted out in this web chat';
+  return `Opted out on ${channel}`;
+}
+
 /**
  * The prospect opted out (issue 23): when and how, and for someone who may change the conversation a way to
  * clear it — only with a note saying why, which the audit keeps.
@@ -18,7 +25,7 @@ export function DoNotContact({ conversation: c, canClear }: { conversation: Conv
     <Alert color="red" variant="light" icon={<IconBan size={18} aria-hidden />} title="Do not contact" data-testid="do-not-contact">
       {entries.map(([channel, { since, how }]) => (
         <div key={channel}>
-          Opted out on {channel} ({how}), {new Date(since).toLocaleString()}. No agent reply, follow-up, call or campaign message goes
+          {optedOutWhere(channel)} ({how}), {new Date(since).toLocaleString()}. No agent reply, follow-up, call or campaign message goes
           out until they write START or a person clears this.
         </div>
       ))}
