@@ -145,6 +145,10 @@ export const ERROR_CODES = [
   // Compliance: opt-outs and quiet hours (docs/compliance.md).
   'OPTED_OUT',
   'QUIET_HOURS',
+  'CAMPAIGN_NOT_FOUND',
+  'CAMPAIGN_STATE',
+  'CAMPAIGN_CSV_INVALID',
+  'CAMPAIGN_CHANNEL_UNAVAILABLE',
 
   // Integrations: API keys and outbound webhooks (docs/api.md).
   'API_KEY_INVALID',

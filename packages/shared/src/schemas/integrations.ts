@@ -47,6 +47,7 @@ export const WEBHOOK_EVENTS = [
   'meeting.booked',
   'call.started',
   'call.ended',
+  'campaign.contact_finished',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 /** Sent by "Send test event" only; never subscribed to. */
