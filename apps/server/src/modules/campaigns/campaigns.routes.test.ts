@@ -132,7 +132,7 @@ describe('running a campaign', () => {
     expect(view).toMatchObject({ status: 'finished', counts: { total: 200, done: 200, answered: 200, queued: 0, calling: 0 } });
     expect(view.contacts[0].conversationUuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(view.events.map((e: { kind: string }) => e.kind)).toEqual(['created', 'started', 'finished']);
-  });
+  }, 240_000);
 
   it('keeps at most maxConcurrent calls in progress', async () => {
     const id = await campaign({ contacts: phones(5, 300).map((phone) => ({ phone })), callsPerMinute: 600, maxConcurrent: 2 });
