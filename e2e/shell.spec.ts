@@ -74,6 +74,7 @@ test.describe('shell', () => {
       '/admin/knowledge',
       '/admin/integrations',
       '/analytics',
+      '/admin/campaigns',
       '/admin/call',
       '/admin/users',
       '/admin/unanswered-conversations/list',

@@ -46,7 +46,7 @@ function CampaignView({ campaign: c }: { campaign: CampaignDetail }) {
         {c.channel === 'call' ? 'Phone calls' : c.channel === 'sms' ? 'SMS' : 'WhatsApp'}, {c.callsPerMinute} per minute
         {c.channel === 'call' ? `, at most ${c.maxConcurrent} at once` : ''}
         {c.window ? `, between ${c.window.start} and ${c.window.end} in each person's local time` : ''}
-        {c.retries > 0 ? `; no answer or busy: ${c.retries} more ${c.retries === 1 ? 'try' : 'tries'} after ${c.retryDelayMinutes} min` : ''}.
+        {c.channel === 'call' && c.retries > 0 ? `; no answer or busy: ${c.retries} more ${c.retries === 1 ? 'try' : 'tries'} after ${c.retryDelayMinutes} min` : ''}.
       </Text>
       <Group>
         {(c.status === 'draft' || c.status === 'paused') && (
