@@ -13,9 +13,10 @@ import { startLead } from '../integrations/leads.service.ts';
 
 /**
  * The campaign scheduler (docs/campaigns.md): one `campaign.tick` job per running campaign (singletonKey
- * `campaign:<id>`, so one tick at a time on every instance). A tick settles finished calls, then starts at
- * most ONE contact — when the pacing slot has come, the concurrent calls allow it, and the contact is neither
- * opted out nor outside quiet hours / the calling window in their own zone — and answers when to run again.
+ * `campaign:<id>`, so one tick at a time on every instance). A tick settles finished calls, then starts the
+ * contacts whose pacing slots have come (one, unless the tick ran late) as far as the concurrent calls allow,
+ * skipping the opted-out and leaving in line those in quiet hours or outside the calling window in their own
+ * zone, and answers when to run again.
  * All times come from `quietHoursClock`, so tests move one clock for quiet hours and pacing alike.
  */
 export const CAMPAIGN_TICK_JOB = 'campaign.tick';
@@ -41,6 +42,8 @@ const POLL_MS = 2_000;
 const MAX_WAIT_MS = 5 * 60_000;
 /** Contacts one tick looks at before it gives way (each may be waiting for its own morning). */
 const LOOK_AHEAD = 25;
+/** Contacts one tick starts at most (slots a late tick catches up). */
+const BATCH = 10;
 
 /** Runs one tick of a campaign; answers ms until the next tick, or null when the campaign needs none. */
 export async function runCampaignTick(ctx: AppContext, campaignId: number): Promise<number | null> {
@@ -49,8 +52,14 @@ export async function runCampaignTick(ctx: AppContext, campaignId: number): Prom
   const now = quietHoursClock.now();
   const calling = await settleCalls(ctx, campaign, now);
   if (campaign.status !== 'running') return calling > 0 ? POLL_MS : null;
-  if (campaign.channel === 'call' && calling >= campaign.maxConcurrent) return POLL_MS;
-  if (campaign.nextSendAt && campaign.nextSendAt > now) return campaign.nextSendAt.getTime() - now.getTime();
+  const capacity = campaign.channel === 'call' ? Math.min(BATCH, campaign.maxConcurrent - calling) : BATCH;
+  if (capacity <= 0) return POLL_MS;
+  const interval = 60_000 / campaign.callsPerMinute;
+  const due = campaign.nextSendAt?.getTime() ?? now.getTime();
+  if (due > now.getTime()) return due - now.getTime();
+  // Keep the rhythm: a tick that ran late catches up the slots it missed (at most a batch of them), so the
+  // average pace holds on a busy machine; a longer lag (a pause, a night) is forgiven, not sent in a burst.
+  let slot = now.getTime() - due > interval * BATCH ? now.getTime() : due;
 
   const [type] = await ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, campaign.conversationTypeId)).limit(1);
   if (!type) {
@@ -63,7 +72,9 @@ export async function runCampaignTick(ctx: AppContext, campaignId: number): Prom
     .where(and(eq(campaignContacts.campaignId, campaign.id), eq(campaignContacts.status, 'queued'), or(isNull(campaignContacts.notBefore), lte(campaignContacts.notBefore, now))))
     .orderBy(asc(campaignContacts.id))
     .limit(LOOK_AHEAD);
+  const picked: Contact[] = [];
   for (const contact of candidates) {
+    if (slot > now.getTime() || picked.length >= capacity) break;
     if (await isOptedOut(ctx.db, contact.phone)) {
       await ctx.db.transaction((tx) => finishContact(tx, campaign, contact, 'opted_out', 'Opted out: not contacted.', now));
       continue;
@@ -73,10 +84,14 @@ export async function runCampaignTick(ctx: AppContext, campaignId: number): Prom
       await ctx.db.update(campaignContacts).set({ notBefore: wait }).where(eq(campaignContacts.id, contact.id));
       continue;
     }
-    const slot = await claim(ctx, campaign, contact, now);
-    if (!slot) continue;
-    await contactOne(ctx, campaign, { ...contact, attempts: contact.attempts + 1 }, now);
-    return Math.max(0, slot.getTime() - now.getTime());
+    if (!(await claim(ctx, campaign, contact, now, new Date(slot + interval)))) continue;
+    picked.push({ ...contact, attempts: contact.attempts + 1 });
+    slot += interval;
+  }
+  if (picked.length > 0) {
+    // Claimed (and committed) first, then sent side by side: a slow send does not hold up the next slot.
+    await Promise.all(picked.map((contact) => contactOne(ctx, campaign, contact, now)));
+    return Math.max(0, slot - now.getTime());
   }
   if (candidates.length === LOOK_AHEAD) return 0;
 
@@ -114,24 +129,20 @@ async function waitUntil(ctx: AppContext, campaign: Campaign, typeConfig: string
 }
 
 /**
- * Claims a contact (status `calling`, one more attempt) and takes the pacing slot, committed BEFORE anything
- * is sent: a process killed after this never contacts the number again. Answers the next slot, or null when
+ * Claims a contact (status `calling`, one more attempt) and takes the pacing slot (`next` is the one after),
+ * committed BEFORE anything is sent: a process killed after this never contacts the number again. False when
  * another tick took the contact.
  */
-async function claim(ctx: AppContext, campaign: Campaign, contact: Contact, now: Date): Promise<Date | null> {
-  const interval = 60_000 / campaign.callsPerMinute;
-  const previous = campaign.nextSendAt?.getTime() ?? null;
-  // Keep the rhythm (a tick that ran a little late does not shift every later slot), but never owe more than one.
-  const next = new Date(previous === null ? now.getTime() + interval : Math.max(previous + interval, now.getTime()));
+async function claim(ctx: AppContext, campaign: Campaign, contact: Contact, now: Date, next: Date): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
     const rows = await tx
       .update(campaignContacts)
       .set({ status: 'calling', attempts: sql`${campaignContacts.attempts} + 1`, claimedAt: now, notBefore: null, detail: null })
       .where(and(eq(campaignContacts.id, contact.id), eq(campaignContacts.status, 'queued')))
       .returning({ id: campaignContacts.id });
-    if (rows.length === 0) return null;
+    if (rows.length === 0) return false;
     await tx.update(campaigns).set({ nextSendAt: next }).where(eq(campaigns.id, campaign.id));
-    return next;
+    return true;
   });
 }
 
