@@ -43,7 +43,9 @@ const MAX_WAIT_MS = 5 * 60_000;
 /** Contacts one tick looks at before it gives way (each may be waiting for its own morning). */
 const LOOK_AHEAD = 25;
 /** Contacts one tick starts at most (slots a late tick catches up). */
-const BATCH = 10;
+const BATCH = 20;
+/** A lag up to this is caught up (a busy machine); a longer one (a pause, a night) restarts the rhythm. */
+const CATCH_UP_MS = 60_000;
 
 /** Runs one tick of a campaign; answers ms until the next tick, or null when the campaign needs none. */
 export async function runCampaignTick(ctx: AppContext, campaignId: number): Promise<number | null> {
@@ -57,9 +59,9 @@ export async function runCampaignTick(ctx: AppContext, campaignId: number): Prom
   const interval = 60_000 / campaign.callsPerMinute;
   const due = campaign.nextSendAt?.getTime() ?? now.getTime();
   if (due > now.getTime()) return due - now.getTime();
-  // Keep the rhythm: a tick that ran late catches up the slots it missed (at most a batch of them), so the
-  // average pace holds on a busy machine; a longer lag (a pause, a night) is forgiven, not sent in a burst.
-  let slot = now.getTime() - due > interval * BATCH ? now.getTime() : due;
+  // Keep the rhythm: a tick that ran late catches up the slots it missed (a batch per tick), so the average
+  // pace holds on a busy machine; a lag over a minute (a pause, a night) restarts it instead of a burst.
+  let slot = now.getTime() - due > CATCH_UP_MS ? now.getTime() : due;
 
   const [type] = await ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, campaign.conversationTypeId)).limit(1);
   if (!type) {
