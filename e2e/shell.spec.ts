@@ -60,7 +60,7 @@ test.describe('shell', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click();
     await expect(page).toHaveURL(/\/admin\/hello$/);
     const links = page.getByRole('list', { name: 'Admin actions' }).getByRole('link');
-    await expect(links).toHaveCount(15);
+    await expect(links).toHaveCount(16);
     const hrefs = await links.evaluateAll((els) => els.map((e) => e.getAttribute('href')));
     expect(hrefs).toEqual([
       '/admin/app-config',
@@ -74,6 +74,7 @@ test.describe('shell', () => {
       '/admin/knowledge',
       '/admin/integrations',
       '/analytics',
+      '/admin/campaigns',
       '/admin/call',
       '/admin/users',
       '/admin/unanswered-conversations/list',

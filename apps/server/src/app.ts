@@ -39,6 +39,7 @@ import { pricingRoutes } from './modules/pricing/pricing.routes.ts';
 import { unansweredRoutes } from './modules/unanswered/unanswered.routes.ts';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.ts';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
+import { campaignsRoutes } from './modules/campaigns/campaigns.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 import { registrationRoutes } from './modules/users/registration.routes.ts';
 import { teamRoutes } from './modules/users/team.routes.ts';
@@ -155,6 +156,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     knowledgeRoutes,
     registrationRoutes,
     integrationsRoutes,
+    campaignsRoutes,
     teamRoutes,
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });

@@ -146,6 +146,10 @@ export const ERROR_CODES = [
   'OPTED_OUT',
   'QUIET_HOURS',
   'NO_WHATSAPP_OPT_IN',
+  'CAMPAIGN_NOT_FOUND',
+  'CAMPAIGN_STATE',
+  'CAMPAIGN_CSV_INVALID',
+  'CAMPAIGN_CHANNEL_UNAVAILABLE',
 
   // Integrations: API keys and outbound webhooks (docs/api.md).
   'API_KEY_INVALID',

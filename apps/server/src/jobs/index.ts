@@ -18,6 +18,8 @@ import { MAINTENANCE_JOB, maintenanceJob } from './maintenance.ts';
 import { WEBHOOK_DELIVER_JOB } from '../lib/webhook-outbox.ts';
 import { webhookDeliverJob } from '../webhooks/deliver.job.ts';
 import { TEST_RUN_JOB, testRunJob } from '../modules/agent-tests/test-run.job.ts';
+import { CAMPAIGN_TICK_JOB } from '../modules/campaigns/campaign-tick.ts';
+import { campaignTickJob } from '../modules/campaigns/campaign-tick.job.ts';
 import type { JobDefinition } from './runner.ts';
 
 /**
@@ -40,6 +42,8 @@ const registry = {
   [WEBHOOK_DELIVER_JOB]: webhookDeliverJob,
   [KNOWLEDGE_INGEST_JOB]: { ...knowledgeIngestJob, slow: true },
   [TEST_RUN_JOB]: { ...testRunJob, slow: true },
+  // Outbound campaigns (issue 23): one tick per running campaign; a tick may wait on Twilio for a call.
+  [CAMPAIGN_TICK_JOB]: campaignTickJob,
 };
 
 /** Name → payload of every job: what `ctx.jobs.enqueue(name, payload)` is type-checked against. */

@@ -111,6 +111,8 @@ export const routes: RouteObject[] = [
           { path: 'webhook-simulation-tool', ...page(() => import('../features/webhook-simulator/pages/webhook-simulator-page.tsx')) },
           { path: 'users', ...page(() => import('../features/team/pages/team-page.tsx')) },
           { path: 'opt-outs', ...page(() => import('../features/compliance/pages/opt-out-audit-page.tsx')) },
+          { path: 'campaigns', ...page(() => import('../features/campaigns/pages/campaigns-page.tsx')) },
+          { path: 'campaigns/:id', ...page(() => import('../features/campaigns/pages/campaign-page.tsx')) },
         ],
       },
       // Unknown routes: a not-found page inside the shell (render errors reach RouteErrorBoundary below).

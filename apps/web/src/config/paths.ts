@@ -40,6 +40,8 @@ export const paths = {
     optOuts: '/admin/opt-outs',
     knowledge: '/admin/knowledge',
     integrations: '/admin/integrations',
+    campaigns: '/admin/campaigns',
+    campaign: (id: number | string) => `/admin/campaigns/${id}`,
     team: '/admin/users',
     knowledgeCollection: (id: number | string) => `/admin/knowledge/${id}`,
   },

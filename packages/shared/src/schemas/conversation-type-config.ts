@@ -21,7 +21,7 @@ export const REALTIME_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage
 export const WEEK_DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 export type WeekDay = (typeof WEEK_DAYS)[number];
 
-const clockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time such as 09:00');
+export const clockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time such as 09:00');
 const openHours = z
   .tuple([clockTime, clockTime])
   .refine(([open, close]) => open < close, 'the opening time must be before the closing time, e.g. ["09:00", "17:00"]');

@@ -49,6 +49,7 @@ export const WEBHOOK_EVENTS = [
   'call.started',
   'call.ended',
   'call.recording_ready',
+  'campaign.contact_finished',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 /** Sent by "Send test event" only; never subscribed to. */

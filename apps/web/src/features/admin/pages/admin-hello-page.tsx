@@ -2,6 +2,7 @@ import { Alert, Anchor, Box, Card, Group, SimpleGrid, Text, ThemeIcon } from '@m
 import { useQuery } from '@tanstack/react-query';
 import {
   IconAlertTriangle,
+  IconSpeakerphone,
   IconBooks,
   IconChartFunnel,
   IconCalculator,
@@ -37,6 +38,7 @@ const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Ic
   { to: paths.admin.knowledge, label: 'Knowledge base', text: 'FAQ entries and documents the agent answers from, with a test box.', icon: IconBooks },
   { to: paths.admin.integrations, label: 'Integrations', text: 'API keys and webhooks for Zapier, Make, n8n and your own scripts.', icon: IconApi },
   { to: paths.analytics, label: 'Analytics', text: 'Funnel by phase and speed to first reply of each conversation type.', icon: IconChartFunnel },
+  { to: paths.admin.campaigns, label: 'Campaigns', text: 'Call or message a list from a CSV, paced and in calling hours, with live progress.', icon: IconSpeakerphone },
   { to: paths.admin.call, label: 'Make a call', text: 'Have the agent phone a prospect from a Twilio account.', icon: IconPhoneCall },
   { to: paths.admin.team, label: 'Team', text: 'Invite teammates by email, change their roles, deactivate who left.', icon: IconUsers },
   { to: paths.admin.unanswered, label: 'Unanswered conversations', text: 'Messages the agent could not answer or deliver, to follow up by hand.', icon: IconAlertTriangle },
