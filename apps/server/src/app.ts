@@ -42,6 +42,7 @@ import { integrationsRoutes } from './modules/integrations/integrations.routes.t
 import { userRoutes } from './modules/users/users.routes.ts';
 import { registrationRoutes } from './modules/users/registration.routes.ts';
 import { teamRoutes } from './modules/users/team.routes.ts';
+import { cannedRepliesRoutes } from './modules/canned-replies/canned-replies.routes.ts';
 import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
@@ -156,6 +157,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     registrationRoutes,
     integrationsRoutes,
     teamRoutes,
+    cannedRepliesRoutes,
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 

@@ -1,4 +1,4 @@
-import { bigserial, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, index, integer, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { conversations } from './conversations.ts';
 import { users } from './users.ts';
 
@@ -36,4 +36,22 @@ export const notifications = pgTable(
     readAt: timestamp({ withTimezone: true }),
   },
   (t) => [index().on(t.userId, t.createdAt.desc()), index().on(t.conversationId)],
+);
+
+/**
+ * The team's saved replies (issue 24): one list for the whole team (the installation is one team). ADMIN keeps
+ * the list; every signed-in teammate inserts them in the composer by typing "/" and the shortcut.
+ */
+export const cannedReplies = pgTable(
+  'canned_replies',
+  {
+    id: serial().primaryKey(),
+    /** Lower-case letters, digits and dashes, unique: what follows "/" in the composer. */
+    shortcut: text().notNull(),
+    text: text().notNull(),
+    createdByUserId: integer().references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex().on(t.shortcut)],
 );
