@@ -14,8 +14,8 @@ for (const [size, viewport] of [
 ] as const) {
   test(`canned replies at ${size}: the admin saves one, a teammate inserts it with "/"`, async ({ page, browser }) => {
     test.setTimeout(120_000);
+    await loginAsAdmin(page); // signs in at the desktop size (the user menu is in the header there)
     await page.setViewportSize(viewport);
-    await loginAsAdmin(page);
     const name = `quote-${uniqueDigits()}`;
     await page.goto('/admin/users');
     const form = page.getByRole('form', { name: 'New canned reply' });
