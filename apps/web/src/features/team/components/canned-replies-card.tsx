@@ -87,7 +87,7 @@ function CannedReplyForm(props: { editing: CannedReply | null; onDone(): void })
 function CannedRepliesTable(props: { replies: CannedReply[]; onEdit(reply: CannedReply): void }) {
   const remove = useDeleteCannedReply();
   return (
-    <Table.ScrollContainer minWidth={480}>
+    <Table.ScrollContainer minWidth={480} scrollAreaProps={{ viewportProps: { tabIndex: 0 } }}>
       <Table aria-label="Canned replies" striped>
         <Table.Thead>
           <Table.Tr>

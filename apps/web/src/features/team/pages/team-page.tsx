@@ -80,7 +80,8 @@ function UsersTable({ users }: { users: TeamUser[] }) {
   const patch = usePatchUser();
   const auth = useAuth();
   return (
-    <Table.ScrollContainer minWidth={640}>
+    // A phone scrolls the table sideways: keyboard users reach the frame with Tab (axe scrollable-region-focusable).
+    <Table.ScrollContainer minWidth={640} scrollAreaProps={{ viewportProps: { tabIndex: 0 } }}>
       <Table aria-label="Users" striped>
         <Table.Thead>
           <Table.Tr>
