@@ -199,6 +199,7 @@ export default function ConversationListPage() {
           <NotificationsBell
             onOpen={(uuid) => update({ open: uuid }, true)}
             unreadConversations={list.data?.conversations.filter((c) => c.unread).length ?? 0}
+            rows={list.data?.conversations}
           />
         )}
         {(view === 'inbox' || phone) && (
