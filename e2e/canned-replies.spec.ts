@@ -49,3 +49,11 @@ for (const [size, viewport] of [
     await bob.context.close();
   });
 }
+
+test('a page past the end of the list goes to the last page: never "Page 5 of 1" (issue 24)', async ({ page }) => {
+  await loginAsAdmin(page);
+  await page.goto('/conversation/list?view=table&page=999999');
+  const pages = page.getByTestId('total-pages');
+  await expect(pages).toHaveText(/^Page (\d+) of \1\+?$/);
+  await expect(page).not.toHaveURL(/page=999999/);
+});
