@@ -1,9 +1,9 @@
-import { validationErrorWords } from '@sales-agent/shared/validation-words';
 /**
  * The one HTTP client of the web app. Failures become ApiError whose message follows spec §8.1: the body's
  * `error` field, then `message`, then the first value of the body object, then a plain-text body (not an
  * HTML page), else 'An unexpected error occurred.'. No default timeout (spec §7.9).
  */
+import { validationErrorWords } from '@sales-agent/shared/validation-words';
 export class ApiError extends Error {
   constructor(
     readonly status: number,
