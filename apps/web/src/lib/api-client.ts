@@ -4,6 +4,7 @@
  * HTML page), else 'An unexpected error occurred.'. No default timeout (spec §7.9).
  */
 import { validationErrorWords } from '@sales-agent/shared/validation-words';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
