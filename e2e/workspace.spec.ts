@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
-import { type APIRequestContext, type Browser, expect, type Page, test } from '@playwright/test';
-import { E2E_USER_PASSWORD, loginAs, loginAsAdmin, registerUser, uniqueEmail, demoTypeId, uniqueDigits } from './support/fixtures.ts';
+import { expect, type Page, test } from '@playwright/test';
+import { E2E_USER_PASSWORD, loginAs, loginAsAdmin, uniqueEmail } from './support/fixtures.ts';
 import { DESKTOP, PHONE } from './support/viewport.ts';
+import { expectNoSeriousAxe, smsProspect, teammate, unique } from './support/workspace.ts';
 
 /**
  * Issue 24, the team's workspace: two teammates in two browser contexts — search by phone, the contact's
@@ -10,57 +10,6 @@ import { DESKTOP, PHONE } from './support/viewport.ts';
  * ends at once). Axe on the new screens.
  */
 
-
-const unique = () => uniqueDigits(9);
-
-/** An SMS gateway account (ADMIN session of `request`) and a prospect's simulated SMS on it. */
-async function smsProspect(request: APIRequestContext, phone: string, text: string) {
-  const deviceId = `device-${unique()}`;
-  const created = await request.post('/api/admin/messaging-accounts/create-edit', {
-    data: { type: 'SMS_GATEWAY', pageId: deviceId, pageName: `SMS line ${deviceId}`, accessToken: `token-${deviceId}`, conversationTypeId: await demoTypeId(request) },
-  });
-  expect(created.status(), await created.text()).toBeLessThan(300);
-  const accountId = (await created.json()).messagingAccount.id as number;
-  const config = await request.post(`/api/admin/messaging-accounts/${accountId}/config`, {
-    data: JSON.stringify({ baseUrl: 'http://127.0.0.1:9/3rdparty/v1', signingKey: 'e2e-signing-key' }),
-    headers: { 'content-type': 'application/json' },
-  });
-  expect(config.status(), await config.text()).toBe(200);
-  const id = unique();
-  const sent = await request.post('/api/admin/webhook-simulation/sms-gateway', {
-    headers: { origin: `http://localhost:${process.env.E2E_PORT ?? 3100}` },
-    data: { deviceId, event: 'sms:received', id, payload: { message: text, phoneNumber: phone, messageId: `sim-${id}`, receivedAt: new Date().toISOString() } },
-  });
-  expect(sent.status(), await sent.text()).toBeLessThan(300);
-  let uuid = '';
-  let conversationId = 0;
-  await expect
-    .poll(async () => {
-      const found = await request.get('/api/admin/conversation/by-prospect', { params: { messagingAccountId: accountId, externalId: phone } });
-      if (found.status() !== 200) return '';
-      ({ uuid, id: conversationId } = await found.json());
-      return uuid;
-    })
-    .not.toBe('');
-  return { accountId, uuid, conversationId };
-}
-
-async function teammate(browser: Browser, accountId: number, adminRequest: APIRequestContext) {
-  const context = await browser.newContext({ viewport: DESKTOP });
-  const page = await context.newPage();
-  const user = await registerUser(page.request, uniqueEmail('teammate'));
-  const grant = await adminRequest.post('/api/admin/user-messaging-accounts/create', { data: { userEmail: user.email, messagingAccountId: accountId } });
-  expect(grant.status(), await grant.text()).toBe(201);
-  await loginAs(page, user.email, user.password);
-  return { context, page, email: user.email };
-}
-
-async function expectNoSeriousAxe(page: Page) {
-  await page.waitForTimeout(250); // Mantine's transitions settle; axe must see the final colours.
-  const result = await new AxeBuilder({ page }).analyze();
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(', ')}`)).toEqual([]);
-}
 
 const rowOf = (page: Page, uuid: string) => page.locator(`[data-testid="inbox-row"][data-uuid="${uuid}"]`);
 

@@ -43,6 +43,7 @@ import { campaignsRoutes } from './modules/campaigns/campaigns.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 import { registrationRoutes } from './modules/users/registration.routes.ts';
 import { teamRoutes } from './modules/users/team.routes.ts';
+import { cannedRepliesRoutes } from './modules/canned-replies/canned-replies.routes.ts';
 import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
@@ -158,6 +159,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     integrationsRoutes,
     campaignsRoutes,
     teamRoutes,
+    cannedRepliesRoutes,
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 

@@ -72,6 +72,8 @@ export const ERROR_CODES = [
   // Conversations, messages, hand-off and follow-ups.
   'AI_PAUSED',
   'ASSIGNEE_NOT_ALLOWED',
+  'CANNED_REPLY_EXISTS',
+  'CANNED_REPLY_NOT_FOUND',
   'CONVERSATION_BUSY',
   'CONVERSATION_CHANGED',
   'CONVERSATION_ENDED',

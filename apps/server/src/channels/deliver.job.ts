@@ -238,7 +238,14 @@ async function deliver(ctx: AppContext, row: OutboxRow): Promise<void> {
     const result = await sender.send(endpointsOf(ctx), account, { recipientId, text: parts[index], ...window.send });
     await ctx.db
       .insert(channelMessages)
-      .values({ messagingAccountId: account.id, externalId: result.externalId, direction: 'OUT', conversationId: row.conversation_id, messageId: row.payload.messageId })
+      .values({
+        messagingAccountId: account.id,
+        externalId: result.externalId,
+        direction: 'OUT',
+        conversationId: row.conversation_id,
+        messageId: row.payload.messageId,
+        deliveryState: 'sent',
+      })
       .onConflictDoUpdate({
         target: [channelMessages.messagingAccountId, channelMessages.externalId],
         set: { conversationId: row.conversation_id, messageId: row.payload.messageId },

@@ -62,7 +62,7 @@ describe('parseMetaPayload', () => {
     ]);
   });
 
-  it('reads WhatsApp messages with the contact name, media as a readable line, and failed statuses', () => {
+  it('reads WhatsApp messages with the contact name, media as a readable line, delivery and failed statuses', () => {
     const events = parseMetaPayload(
       whatsAppChange(
         {
@@ -85,6 +85,7 @@ describe('parseMetaPayload', () => {
     expect(events).toEqual([
       { kind: 'message', channel: 'WHATSAPP', accountKey: 'PN1', senderId: '34600111222', senderName: 'Ana', senderUserId: null, externalId: 'wamid.1', text: 'Hola', sentAt: new Date(1_700_000_000_000) },
       expect.objectContaining({ externalId: 'wamid.2', text: '[image] menu', senderName: 'Ana', media: [{ kind: 'image', source: { mediaId: 'media9' }, mimeType: null }] }),
+      { kind: 'delivery-status', channel: 'WHATSAPP', accountKey: 'PN1', externalId: 'wamid.out1', state: 'delivered' },
       expect.objectContaining({ kind: 'send-failed', externalId: 'wamid.out2', code: '131047' }),
     ]);
   });

@@ -2,8 +2,8 @@ import type { ChannelType } from './types.ts';
 
 /**
  * Provider payloads turned into the few events the product acts on. Every item of `entry[]`, `messaging[]`
- * and `changes[]` is looked at; what the product does not act on (delivery and read receipts, reactions,
- * statuses other than failed) is skipped without error, and a message we cannot read becomes an
+ * and `changes[]` is looked at; what the product does not act on (Messenger/Instagram delivery and read
+ * receipts, reactions, unknown statuses) is skipped without error, and a message we cannot read becomes an
  * `unsupported` event (a visible note), never nothing. Parsing is defensive: a
  * payload is already verified, but a field of an unexpected type skips that item, never the whole event.
  */
@@ -44,6 +44,14 @@ export type InboundEvent =
       text: string;
       appId: string | null;
       sentAt: Date;
+    }
+  | {
+      /** WhatsApp reported one of our sends sent, delivered or read (issue 24: the message's delivery state). */
+      kind: 'delivery-status';
+      channel: ChannelType;
+      accountKey: string;
+      externalId: string;
+      state: 'sent' | 'delivered' | 'read';
     }
   | {
       /** WhatsApp reported that one of our sends failed after it was accepted (e.g. 131047 outside 24 h). */
@@ -247,9 +255,14 @@ function parseWhatsAppChange(change: Json): InboundEvent[] {
     else events.push({ kind: 'unsupported', ...sender, reason: unsupportedReason(message) });
   }
   for (const status of asArray(value.statuses)) {
-    if (!isObject(status) || status.status !== 'failed') continue;
+    if (!isObject(status)) continue;
     const externalId = str(status.id);
     if (!externalId) continue;
+    if (status.status === 'sent' || status.status === 'delivered' || status.status === 'read') {
+      events.push({ kind: 'delivery-status', channel: 'WHATSAPP', accountKey, externalId, state: status.status });
+      continue;
+    }
+    if (status.status !== 'failed') continue;
     const error = isObject(asArray(status.errors)[0]) ? (asArray(status.errors)[0] as Json) : {};
     const errorData = isObject(error.error_data) ? str(error.error_data.details) : null;
     events.push({

@@ -24,6 +24,7 @@ export type ReceiveOutcome =
   | 'human-reply-stored'
   | 'unknown-recipient'
   | 'send-failure-recorded'
+  | 'delivery-recorded'
   | 'unsupported-noted'
   | 'edited'
   | 'deleted'
@@ -51,6 +52,8 @@ export async function receiveInboundEvent(ctx: AppContext, event: InboundEvent, 
       return receiveEcho(ctx, account, event);
     case 'send-failed':
       return recordLateSendFailure(ctx, account, event);
+    case 'delivery-status':
+      return recordDeliveryState(ctx, account, event.externalId, event.state, null);
     case 'unsupported':
       return receiveUnsupported(ctx, account, event, options.simulated);
     case 'edit':
@@ -413,6 +416,7 @@ async function recordLateSendFailure(
     .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)))
     .limit(1);
   if (!sent?.conversationId) return 'unknown-recipient';
+  await recordDeliveryState(ctx, account, event.externalId, 'failed', event.message);
   await recordAgentError(ctx, sent.conversationId, {
     message: event.message,
     type: 'whatsapp',
@@ -424,4 +428,36 @@ async function recordLateSendFailure(
     details: event.details,
   });
   return 'send-failure-recorded';
+}
+
+const DELIVERY_RANK = sql`case channel_messages.delivery_state when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 when 'failed' then 4 else 0 end`;
+
+/**
+ * The channel's word on one of our sends (issue 24): the message's delivery state moves forward only (a late
+ * "delivered" after "read" changes nothing; webhooks arrive in any order), and the open views refresh.
+ */
+async function recordDeliveryState(
+  ctx: AppContext,
+  account: LiveAccount,
+  externalId: string,
+  state: 'sent' | 'delivered' | 'read' | 'failed',
+  error: string | null,
+): Promise<ReceiveOutcome> {
+  const rank = { sent: 1, delivered: 2, read: 3, failed: 4 }[state];
+  const [row] = await ctx.db
+    .update(channelMessages)
+    .set({ deliveryState: state, deliveryError: error })
+    .where(
+      and(
+        eq(channelMessages.messagingAccountId, account.id),
+        eq(channelMessages.externalId, externalId),
+        eq(channelMessages.direction, 'OUT'),
+        sql`${DELIVERY_RANK} < ${rank}`,
+      ),
+    )
+    .returning({ conversationId: channelMessages.conversationId });
+  if (!row?.conversationId) return 'delivery-recorded';
+  const [conversation] = await ctx.db.select({ id: conversations.id, uuid: conversations.uuid }).from(conversations).where(eq(conversations.id, row.conversationId));
+  if (conversation) emitConversationChanged(ctx, conversation);
+  return 'delivery-recorded';
 }

@@ -35,6 +35,7 @@ const OPERATIONS: Record<string, ApiKeyScope[]> = {
   'POST /api/leads': [WRITE],
   'POST /api/conversation/{uuid}/written-message': [WRITE],
   'PATCH /api/conversation/{id}': [WRITE],
+  'GET /api/canned-replies': [READ],
   'DELETE /api/conversation/{id}': [WRITE],
   'PUT /api/conversation/{uuid}/read': [WRITE],
   'POST /api/conversation/{id}/take-over': [WRITE],

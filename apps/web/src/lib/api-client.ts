@@ -3,6 +3,8 @@
  * `error` field, then `message`, then the first value of the body object, then a plain-text body (not an
  * HTML page), else 'An unexpected error occurred.'. No default timeout (spec §7.9).
  */
+import { validationErrorWords } from '@sales-agent/shared/validation-words';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -19,6 +21,8 @@ export const UNEXPECTED_ERROR = 'An unexpected error occurred.';
 export function errorTextFrom(body: unknown): string {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const record = body as Record<string, unknown>;
+    // A request the server's schema refused, in words (issue 24): never "Invalid request (querystring): …".
+    if (record.code === 'VALIDATION_ERROR' && typeof record.error === 'string' && record.error) return validationErrorWords(record.error);
     for (const key of ['error', 'message']) {
       if (typeof record[key] === 'string' && record[key]) return record[key] as string;
     }

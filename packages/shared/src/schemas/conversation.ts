@@ -205,6 +205,10 @@ export const contactView = z.object({
 });
 export type ContactView = z.infer<typeof contactView>;
 
+export const DELIVERY_STATES = ['pending', 'sent', 'delivered', 'read', 'failed'] as const;
+export const messageDelivery = z.object({ state: z.enum(DELIVERY_STATES), error: z.string().optional() });
+export type MessageDelivery = z.infer<typeof messageDelivery>;
+
 export const messageView = z.object({
   id: z.number(),
   role: z.enum(MESSAGE_ROLES),
@@ -220,6 +224,8 @@ export const messageView = z.object({
   mediaType: z.string().nullable().optional(),
   /** Who wrote it (issue 24): the AI, a teammate (their email when known) or the prospect/visitor. */
   author: messageAuthor,
+  /** A reply to a prospect on a channel (issue 24): what the channel reported; absent when it was not sent. */
+  delivery: messageDelivery.optional(),
 });
 export type MessageView = z.infer<typeof messageView>;
 

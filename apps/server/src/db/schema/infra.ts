@@ -77,6 +77,13 @@ export const channelMessages = pgTable(
     conversationId: optionalRef(() => conversations.id, 'cascade'),
     /** bigint like messages.id (a bigserial): an integer column would overflow after 2^31 messages. */
     messageId: bigint({ mode: 'number' }),
+    /**
+     * What the channel last reported about one of our sends (issue 24): sent when the provider accepted it, then
+     * delivered / read / failed from its status webhooks (WhatsApp statuses). Never moves backwards; null inbound.
+     */
+    deliveryState: text({ enum: ['sent', 'delivered', 'read', 'failed'] }),
+    /** The channel's reason, for a failed send. */
+    deliveryError: text(),
     createdAt: timestampNow(),
   },
   (t) => [primaryKey({ columns: [t.messagingAccountId, t.externalId] }), index().on(t.conversationId)],
@@ -103,7 +110,8 @@ export const outbox = pgTable(
     createdAt: timestampNow(),
     sentAt: timestampTz(),
   },
-  (t) => [index().on(t.status, t.nextAttemptAt)],
+  // message_id: a message's delivery state in the conversation detail (issue 24).
+  (t) => [index().on(t.status, t.nextAttemptAt), index().on(t.messageId)],
 );
 
 /**

@@ -1,5 +1,6 @@
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
 import { phoneOf } from '@sales-agent/shared/phone';
+import type { MessageDelivery } from '@sales-agent/shared/schemas/conversation';
 import { isUnreadFor } from './conversation-reads.ts';
 
 /**
@@ -133,6 +134,7 @@ export interface StoredDetail {
     mediaType?: string | null;
     writtenByHuman?: boolean;
     authorEmail?: string | null;
+    delivery?: { state: MessageDelivery['state']; error: string | null } | null;
   }[] | null;
   granted: boolean;
 }
@@ -183,13 +185,14 @@ export function presentDetail(detail: StoredDetail, canAdminister: boolean, isDe
 
 /** A message with only the channel marks it has (edited, deleted, stored media): plain messages stay as before. */
 function withChannelMarks(m: NonNullable<StoredDetail['messages']>[number]) {
-  const { previousMessage, editedAt, deletedAt, hasMedia, mediaType, writtenByHuman, authorEmail, ...plain } = m;
+  const { previousMessage, editedAt, deletedAt, hasMedia, mediaType, writtenByHuman, authorEmail, delivery, ...plain } = m;
   return {
     ...plain,
     author: authorOf({ role: m.role, writtenByHuman, authorEmail }),
     ...(editedAt ? { editedAt, previousMessage: previousMessage ?? null } : {}),
     ...(deletedAt ? { deletedAt } : {}),
     ...(hasMedia ? { hasMedia: true, mediaType: mediaType ?? null } : {}),
+    ...(delivery ? { delivery: delivery.error ? { state: delivery.state, error: delivery.error } : { state: delivery.state } } : {}),
   };
 }
 

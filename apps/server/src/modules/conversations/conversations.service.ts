@@ -327,7 +327,8 @@ function prepareDetail(db: Db) {
         'editedAt', to_char(${m.editedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
         'deletedAt', to_char(${m.deletedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
         'hasMedia', ${m.mediaKey} is not null, 'mediaType', ${m.mediaType},
-        'writtenByHuman', ${m.writtenByHuman}, 'authorEmail', (select u.email from ${users} u where u.id = ${m.authorUserId})) order by ${m.dateSent}, ${m.id})
+        'writtenByHuman', ${m.writtenByHuman}, 'authorEmail', (select u.email from ${users} u where u.id = ${m.authorUserId}),
+        'delivery', case when ${m.role} = 'AGENT' and ${c.prospectId} is not null then ${deliveryOf(sql`${c.id}`, sql`${m.id}`)} end) order by ${m.dateSent}, ${m.id})
       from ${m} where ${m.conversationId} = ${c.id}),
     'granted', ${grantedAccountSql(sql.placeholder('userId'), c.messagingAccountId)})`;
   return db
@@ -338,6 +339,23 @@ function prepareDetail(db: Db) {
     .leftJoin(a, eq(a.id, p.messagingAccountId))
     .where(eq(c.uuid, sql.placeholder('uuid')))
     .limit(1);
+}
+
+/**
+ * A reply's delivery state on its channel (issue 24, docs/channels.md "Delivery states"): failed (with the
+ * reason) when a part failed or the send failed for good; else the least advanced state of its parts (a split
+ * reply is read when every part is); pending while it waits in the outbox; null when it was never sent.
+ */
+function deliveryOf(conversationId: SQL, messageId: SQL): SQL {
+  return sql`coalesce(
+    (select case when bool_or(cm.delivery_state = 'failed')
+        then json_build_object('state', 'failed', 'error', max(cm.delivery_error) filter (where cm.delivery_state = 'failed'))
+        else json_build_object('state', (array['sent', 'delivered', 'read'])[min(case cm.delivery_state when 'read' then 3 when 'delivered' then 2 else 1 end)]) end
+      from channel_messages cm
+      where cm.conversation_id = ${conversationId} and cm.message_id = ${messageId} and cm.direction = 'OUT'
+      having count(*) > 0),
+    (select json_build_object('state', case o.status when 'FAILED' then 'failed' when 'PENDING' then 'pending' end, 'error', o.last_error)
+      from outbox o where o.message_id = ${messageId} and o.status in ('FAILED', 'PENDING') order by o.id desc limit 1))`;
 }
 
 function changed(ctx: AppContext, conv: { id: number; uuid: string }): void {

@@ -1,7 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { receiveProspectMessage, sendHumanMessage } from '../../agent/agent.service.ts';
-import { messagingAccounts, outbox, prospects } from '../../db/schema/index.ts';
+import { messagingAccounts, outbox, prospects, userMessagingAccounts } from '../../db/schema/index.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import { at, buildConversation, buildConversationType, buildMessagingAccount, buildProspect, grantAccount } from '../../test/conversation-factories.ts';
 import { mentionedTokens, searchTsQuery } from './workspace.service.ts';
@@ -168,6 +168,20 @@ describe('notes', () => {
     expect(await t.ctx.db.select().from(outbox).where(eq(outbox.conversationId, conversation.id))).toEqual([]);
     const bobs = (await t.request({ method: 'GET', url: '/api/notifications', as: bob.cookie })).json();
     expect(bobs.notifications[0]).toMatchObject({ kind: 'mentioned', byEmail: alice.email, conversationUuid: conversation.uuid });
+  });
+
+  it('re-checks grants: a teammate whose grant was removed no longer sees (nor counts) its notifications', async () => {
+    const { conversation, account } = await prospectConversation({ grant: [alice.id, bob.id] });
+    expect((await patch(conversation.id, { assigneeEmail: bob.email }, alice.cookie)).statusCode).toBe(200);
+    const before = (await t.request({ method: 'GET', url: '/api/notifications', as: bob.cookie })).json();
+    expect(before.notifications.map((n: { conversationUuid: string }) => n.conversationUuid)).toContain(conversation.uuid);
+
+    await t.ctx.db
+      .delete(userMessagingAccounts)
+      .where(and(eq(userMessagingAccounts.userId, bob.id), eq(userMessagingAccounts.messagingAccountId, account.id)));
+    const after = (await t.request({ method: 'GET', url: '/api/notifications', as: bob.cookie })).json();
+    expect(after.notifications.map((n: { conversationUuid: string }) => n.conversationUuid)).not.toContain(conversation.uuid);
+    expect(after.unread).toBe(before.unread - 1);
   });
 
   it('mentions by the part before @ too', () => {

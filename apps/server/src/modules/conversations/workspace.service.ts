@@ -16,7 +16,7 @@ import {
 } from '../../db/schema/index.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
-import type { AccessibleConversation } from './conversation-policy.ts';
+import { type AccessibleConversation, grantedAccountSql } from './conversation-policy.ts';
 
 /**
  * The team's workspace on a conversation (issue 24, docs/workspace.md): its assignee, state (open/resolved),
@@ -292,6 +292,12 @@ export function searchSql(q: string): SQL | undefined {
 
 /** The notifications of the signed-in user, newest first, with the count not read yet. */
 export async function listNotifications(ctx: AppContext, actor: Actor) {
+  // Grants are checked again on every read: a NORMAL user whose grant was removed no longer sees (nor counts)
+  // the notifications of that account's conversations (issue 24).
+  const mine = and(
+    eq(notifications.userId, actor.id),
+    actor.role === 'ADMIN' ? undefined : grantedAccountSql(actor.id, conversations.messagingAccountId),
+  );
   const rows = await ctx.db
     .select({
       id: notifications.id,
@@ -304,13 +310,14 @@ export async function listNotifications(ctx: AppContext, actor: Actor) {
     })
     .from(notifications)
     .innerJoin(conversations, eq(conversations.id, notifications.conversationId))
-    .where(eq(notifications.userId, actor.id))
+    .where(mine)
     .orderBy(desc(notifications.createdAt), desc(notifications.id))
     .limit(50);
   const [{ unread }] = await ctx.db
     .select({ unread: sql<number>`count(*)`.mapWith(Number) })
     .from(notifications)
-    .where(and(eq(notifications.userId, actor.id), isNull(notifications.readAt)));
+    .innerJoin(conversations, eq(conversations.id, notifications.conversationId))
+    .where(and(mine, isNull(notifications.readAt)));
   return {
     unread,
     notifications: rows.map((r) => ({

@@ -43,3 +43,16 @@ describe('ChatMessages: what the channel told us (issue 19)', () => {
     expect(screen.getByText(/cannot show/).closest('[data-role]')?.getAttribute('data-role')).toBe('SYSTEM');
   });
 });
+
+describe('ChatMessages: delivery states (issue 24)', () => {
+  it('shows each reply sent, delivered, read, or not delivered with the reason; none on the prospect\'s messages', () => {
+    renderMessages([
+      { id: 1, role: 'PROSPECT', author: { kind: 'prospect' }, message: 'Hi', dateSent: at },
+      { id: 2, role: 'AGENT', author: { kind: 'ai' }, message: 'Hello!', dateSent: at, delivery: { state: 'read' } },
+      { id: 3, role: 'AGENT', author: { kind: 'ai' }, message: 'Anything else?', dateSent: at, delivery: { state: 'delivered' } },
+      { id: 4, role: 'AGENT', author: { kind: 'person', email: 'bob@example.com' }, message: 'Calling you', dateSent: at, delivery: { state: 'failed', error: 'WhatsApp could not deliver the message: Message undeliverable' } },
+    ]);
+    const states = screen.getAllByTestId('message-delivery').map((n) => n.textContent);
+    expect(states).toEqual(['Read', 'Delivered', 'Not delivered: WhatsApp could not deliver the message: Message undeliverable']);
+  });
+});

@@ -1,7 +1,7 @@
 import { ActionIcon, Box, Checkbox, Group, Paper, Stack, Text } from '@mantine/core';
 import { IconPencil } from '@tabler/icons-react';
 import { fullDate, relativeTime } from '../lib/relative-time.ts';
-import type { MessageView } from '@sales-agent/shared/schemas/conversation';
+import type { MessageDelivery, MessageView } from '@sales-agent/shared/schemas/conversation';
 import { useState } from 'react';
 import { MessageBox } from './message-box.tsx';
 
@@ -173,6 +173,26 @@ function MessageBody({ message: m, mediaUrl }: { message: MessageView; mediaUrl:
           Deleted by the prospect
         </Text>
       )}
+      {m.delivery && <DeliveryState delivery={m.delivery} />}
     </Stack>
+  );
+}
+
+const DELIVERY_WORDS: Record<MessageDelivery['state'], string> = {
+  pending: 'Sending…',
+  sent: 'Sent',
+  delivered: 'Delivered',
+  read: 'Read',
+  failed: 'Not delivered',
+};
+
+/** What the channel reported about a reply (issue 24): sent, delivered, read, or not delivered and why. */
+export function DeliveryState({ delivery }: { delivery: MessageDelivery }) {
+  const failed = delivery.state === 'failed';
+  return (
+    <Text size="xs" ta="right" c={failed ? 'red' : 'dimmed'} data-testid="message-delivery" data-state={delivery.state}>
+      {DELIVERY_WORDS[delivery.state]}
+      {failed && delivery.error ? `: ${delivery.error}` : ''}
+    </Text>
   );
 }

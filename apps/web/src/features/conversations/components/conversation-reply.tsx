@@ -1,8 +1,11 @@
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import type { ConversationDetail } from '@sales-agent/shared/schemas/conversation';
+import { useQuery } from '@tanstack/react-query';
 import type { RefObject } from 'react';
 import { Link } from 'react-router';
 import { paths } from '../../../config/paths.ts';
+import { useAuth } from '../../../lib/auth.ts';
+import { cannedRepliesQuery } from '../api/canned-replies.ts';
 import { useSendMessage } from '../api/conversation-changes.ts';
 import { MessageBox } from './message-box.tsx';
 
@@ -23,6 +26,9 @@ export function ConversationReply(props: {
 }) {
   const { conversation: c } = props;
   const send = useSendMessage(c.uuid);
+  // The team's canned replies, for a teammate answering a prospect (the "/" menu); never asked for a visitor.
+  const teammate = useAuth().isAuthenticated && c.Prospect !== null && !props.viewOnly;
+  const canned = useQuery({ ...cannedRepliesQuery(), enabled: teammate });
   if (c.ended && c.Prospect === null) {
     return (
       <Alert color="blue" title={CLOSING_TITLE} data-testid="closing-notice" role="status">
@@ -59,8 +65,9 @@ export function ConversationReply(props: {
         )
       }
       inputRef={props.replyRef}
+      shortcuts={teammate ? canned.data : undefined}
       placeholder={
-        c.Prospect ? 'Reply as the business… (Enter sends; this pauses the AI)' : 'Write a message… (Enter sends, Shift+Enter adds a line)'
+        c.Prospect ? 'Reply as the business… (Enter sends; this pauses the AI; / lists canned replies)' : 'Write a message… (Enter sends, Shift+Enter adds a line)'
       }
     />
   );

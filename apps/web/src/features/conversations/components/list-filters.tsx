@@ -1,5 +1,6 @@
 import { Button, Card, Drawer, Group, NumberInput, Select, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
+import { PHASE, phaseLabel } from '@sales-agent/shared/enums';
 import { TRUNCATE } from '@sales-agent/shared/limits';
 import { truncate } from '@sales-agent/shared/truncate';
 import { type ReactNode, useEffect, useState } from 'react';
@@ -7,6 +8,15 @@ import { conversationTypeOptionsQuery } from '../api/conversations.ts';
 import { TEXT_FILTERS } from '../lib/list-filter-keys.ts';
 import { CONVERSATION_CHANNELS as CHANNELS } from '@sales-agent/shared/schemas/conversation';
 import { channelLabel } from '../../../components/channel-badge.tsx';
+
+/**
+ * The phase filter in words (issue 24 item 8), not a number to guess: the special codes as the spec names them
+ * (waiting, needs a person, errored, ignored) and the working steps by number (phase n is step n + 1).
+ */
+export const PHASE_OPTIONS = [
+  ...[PHASE.WAITING, PHASE.NEEDS_HUMAN, PHASE.ERRORED, PHASE.IGNORED].map((p) => ({ value: String(p), label: phaseLabel(p, -99) })),
+  ...Array.from({ length: 10 }, (_, n) => ({ value: String(n), label: `Step ${n + 1} (phase ${n})` })),
+];
 
 export function ListFilters(props: { params: URLSearchParams; onChange(changes: Record<string, string | null>): void }) {
   const types = useQuery(conversationTypeOptionsQuery());
@@ -42,7 +52,15 @@ export function ListFilters(props: { params: URLSearchParams; onChange(changes: 
             w={300}
             placeholder="whole or start"
           />
-          {num('phase', 'Phase')}
+          <Select
+            label="Phase"
+            data={PHASE_OPTIONS}
+            value={draft.phase || null}
+            onChange={(v) => set('phase')(v ?? '')}
+            clearable
+            placeholder="Any phase"
+            w={230}
+          />
           <Select
             label="Conversation type"
             data={(types.data ?? []).map((t) => ({ value: String(t.id), label: truncate(t.label, TRUNCATE.typeSelectLabel) }))}

@@ -1,21 +1,37 @@
-import { ActionIcon, Button, Indicator, Menu, Text } from '@mantine/core';
+import { ActionIcon, Button, Indicator, Menu, Switch, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { IconBell } from '@tabler/icons-react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { notificationsQuery, useMarkNotificationsRead } from '../api/workspace.ts';
+import { alertUser, newlyNeedingPerson, setSoundEnabled, soundEnabled } from '../lib/alerts.ts';
 import { relativeTime } from '../lib/relative-time.ts';
 
 const KIND_TEXT = { assigned: 'assigned you a conversation', mentioned: 'mentioned you in a note' } as const;
 
 /**
  * The signed-in user's notifications (issue 24): assigned to me, mentioned in a note. The unread count also
- * goes into the tab title; desktop notifications (Web Notifications API) only after the user asks for them.
+ * goes into the tab title; desktop notifications (Web Notifications API) only after the user asks for them,
+ * and a sound when the user turns it on. A conversation of the inbox's list that newly needs a person alerts too.
  */
-export function NotificationsBell(props: { onOpen(uuid: string): void; unreadConversations: number }) {
+export function NotificationsBell(props: {
+  onOpen(uuid: string): void;
+  unreadConversations: number;
+  /** The inbox's current rows: one that newly needs a person alerts (sound, desktop notification). */
+  rows?: readonly { uuid: string; needsHuman: boolean }[];
+}) {
   const list = useQuery(notificationsQuery());
   const markRead = useMarkNotificationsRead();
   const unread = list.data?.unread ?? 0;
   const seen = useRef<number | null>(null);
+  const needing = useRef<ReadonlySet<string> | null>(null);
+  const [sound, setSound] = useState(soundEnabled);
+
+  useEffect(() => {
+    if (!props.rows) return;
+    const { now, fresh } = newlyNeedingPerson(needing.current, props.rows);
+    needing.current = now;
+    if (fresh.length > 0) alertUser(fresh.length === 1 ? 'A conversation needs a person' : `${fresh.length} conversations need a person`, { sound });
+  }, [props.rows, sound]);
 
   useEffect(() => {
     const total = unread + props.unreadConversations;
@@ -30,11 +46,11 @@ export function NotificationsBell(props: { onOpen(uuid: string): void; unreadCon
   const newest = list.data?.notifications[0];
   useEffect(() => {
     if (!newest) return;
-    if (seen.current !== null && newest.id > seen.current && !newest.read && canNotify() && document.hidden) {
-      new Notification('Sales Agent', { body: `${newest.byEmail ?? 'A teammate'} ${KIND_TEXT[newest.kind]}` });
+    if (seen.current !== null && newest.id > seen.current && !newest.read) {
+      alertUser(`${newest.byEmail ?? 'A teammate'} ${KIND_TEXT[newest.kind]}`, { sound });
     }
     seen.current = Math.max(seen.current ?? 0, newest.id);
-  }, [newest]);
+  }, [newest, sound]);
 
   return (
     // The indicator wraps the menu, so the menu's popup attributes land on the button itself.
@@ -67,6 +83,18 @@ export function NotificationsBell(props: { onOpen(uuid: string): void; unreadCon
             </Menu.Item>
           ))
         )}
+        <Menu.Item closeMenuOnClick={false} component="div">
+          <Switch
+            size="xs"
+            label="Play a sound"
+            checked={sound}
+            onChange={(e) => {
+              const on = e.currentTarget.checked;
+              setSoundEnabled(on);
+              setSound(on);
+            }}
+          />
+        </Menu.Item>
         {typeof Notification !== 'undefined' && Notification.permission === 'default' && (
           <Menu.Item closeMenuOnClick={false}>
             <Button size="compact-xs" variant="subtle" onClick={() => void Notification.requestPermission()}>
@@ -80,4 +108,3 @@ export function NotificationsBell(props: { onOpen(uuid: string): void; unreadCon
   );
 }
 
-const canNotify = () => typeof Notification !== 'undefined' && Notification.permission === 'granted';

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { LIMITS, TRUNCATE } from '@sales-agent/shared/limits';
 import { truncate } from '@sales-agent/shared/truncate';
 import { IconFilter, IconInbox, IconTable } from '@tabler/icons-react';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ChannelBadge } from '../../../components/channel-badge.tsx';
 import { isRefreshFailing, ReconnectingNotice } from '../../../components/reconnecting-notice.tsx';
@@ -106,6 +106,12 @@ export default function ConversationListPage() {
 
   const data = list.data;
   const totalPages = data?.totalPages ?? 0;
+  // A page past the end (an old link, rows gone since): go to the last page, never "Page 5 of 1" (issue 24).
+  const pastTheEnd = data !== undefined && totalPages > 0 && page > totalPages && !data.totalPagesIsLowerBound;
+  useEffect(() => {
+    if (pastTheEnd) update({ page: String(totalPages) }, true);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [pastTheEnd, totalPages]);
   const pager = (
     <Group justify="space-between" gap="xs" wrap="wrap">
       {totalPages > 1 ? (
@@ -124,7 +130,7 @@ export default function ConversationListPage() {
       {/* 'Page 1 of 0' never shows: the line appears only when there is a page to be on. */}
       {totalPages > 0 && (
         <Text size="sm" c="dimmed" data-testid="total-pages">
-          Page {page} of {totalPages}
+          Page {Math.min(page, totalPages)} of {totalPages}
           {data?.totalPagesIsLowerBound ? '+' : ''}
         </Text>
       )}
@@ -199,6 +205,7 @@ export default function ConversationListPage() {
           <NotificationsBell
             onOpen={(uuid) => update({ open: uuid }, true)}
             unreadConversations={list.data?.conversations.filter((c) => c.unread).length ?? 0}
+            rows={list.data?.conversations}
           />
         )}
         {(view === 'inbox' || phone) && (

@@ -6,13 +6,14 @@ import { PageTitle } from '../../../components/page-title.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import { useAuth } from '../../../lib/auth.ts';
 import { teamQuery, useInviteUser, usePatchUser } from '../api/team.ts';
+import { CannedRepliesCard } from '../components/canned-replies-card.tsx';
 
 const ROLE_OPTIONS = [
   { value: 'NORMAL', label: 'Team member' },
   { value: 'ADMIN', label: 'Admin' },
 ];
 
-/** /admin/users (issue 24): who is on the team, invite by email, change roles, deactivate. */
+/** /admin/users (issue 24): who is on the team, invite by email, change roles, deactivate; the canned replies. */
 export default function TeamPage() {
   const team = useQuery(teamQuery());
   return (
@@ -23,6 +24,7 @@ export default function TeamPage() {
         Users
       </Title>
       <QueryState query={team} title="Users">{(users) => <UsersTable users={users} />}</QueryState>
+      <CannedRepliesCard />
     </Stack>
   );
 }
@@ -78,7 +80,8 @@ function UsersTable({ users }: { users: TeamUser[] }) {
   const patch = usePatchUser();
   const auth = useAuth();
   return (
-    <Table.ScrollContainer minWidth={640}>
+    // A phone scrolls the table sideways: keyboard users reach the frame with Tab (axe scrollable-region-focusable).
+    <Table.ScrollContainer minWidth={640} scrollAreaProps={{ viewportProps: { tabIndex: 0 } }}>
       <Table aria-label="Users" striped>
         <Table.Thead>
           <Table.Tr>
