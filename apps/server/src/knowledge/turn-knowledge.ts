@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { KnowledgePassage } from '@sales-agent/shared/schemas/knowledge';
 import type { Executor } from '../db/executor.ts';
 import { knowledgeMessagePassages } from '../db/schema/index.ts';
-import { searchKnowledge } from './search.ts';
+import { type RankedPassage, type SearchContext, searchKnowledge } from './search.ts';
 import { typeCollectionIds } from './type-collections.ts';
 
 /** Passages one turn's draft prompt carries at most. */
@@ -31,15 +31,28 @@ export interface TurnKnowledge {
   passages: KnowledgePassage[];
 }
 
+/** A passage as prompts, answers and the stored copy carry it (without the ranking details). */
+export function plainPassage({ lexicalScore: _lexical, similarity: _similarity, ...passage }: RankedPassage): KnowledgePassage {
+  return passage;
+}
+
 /**
- * The passages of the given collections relevant to `query`, best first: at most TURN_PASSAGES, those
- * under a quarter of the best score dropped.
+ * The passages of the given collections relevant to `query`, best first: at most TURN_PASSAGES, each either a
+ * lexical match scoring at least a quarter of the best lexical one or a semantic match with a cosine similarity
+ * of at least EMBEDDINGS_MIN_SIMILARITY (hybrid search ranks every passage by similarity, related or not).
  */
-export async function retrieveRelevant(db: Executor, collectionIds: number[], query: string): Promise<KnowledgePassage[]> {
+export async function retrieveRelevant(ctx: SearchContext, collectionIds: number[], query: string): Promise<KnowledgePassage[]> {
   if (!query.trim() || collectionIds.length === 0) return [];
-  const found = await searchKnowledge(db, collectionIds, query.slice(0, 2000), TURN_PASSAGES);
-  const best = found[0]?.score ?? 0;
-  return found.filter((p) => p.score >= best * RELATIVE_SCORE_FLOOR);
+  const found = await searchKnowledge(ctx, collectionIds, query.slice(0, 2000), TURN_PASSAGES * 2);
+  const bestLexical = Math.max(0, ...found.map((p) => p.lexicalScore ?? 0));
+  return found
+    .filter(
+      (p) =>
+        (p.lexicalScore !== undefined && p.lexicalScore >= bestLexical * RELATIVE_SCORE_FLOOR) ||
+        (p.similarity !== undefined && p.similarity >= ctx.config.EMBEDDINGS_MIN_SIMILARITY),
+    )
+    .slice(0, TURN_PASSAGES)
+    .map(plainPassage);
 }
 
 /**
@@ -47,14 +60,14 @@ export async function retrieveRelevant(db: Executor, collectionIds: number[], qu
  * passages relevant to the prospect's latest messages (possibly none).
  */
 export async function knowledgeForTurn(
-  db: Executor,
+  ctx: SearchContext,
   typeId: number,
   history: { role: string; message: string }[],
 ): Promise<TurnKnowledge | null> {
-  const collections = await typeCollectionIds(db, typeId);
+  const collections = await typeCollectionIds(ctx.db, typeId);
   if (collections.length === 0) return null;
   const question = latestProspectText(history);
-  return { question, passages: await retrieveRelevant(db, collections, question) };
+  return { question, passages: await retrieveRelevant(ctx, collections, question) };
 }
 
 /**
