@@ -183,7 +183,7 @@ async function ingestion() {
       .returning();
     const parse = await withPeakRss(() => ingestSource(t.ctx, doc.id));
     const [docRow] = await t.ctx.db.select().from(knowledgeSources).where(sql`id = ${doc.id}`);
-    const [{ chunks }] = (await t.ctx.db.execute(sql`select count(*)::int as chunks from knowledge_chunks where source_id = ${doc.id}`)).rows as { chunks: number }[];
+    const chunks = await t.ctx.db.$count(knowledgeChunks, sql`source_id = ${doc.id}`);
     console.log(`pdf: 300 pages, ${(pdf.length / 1024).toFixed(0)} KB, ${chunks} passages (${docRow.status}) in ${parse.seconds.toFixed(1)} s = ${(300 / parse.seconds).toFixed(1)} pages/s, peak RSS growth ${parse.peakMb.toFixed(0)} MB`);
   } finally {
     site.server.close();
