@@ -12,6 +12,8 @@ export const TURN_PASSAGES = 4;
  * shared word, and an unrelated fact in the prompt invites the model to use it.
  */
 const RELATIVE_SCORE_FLOOR = 0.25;
+/** A semantic match under this share of the best similarity is dropped (with EMBEDDINGS_MIN_SIMILARITY). */
+const RELATIVE_SIMILARITY_FLOOR = 0.75;
 
 /** The prospect's messages since the agent last spoke (at most the last three): what the turn must answer. */
 export function latestProspectText(history: { role: string; message: string }[]): string {
@@ -39,17 +41,19 @@ export function plainPassage({ lexicalScore: _lexical, similarity: _similarity, 
 /**
  * The passages of the given collections relevant to `query`, best first: at most TURN_PASSAGES, each either a
  * lexical match scoring at least a quarter of the best lexical one or a semantic match with a cosine similarity
- * of at least EMBEDDINGS_MIN_SIMILARITY (hybrid search ranks every passage by similarity, related or not).
+ * of at least EMBEDDINGS_MIN_SIMILARITY and three quarters of the best one (hybrid search ranks every passage by
+ * similarity, related or not, and passages of one business all sit a little above an unrelated text).
  */
 export async function retrieveRelevant(ctx: SearchContext, collectionIds: number[], query: string): Promise<KnowledgePassage[]> {
   if (!query.trim() || collectionIds.length === 0) return [];
   const found = await searchKnowledge(ctx, collectionIds, query.slice(0, 2000), TURN_PASSAGES * 2);
   const bestLexical = Math.max(0, ...found.map((p) => p.lexicalScore ?? 0));
+  const minSimilarity = Math.max(ctx.config.EMBEDDINGS_MIN_SIMILARITY, Math.max(0, ...found.map((p) => p.similarity ?? 0)) * RELATIVE_SIMILARITY_FLOOR);
   return found
     .filter(
       (p) =>
         (p.lexicalScore !== undefined && p.lexicalScore >= bestLexical * RELATIVE_SCORE_FLOOR) ||
-        (p.similarity !== undefined && p.similarity >= ctx.config.EMBEDDINGS_MIN_SIMILARITY),
+        (p.similarity !== undefined && p.similarity >= minSimilarity),
     )
     .slice(0, TURN_PASSAGES)
     .map(plainPassage);
