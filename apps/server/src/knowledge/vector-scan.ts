@@ -7,34 +7,45 @@ import { bytesToVector } from './embeddings.ts';
  * Exact nearest-neighbour search over a collection's passage vectors (docs/architecture.md "Knowledge
  * retrieval": no pgvector here, so an exact scan). Each process keeps one collection's vectors in one
  * Float32Array, loaded on first use and reloaded when the collection's embedded passages change (a cheap
- * count/sum/max of ids per query tells), so a query is one signature query plus a dot product per passage.
+ * count/sum/max of ids, read at most once a second, tells), so a query is a dot product per passage.
  */
 interface CollectionVectors {
   signature: string;
+  /** When the signature was last read: within RECHECK_MS the vectors are used without reading it again. */
+  checkedAt: number;
   ids: Int32Array;
   dims: number;
   vectors: Float32Array;
 }
 
 /** Per database handle (tests open many databases whose ids repeat), then per collection and model. */
+/**
+ * The signature is an aggregate over the collection's passages (tens of ms at 100k on PGlite): read at most
+ * once a second per collection, so a passage embedded meanwhile joins semantic results within a second.
+ */
+const RECHECK_MS = 1000;
 const caches = new WeakMap<Executor, Map<string, CollectionVectors>>();
 
 async function collectionVectors(db: Executor, collectionId: number, model: string): Promise<CollectionVectors | null> {
   const where = and(eq(knowledgeChunks.collectionId, collectionId), eq(knowledgeChunks.embeddingModel, model));
+  const key = `${collectionId}:${model}`;
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new Map()));
+  const cached = cache.get(key);
+  if (cached && Date.now() - cached.checkedAt < RECHECK_MS) return cached;
   const [stats] = await db
     .select({ count: sql<number>`count(*)::int`, sum: sql<string>`coalesce(sum(${knowledgeChunks.id}), 0)::text`, max: sql<number>`coalesce(max(${knowledgeChunks.id}), 0)::int` })
     .from(knowledgeChunks)
     .where(where);
-  const key = `${collectionId}:${model}`;
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
   if (Number(stats.count) === 0) {
     cache.delete(key);
     return null;
   }
   const signature = `${stats.count}:${stats.sum}:${stats.max}`;
-  const cached = cache.get(key);
-  if (cached?.signature === signature) return cached;
+  if (cached?.signature === signature) {
+    cached.checkedAt = Date.now();
+    return cached;
+  }
   const rows = await db.select({ id: knowledgeChunks.id, embedding: knowledgeChunks.embedding }).from(knowledgeChunks).where(where);
   const dims = rows[0].embedding ? rows[0].embedding.byteLength / 4 : 0;
   const usable = rows.filter((row) => row.embedding && row.embedding.byteLength === dims * 4);
@@ -44,7 +55,7 @@ async function collectionVectors(db: Executor, collectionId: number, model: stri
     ids[i] = row.id;
     vectors.set(bytesToVector(row.embedding!), i * dims);
   });
-  const loaded = { signature, ids, dims, vectors };
+  const loaded = { signature, checkedAt: Date.now(), ids, dims, vectors };
   cache.set(key, loaded);
   return loaded;
 }
