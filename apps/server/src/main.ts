@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { openDatabase } from './db/client.ts';
 import { seedDemoData } from './db/seed.ts';
 import { scheduleMaintenance } from './jobs/maintenance.ts';
+import { scheduleEmbeddingCatchUp } from './knowledge/embed.job.ts';
 import { scheduleTokenRefresh } from './modules/meta-auth/token-refresh.job.ts';
 import { ensureAdmin } from './modules/users/users.service.ts';
 import { openRegistrationWarning } from './modules/users/registration.ts';
@@ -27,6 +28,8 @@ async function main() {
   await scheduleTokenRefresh(ctx);
 
   await scheduleMaintenance(ctx);
+  // Issue 21: passages lacking the current EMBEDDINGS_MODEL's vectors (a model change) are embedded in the background.
+  await scheduleEmbeddingCatchUp(ctx);
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -47,7 +47,7 @@ export async function previewKnowledgeAnswer(ctx: AppContext, typeId: number, co
     model: settings.model,
     temperature: settings.temperature,
   };
-  const passages = await retrieveRelevant(ctx.db, collectionIds, question);
+  const passages = await retrieveRelevant(ctx, collectionIds, question);
   const unbooked: DeferredUsage[] = [];
   const draft = await writeKnowledgeDraft(ctx, {
     conversationId: 0,

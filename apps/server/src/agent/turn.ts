@@ -116,7 +116,7 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
     }
 
     // Issue 21: the type's knowledge for what the prospect just asked, in the draft prompt with its sources.
-    const knowledge = await knowledgeForTurn(ctx.db, loaded.type.id, history, loaded.knowledgeCollectionIds ?? null);
+    const knowledge = await knowledgeForTurn(ctx, loaded.type.id, history, loaded.knowledgeCollectionIds ?? null);
     const passages = knowledge?.passages ?? [];
     // Tools first (booking, custom tools): their results reach the draft as notes of this turn's history.
     const acted = await runToolStep(ctx, loaded, playbook.rolePrompt, history, usage);

@@ -50,6 +50,15 @@ const envSchema = z.object({
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(7),
   TRANSCRIBE_MODEL: z.string().default('whisper-1'),
   /**
+   * Knowledge base semantic search (issue 21, docs/knowledge.md): an embeddings model on the OpenAI-compatible
+   * endpoint (e.g. text-embedding-3-small). Unset: lexical full-text search only.
+   */
+  EMBEDDINGS_MODEL: optionalString,
+  /** Vector length asked of text-embedding-3* models (`dimensions`); unset: the model's own (1536 for 3-small). */
+  EMBEDDINGS_DIMENSIONS: optionalString.pipe(z.coerce.number<string | undefined>().int().min(1).max(3072).optional()),
+  /** Cosine similarity under which a semantic match does not count as relevant to a turn. */
+  EMBEDDINGS_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.3),
+  /**
    * Without an LLM the offline demo agent answers web chats and simulated prospects only; a real prospect on a
    * live channel goes to a person (docs/agent.md). `true` lets it answer them too (a sandbox account's tests).
    */

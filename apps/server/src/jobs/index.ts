@@ -14,6 +14,7 @@ import { CRM_DND_JOB } from '../conversations/opt-out.ts';
 import { RECORDING_JOB, recordingJob } from '../voice/recording.job.ts';
 import { ENDED_CALL_JOB, endedCallJob } from '../voice/realtime/ended-call.job.ts';
 import { KNOWLEDGE_INGEST_JOB, knowledgeIngestJob } from '../knowledge/ingest.job.ts';
+import { KNOWLEDGE_EMBED_JOB, knowledgeEmbedJob } from '../knowledge/embed.job.ts';
 import { MAINTENANCE_JOB, maintenanceJob } from './maintenance.ts';
 import { WEBHOOK_DELIVER_JOB } from '../lib/webhook-outbox.ts';
 import { webhookDeliverJob } from '../webhooks/deliver.job.ts';
@@ -41,6 +42,7 @@ const registry = {
   // Outbound webhooks (issue 27): quick (a 10 s timeout at most), never behind the LLM turns.
   [WEBHOOK_DELIVER_JOB]: webhookDeliverJob,
   [KNOWLEDGE_INGEST_JOB]: { ...knowledgeIngestJob, slow: true },
+  [KNOWLEDGE_EMBED_JOB]: { ...knowledgeEmbedJob, slow: true },
   [TEST_RUN_JOB]: { ...testRunJob, slow: true },
   // Outbound campaigns (issue 23): one tick per running campaign; a tick may wait on Twilio for a call.
   [CAMPAIGN_TICK_JOB]: campaignTickJob,

@@ -6,6 +6,7 @@ import { knowledgeChunks, knowledgeSources } from '../db/schema/index.ts';
 import type { JobDefinition } from '../jobs/runner.ts';
 import { chunkText } from './chunking.ts';
 import { crawlSite } from './crawl.ts';
+import { queueSourceEmbedding } from './embed.job.ts';
 import { DocumentError, type DocumentSection, documentKind, parseDocument } from './parse-document.ts';
 
 export const KNOWLEDGE_INGEST_JOB = 'knowledge.ingest';
@@ -69,6 +70,7 @@ export async function ingestSource(ctx: AppContext, sourceId: number): Promise<v
       })
       .where(eq(knowledgeSources.id, sourceId));
     await scheduleRecrawl(ctx, source, tx);
+    if (!empty) await queueSourceEmbedding(ctx, sourceId, tx);
   });
 }
 

@@ -1,39 +1,85 @@
 import { and, desc, inArray, sql } from 'drizzle-orm';
 import type { KnowledgePassage } from '@sales-agent/shared/schemas/knowledge';
+import type { AppContext } from '../context.ts';
 import type { Executor } from '../db/executor.ts';
 import { knowledgeChunks } from '../db/schema/index.ts';
+import { embeddingsModel, embedQuery } from './embeddings.ts';
+import { nearestPassages, passagesById } from './vector-scan.ts';
+
+/** What retrieval needs of the app: the database, the embeddings settings and a logger for the fallback. */
+export type SearchContext = Pick<AppContext, 'db' | 'config' | 'log'>;
+
+/** A found passage with what made it relevant: its lexical rank score and/or its cosine similarity. */
+export interface RankedPassage extends KnowledgePassage {
+  lexicalScore?: number;
+  similarity?: number;
+}
+
+/** Reciprocal rank fusion's constant (Cormack et al. 2009): 1 / (k + rank) per list a passage is in. */
+const RRF_K = 60;
+/** Candidates each list brings to the fusion. */
+const CANDIDATES = 20;
 
 /**
  * Lexical retrieval with PostgreSQL full-text search (the same SQL on PGlite and PostgreSQL, no API key):
  * the query's words are OR-ed (websearch_to_tsquery would AND them and miss a passage lacking one word), and
  * passages are ranked by ts_rank_cd, length-normalised so a long page does not win by size alone.
  */
-export async function searchKnowledge(
-  db: Executor,
-  collectionIds: number[],
-  query: string,
-  limit = 5,
-): Promise<KnowledgePassage[]> {
-  if (collectionIds.length === 0) return [];
+export async function lexicalSearch(db: Executor, collectionIds: number[], query: string, limit: number) {
   const tsquery = sql`replace(plainto_tsquery('english', ${query})::text, '&', '|')::tsquery`;
   const score = sql<number>`ts_rank_cd(${knowledgeChunks.search}, ${tsquery}, 1)`;
   const rows = await db
-    .select({
-      text: knowledgeChunks.text,
-      sourceId: knowledgeChunks.sourceId,
-      title: knowledgeChunks.title,
-      url: knowledgeChunks.url,
-      score,
-    })
+    .select({ id: knowledgeChunks.id, text: knowledgeChunks.text, sourceId: knowledgeChunks.sourceId, title: knowledgeChunks.title, url: knowledgeChunks.url, score })
     .from(knowledgeChunks)
     .where(and(inArray(knowledgeChunks.collectionId, collectionIds), sql`${knowledgeChunks.search} @@ ${tsquery}`))
     .orderBy(desc(score), knowledgeChunks.id)
     .limit(limit);
-  return rows.map((row) => ({
+  return rows.map((row) => ({ ...row, score: Number(row.score) }));
+}
+
+type Row = { id: number; text: string; sourceId: number; title: string | null; url: string | null };
+
+function toPassage(row: Row, score: number): KnowledgePassage {
+  return {
     text: row.text,
-    score: Number(row.score),
+    score,
     sourceId: row.sourceId,
     ...(row.title ? { title: row.title } : {}),
     ...(row.url ? { url: row.url } : {}),
-  }));
+  };
+}
+
+/**
+ * The passages of the collections relevant to `query`, best first. Lexical only without EMBEDDINGS_MODEL
+ * (score = ts_rank_cd); with it, hybrid: the query is embedded, the nearest passages by cosine similarity are
+ * found by exact scan (knowledge/vector-scan.ts), and both lists are fused by reciprocal rank (score = the
+ * fused sum). An embeddings call that fails degrades to the lexical results with a logged warning.
+ */
+export async function searchKnowledge(ctx: SearchContext, collectionIds: number[], query: string, limit = 5): Promise<RankedPassage[]> {
+  if (collectionIds.length === 0) return [];
+  const model = embeddingsModel(ctx.config);
+  const lexical = await lexicalSearch(ctx.db, collectionIds, query, model ? CANDIDATES : limit);
+  const lexicalOnly = () => lexical.slice(0, limit).map((row) => ({ ...toPassage(row, row.score), lexicalScore: row.score }));
+  if (!model || !query.trim()) return lexicalOnly();
+  let nearest: { id: number; similarity: number }[];
+  try {
+    nearest = await nearestPassages(ctx.db, collectionIds, model, await embedQuery(ctx.config, model, query), CANDIDATES);
+  } catch (err) {
+    ctx.log.warn({ err, model }, 'knowledge search: the embeddings call failed; lexical results only');
+    return lexicalOnly();
+  }
+  const fused = new Map<number, { row?: Row; score: number; lexicalScore?: number; similarity?: number }>();
+  lexical.forEach((row, rank) => fused.set(row.id, { row, score: 1 / (RRF_K + rank + 1), lexicalScore: row.score }));
+  nearest.forEach(({ id, similarity }, rank) => {
+    const entry = fused.get(id) ?? { score: 0 };
+    fused.set(id, { ...entry, score: entry.score + 1 / (RRF_K + rank + 1), similarity });
+  });
+  const top = [...fused.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]).slice(0, limit);
+  const missing = top.filter(([, entry]) => !entry.row).map(([id]) => id);
+  const rows = new Map((await passagesById(ctx.db, missing)).map((row) => [row.id, row]));
+  return top.flatMap(([id, entry]) => {
+    const row = entry.row ?? rows.get(id);
+    if (!row) return []; // deleted between the scan and now
+    return [{ ...toPassage(row, entry.score), ...(entry.lexicalScore !== undefined ? { lexicalScore: entry.lexicalScore } : {}), ...(entry.similarity !== undefined ? { similarity: entry.similarity } : {}) }];
+  });
 }

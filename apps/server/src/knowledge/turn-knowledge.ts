@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { KnowledgePassage } from '@sales-agent/shared/schemas/knowledge';
 import type { Executor } from '../db/executor.ts';
 import { knowledgeMessagePassages } from '../db/schema/index.ts';
-import { searchKnowledge } from './search.ts';
+import { type RankedPassage, type SearchContext, searchKnowledge } from './search.ts';
 import { typeCollectionIds } from './type-collections.ts';
 
 /** Passages one turn's draft prompt carries at most. */
@@ -12,6 +12,8 @@ export const TURN_PASSAGES = 4;
  * shared word, and an unrelated fact in the prompt invites the model to use it.
  */
 const RELATIVE_SCORE_FLOOR = 0.25;
+/** A semantic match under this share of the best similarity is dropped (with EMBEDDINGS_MIN_SIMILARITY). */
+const RELATIVE_SIMILARITY_FLOOR = 0.75;
 
 /** The prospect's messages since the agent last spoke (at most the last three): what the turn must answer. */
 export function latestProspectText(history: { role: string; message: string }[]): string {
@@ -31,15 +33,30 @@ export interface TurnKnowledge {
   passages: KnowledgePassage[];
 }
 
+/** A passage as prompts, answers and the stored copy carry it (without the ranking details). */
+export function plainPassage({ lexicalScore: _lexical, similarity: _similarity, ...passage }: RankedPassage): KnowledgePassage {
+  return passage;
+}
+
 /**
- * The passages of the given collections relevant to `query`, best first: at most TURN_PASSAGES, those
- * under a quarter of the best score dropped.
+ * The passages of the given collections relevant to `query`, best first: at most TURN_PASSAGES, each either a
+ * lexical match scoring at least a quarter of the best lexical one or a semantic match with a cosine similarity
+ * of at least EMBEDDINGS_MIN_SIMILARITY and three quarters of the best one (hybrid search ranks every passage by
+ * similarity, related or not, and passages of one business all sit a little above an unrelated text).
  */
-export async function retrieveRelevant(db: Executor, collectionIds: number[], query: string): Promise<KnowledgePassage[]> {
+export async function retrieveRelevant(ctx: SearchContext, collectionIds: number[], query: string): Promise<KnowledgePassage[]> {
   if (!query.trim() || collectionIds.length === 0) return [];
-  const found = await searchKnowledge(db, collectionIds, query.slice(0, 2000), TURN_PASSAGES);
-  const best = found[0]?.score ?? 0;
-  return found.filter((p) => p.score >= best * RELATIVE_SCORE_FLOOR);
+  const found = await searchKnowledge(ctx, collectionIds, query.slice(0, 2000), TURN_PASSAGES * 2);
+  const bestLexical = Math.max(0, ...found.map((p) => p.lexicalScore ?? 0));
+  const minSimilarity = Math.max(ctx.config.EMBEDDINGS_MIN_SIMILARITY, Math.max(0, ...found.map((p) => p.similarity ?? 0)) * RELATIVE_SIMILARITY_FLOOR);
+  return found
+    .filter(
+      (p) =>
+        (p.lexicalScore !== undefined && p.lexicalScore >= bestLexical * RELATIVE_SCORE_FLOOR) ||
+        (p.similarity !== undefined && p.similarity >= minSimilarity),
+    )
+    .slice(0, TURN_PASSAGES)
+    .map(plainPassage);
 }
 
 /**
@@ -48,15 +65,15 @@ export async function retrieveRelevant(db: Executor, collectionIds: number[], qu
  * version the conversation is pinned to (issue 25); null reads the type's current links (the draft).
  */
 export async function knowledgeForTurn(
-  db: Executor,
+  ctx: SearchContext,
   typeId: number,
   history: { role: string; message: string }[],
   pinned: number[] | null = null,
 ): Promise<TurnKnowledge | null> {
-  const collections = pinned ?? (await typeCollectionIds(db, typeId));
+  const collections = pinned ?? (await typeCollectionIds(ctx.db, typeId));
   if (collections.length === 0) return null;
   const question = latestProspectText(history);
-  return { question, passages: await retrieveRelevant(db, collections, question) };
+  return { question, passages: await retrieveRelevant(ctx, collections, question) };
 }
 
 /**

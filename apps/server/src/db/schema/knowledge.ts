@@ -69,8 +69,19 @@ export const knowledgeChunks = pgTable(
     search: tsvector()
       .notNull()
       .generatedAlwaysAs(sql`to_tsvector('english', coalesce(title, '') || ' ' || text)`),
+    /**
+     * The passage's embedding (issue 21 semantic search): float32 little-endian, normalised to length 1, so
+     * cosine similarity is a dot product. Null until the `knowledge.embed` job has embedded it.
+     */
+    embedding: bytea(),
+    /** The EMBEDDINGS_MODEL that wrote `embedding`; another model's vectors are re-embedded in the background. */
+    embeddingModel: text(),
   },
-  (t) => [index().on(t.sourceId), index().on(t.collectionId), index('knowledge_chunks_search_idx').using('gin', t.search)],
+  (t) => [
+    index().on(t.sourceId),
+    index().on(t.collectionId, t.embeddingModel),
+    index('knowledge_chunks_search_idx').using('gin', t.search),
+  ],
 );
 
 /** Which collections a conversation type answers from (issue 21 `knowledgeCollectionIds`). */

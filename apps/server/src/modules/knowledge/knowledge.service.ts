@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { KnowledgeSourceBody } from '@sales-agent/shared/schemas/knowledge';
 import type { AppContext } from '../../context.ts';
 import { conversations, knowledgeChunks, knowledgeCollections, knowledgeSources } from '../../db/schema/index.ts';
-import { passagesOfConversation } from '../../knowledge/turn-knowledge.ts';
+import { passagesOfConversation, plainPassage } from '../../knowledge/turn-knowledge.ts';
 import { KNOWLEDGE_INGEST_JOB } from '../../knowledge/ingest.job.ts';
 import { documentKind } from '../../knowledge/parse-document.ts';
 import { parseFaqCsv } from '../../knowledge/faq-csv.ts';
@@ -132,7 +132,7 @@ export async function deleteSource(ctx: AppContext, collectionId: number, source
 
 export async function searchCollection(ctx: AppContext, collectionId: number, query: string, limit?: number) {
   await requireCollection(ctx, collectionId);
-  return { results: await searchKnowledge(ctx.db, [collectionId], query, limit) };
+  return { results: (await searchKnowledge(ctx, [collectionId], query, limit)).map(plainPassage) };
 }
 
 

@@ -24,6 +24,47 @@ export type FakeReply =
 
 export type FakeHandler = (request: FakeChatRequest) => FakeReply | Promise<FakeReply>;
 
+/** One embeddings request as the fake received it (`POST /v1/embeddings`). */
+export interface FakeEmbeddingsRequest {
+  model: string;
+  input: string[];
+  dimensions?: number;
+  encodingFormat?: string;
+}
+
+/**
+ * Words of one meaning share one axis of the fake's vectors, so a question and a passage with no word in
+ * common (lexical search misses it) are still near: a tiny stand-in for a real embeddings model.
+ */
+const FAKE_MEANINGS: string[][] = [
+  ['cost', 'costs', 'price', 'prices', 'pricing', 'fee', 'fees', 'charge', 'expensive', 'cheap', 'pay', 'euros', 'dollars'],
+  ['refund', 'refunds', 'money-back', 'reimburse', 'reimbursement', 'return', 'returns'],
+  ['hours', 'open', 'opening', 'closed', 'schedule', 'weekday', 'weekend'],
+  ['deliver', 'delivery', 'ship', 'shipping', 'courier', 'dispatch', 'parcel'],
+  ['install', 'installation', 'setup', 'fitting', 'technician'],
+  ['warranty', 'guarantee', 'guaranteed', 'repair', 'broken'],
+];
+const FAKE_STOPWORDS = new Set('a an and are as at be by do does for from how i in is it me much my of on or our the this to we what when where which who will with you your can'.split(' '));
+const FAKE_DIMS = 64;
+
+/** The fake's deterministic vector for a text: one axis per meaning above, other words hashed onto the rest. */
+export function fakeEmbedding(text: string, dims = FAKE_DIMS): number[] {
+  const vector = new Array<number>(dims).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z][a-z-]*/g) ?? []) {
+    if (FAKE_STOPWORDS.has(word)) continue;
+    const meaning = FAKE_MEANINGS.findIndex((words) => words.includes(word));
+    let axis = meaning;
+    if (meaning < 0) {
+      let hash = 0;
+      for (const ch of word) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+      axis = FAKE_MEANINGS.length + (hash % (dims - FAKE_MEANINGS.length));
+    }
+    vector[axis] += 1;
+  }
+  const norm = Math.hypot(...vector) || 1;
+  return vector.map((v) => v / norm);
+}
+
 /** Defaults per schema name: engage, stay in the phase, a plain reply, guard passes, rating 7. */
 const DEFAULT_ANSWERS: Record<string, unknown> = {
   trigger_decision: { engage: true, reason: 'fits' },
@@ -44,6 +85,8 @@ const DEFAULT_TOOL_STEP: FakeReply = { toolCalls: [] };
  */
 export class OpenAiFake {
   readonly requests: FakeChatRequest[] = [];
+  /** Embeddings requests; answers are `fakeEmbedding(input)`, errors programmed with `once('embeddings', …)`. */
+  readonly embeddingRequests: FakeEmbeddingsRequest[] = [];
   /** Milliseconds every answer waits (to widen race windows in concurrency tests). */
   latencyMs = 0;
   /** Per-call think time instead of latencyMs (e.g. a slow tail for benchmarks); null = latencyMs. */
@@ -93,6 +136,7 @@ export class OpenAiFake {
     this.handlers.clear();
     this.queued.clear();
     this.requests.length = 0;
+    this.embeddingRequests.length = 0;
     this.latencyMs = 0;
     this.delay = null;
     this.rejectsTemperature = null;
@@ -113,6 +157,7 @@ export class OpenAiFake {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method === 'POST' && req.url?.endsWith('/embeddings')) return this.embeddings(res, Buffer.concat(chunks).toString('utf8'));
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       return this.send(res, 404, { error: { message: `Unknown path ${req.url}`, type: 'invalid_request_error', code: 'unknown_url' } });
     }
@@ -188,6 +233,43 @@ export class OpenAiFake {
       choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
       usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     });
+  }
+
+  /**
+   * `POST /v1/embeddings {model, input: string | string[], dimensions?, encoding_format?}` →
+   * `{object:"list", data:[{object:"embedding", index, embedding}], model, usage}`; with encoding_format
+   * "base64" (what the Node SDK asks for) each embedding is base64 of float32 little-endian. Empty strings are
+   * refused with a 400, as OpenAI does. A reply queued with `once('embeddings', {status})` answers that error.
+   */
+  private async embeddings(res: ServerResponse, raw: string): Promise<void> {
+    let body: { model: string; input: string | string[]; dimensions?: number; encoding_format?: string };
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return this.send(res, 400, { error: { message: 'Invalid JSON body', type: 'invalid_request_error', code: null } });
+    }
+    const input = Array.isArray(body.input) ? body.input : [body.input];
+    this.embeddingRequests.push({ model: body.model, input, dimensions: body.dimensions, encodingFormat: body.encoding_format });
+    const handler = this.queued.get('embeddings')?.shift() ?? this.handlers.get('embeddings');
+    const reply = handler ? await handler({ model: body.model, messages: [], schemaName: 'embeddings', tools: [], authorization: undefined }) : null;
+    if (reply && 'hang' in reply) {
+      this.hanging.add(res);
+      res.on('close', () => this.hanging.delete(res));
+      return;
+    }
+    if (reply && 'status' in reply) {
+      return this.send(res, reply.status, reply.body ?? { error: { message: `Fake error ${reply.status}`, type: reply.status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } });
+    }
+    if (input.some((text) => typeof text !== 'string' || text === '')) {
+      return this.send(res, 400, { error: { message: "'$.input' is invalid. Please check the API reference.", type: 'invalid_request_error', param: null, code: null } });
+    }
+    const data = input.map((text, index) => {
+      const vector = fakeEmbedding(text, body.dimensions ?? FAKE_DIMS);
+      const embedding = body.encoding_format === 'base64' ? Buffer.from(Float32Array.from(vector).buffer).toString('base64') : vector;
+      return { object: 'embedding', index, embedding };
+    });
+    const tokens = input.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
+    this.send(res, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
   }
 
   private send(res: ServerResponse, status: number, body: unknown): void {

@@ -9,6 +9,8 @@ import { dialTwiml, goodbyeTwiml } from '../twiml.ts';
 import { verifyStreamBinding } from '../urls.ts';
 import { PlaybackTracker, splitPayload } from './playback.ts';
 import { DEFAULT_REALTIME_VOICE, openingResponse, sessionUpdate, voiceSettingsOf } from './session.ts';
+import { KNOWLEDGE_TOOL, runKnowledgeTool, withKnowledgeTool } from './knowledge-tool.ts';
+import { typeCollectionIds } from '../../knowledge/type-collections.ts';
 import { isBase64, isTwilioSid, realtimeAppend, type TwilioStart, twilioClear, twilioMark, twilioMedia } from './twilio-media.ts';
 
 /** Twilio sends `start` right after `connected`; a socket that never does is closed after this long. */
@@ -43,6 +45,8 @@ export class MediaStreamBridge {
   private phase: number | null = null;
   private voice = DEFAULT_REALTIME_VOICE;
   private transferNumber: string | null = null;
+  /** The type's knowledge collections (issue 21): the session then has the search_knowledge tool. */
+  private knowledgeCollections: number[] = [];
   private readonly playback = new PlaybackTracker();
   /** Items cut by a barge-in: their late deltas are dropped so the agent cannot keep talking. */
   private readonly truncated = new Set<string>();
@@ -155,7 +159,13 @@ export class MediaStreamBridge {
     this.transferNumber = settings.transferNumber;
     this.phase = this.workingPhaseOf(call.loaded.conversation.phase, call.loaded.conversation.resumePhase);
     if (!this.ctx.config.OPENAI_API_KEY) return this.politeEnd('OPENAI_API_KEY is not set');
+    this.knowledgeCollections = await typeCollectionIds(this.ctx.db, call.loaded.type.id);
+    if (this.state !== 'starting') return;
     this.openRealtime();
+  }
+
+  private sessionEvent(loaded: CallContext['loaded']) {
+    return withKnowledgeTool(sessionUpdate(loaded, this.phase, this.voice, this.transferNumber !== null), this.knowledgeCollections);
   }
 
   private workingPhaseOf(phase: number, resumePhase: number | null): number | null {
@@ -185,7 +195,7 @@ export class MediaStreamBridge {
     socket.on('open', () => {
       if (this.state !== 'starting') return;
       const loaded = this.call!.loaded;
-      this.sendRealtime(sessionUpdate(loaded, this.phase, this.voice, this.transferNumber !== null));
+      this.sendRealtime(this.sessionEvent(loaded));
       this.sendRealtime(openingResponse(loaded.type!.initialMessage));
       this.responseRequested = true;
       // Caller audio sent after the session.update is read as μ-law (events are applied in order).
@@ -343,13 +353,16 @@ export class MediaStreamBridge {
         this.pendingAction = { kind: 'transfer', number: this.transferNumber };
         output = { ok: true };
         wantResponse ||= !saidSomething;
+      } else if (call.name === KNOWLEDGE_TOOL && this.knowledgeCollections.length > 0) {
+        output = await runKnowledgeTool(this.ctx, this.knowledgeCollections, call.arguments);
+        wantResponse = true;
       } else {
         output = { ok: false, error: `${call.name} is not available now.` };
         wantResponse = true;
       }
       this.sendRealtime({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: call.callId, output: JSON.stringify(output) } });
     }
-    if (sessionChanged) this.sendRealtime(sessionUpdate(loaded, this.phase, this.voice, this.transferNumber !== null));
+    if (sessionChanged) this.sendRealtime(this.sessionEvent(loaded));
     if (wantResponse) {
       this.sendRealtime({ type: 'response.create' });
       this.responseRequested = true;
