@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { followUpJob } from '../agent/follow-up.job.ts';
 import { FOLLOW_UP_JOB } from '../agent/follow-up.ts';
-import { CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
+import { ANALYSIS_JOB, CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
+import { analysisJob } from '../agent/outcome-analysis.ts';
 import { TURN_JOB, turnJob } from '../agent/turn.job.ts';
 import { deliverJob } from '../channels/deliver.job.ts';
 import { DELIVER_JOB } from '../channels/delivery-keys.ts';
@@ -28,6 +29,7 @@ const registry = {
   [TURN_JOB]: { ...turnJob, slow: true },
   [FOLLOW_UP_JOB]: { ...followUpJob, slow: true },
   [ENDED_CALL_JOB]: { ...endedCallJob, slow: true },
+  [ANALYSIS_JOB]: { ...analysisJob, slow: true },
   [CRM_WRITE_BACK_JOB]: { ...crmWriteBackJob, slow: true },
   [CRM_DND_JOB]: { ...crmDndJob, slow: true },
   [RECORDING_JOB]: { ...recordingJob, slow: true },

@@ -105,7 +105,9 @@ export const conversationTypeConfigObject = z.looseObject({
   /** What the agent learns about the prospect (lead-fields.ts). */
   leadFields: leadFieldsConfig.optional(),
   /** The outcomes a finished conversation is sorted into (issue 22), e.g. ["booked", "qualified", "not interested"]. */
-  outcomes: z.array(z.string().trim().min(1).max(60)).max(20).optional(),
+  outcomes: z.array(z.string().trim().min(1).max(60)).min(1).max(20).optional(),
+  /** What success means for this type, the rubric the outcome analysis scores a finished conversation 0–100 against. */
+  successRubric: z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters').optional(),
   crm: z.literal('GHL').optional(),
   /** GoHighLevel sub-account (location) id; with the bare "GHL" config, GHL_LOCATION_ID is used instead. */
   locationId: z.string().trim().min(1, 'must not be empty').max(200).optional(),
@@ -133,6 +135,9 @@ export type ConversationTypeConfig = z.infer<typeof conversationTypeConfigObject
 
 /** The AI disclosure line of a type without `aiDisclosure` (issue 23: on by default for SMS and WhatsApp). */
 export const DEFAULT_AI_DISCLOSURE = 'This is an automated AI assistant. Reply STOP to opt out.';
+
+/** The outcomes of a type without `outcomes` (issue 22 outcome analysis). */
+export const DEFAULT_OUTCOMES = ['booked', 'qualified', 'not interested', 'no response', 'needs human'] as const;
 
 /** The effective settings used by the agent when a field is absent. */
 export const AGENT_CONFIG_DEFAULTS = {

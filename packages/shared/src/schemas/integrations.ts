@@ -44,6 +44,8 @@ export const WEBHOOK_EVENTS = [
   'conversation.phase_changed',
   'conversation.needs_human',
   'conversation.ended',
+  /** The outcome analysis (issue 22) was written, after conversation.ended. */
+  'conversation.analyzed',
   'meeting.booked',
   'call.started',
   'call.ended',
