@@ -17,7 +17,7 @@ import { factsOf, playbookOf, transcriptOf } from './prompts.ts';
 /**
  * Outcome analysis (issue 22, docs/agent.md "Outcome analysis"). Every end of a conversation
  * (reportConversationOutcome: the last phase reached, a call ended or never answered, a hand-over, a silence
- * past its follow-ups) queues this job. It asks the model, with a strict JSON schema, for a summary, one
+ * past its follow-ups; not an error, -1, which only queues the write-back) queues this job. It asks the model, with a strict JSON schema, for a summary, one
  * outcome of the type's `outcomes` list (DEFAULT_OUTCOMES when unset) and a 0–100 score against the type's
  * `successRubric`, stores it (one row per conversation, the latest end wins), emits `conversation.analyzed`
  * and only then queues the CRM write-back, so the note carries the analysis. A model that fails for good
@@ -31,7 +31,8 @@ export const analysisJob: JobDefinition<typeof payload> = {
   async handler(ctx, { conversationId, ended }, job) {
     const loaded = await loadReplyContext(ctx, conversationId);
     if (!loaded) return; // deleted meanwhile
-    const analysis = loaded.type ? await analyse(ctx, loaded, ended) : null;
+    // An error (-1) is not an end the team sorts: the model just failed, and a person picks it up.
+    const analysis = loaded.type && ended !== 'errored' ? await analyse(ctx, loaded, ended) : null;
     const written = await ctx.db.transaction(async (tx) => {
       await ctx.jobs.complete(job, tx);
       const [row] = await tx.select({ id: conversations.id, crmContactId: conversations.crmContactId }).from(conversations).where(eq(conversations.id, conversationId));
