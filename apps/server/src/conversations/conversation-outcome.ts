@@ -1,5 +1,7 @@
 import type { CrmOutcome } from '@sales-agent/shared/schemas/conversation-type-config';
+import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { conversations } from '../db/schema/index.ts';
 import type { EnqueueOptions } from '../jobs/runner.ts';
 
 /**
@@ -49,4 +51,17 @@ export async function enqueueCrmWriteBack(
 ): Promise<void> {
   if (!conversation.crmContactId) return;
   await ctx.jobs.enqueue(CRM_WRITE_BACK_JOB, { conversationId: conversation.id, outcome }, { singletonKey: `crm-write-back:${conversation.id}:${outcome}`, maxAttempts: 8, executor });
+}
+
+/** The CRM job that moves a contact's opportunity to the `booked` stage (modules/crm/crm-booked-stage.job.ts). */
+export const CRM_BOOKED_STAGE_JOB = 'crm.booked-stage';
+
+/**
+ * The agent booked a meeting: a CRM contact's opportunity moves to `stageOnOutcome.booked`, in `tx` (the
+ * booking's transaction). Nothing for a conversation without a CRM contact.
+ */
+export async function reportBooked(ctx: AppContext, conversationId: number, tx: NonNullable<EnqueueOptions['executor']>): Promise<void> {
+  const [row] = await tx.select({ crmContactId: conversations.crmContactId }).from(conversations).where(eq(conversations.id, conversationId));
+  if (!row?.crmContactId) return;
+  await ctx.jobs.enqueue(CRM_BOOKED_STAGE_JOB, { conversationId }, { singletonKey: `crm-booked:${conversationId}`, maxAttempts: 8, executor: tx });
 }

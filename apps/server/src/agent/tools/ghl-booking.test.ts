@@ -75,3 +75,18 @@ it('without a CRM contact the booking fails in words and the prospect is still a
   expect(ghl.appointments).toEqual([]);
   expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('Fake reply');
 });
+
+it('a booking moves the contact’s opportunity to the stage configured for booked (stageOnOutcome.booked)', async () => {
+  llm.once('tools', { toolCalls: [{ name: 'book_meeting', arguments: { start: SLOT, timeZone: 'UTC' } }] });
+  const type = await buildPlaybook(t.ctx, {
+    phases: 3,
+    config: { crm: 'GHL', booking: { provider: 'ghl', calendarId: 'cal-1' }, stageOnOutcome: { booked: 'st-appointment', ended: 'st-human' } },
+  });
+  const { id } = await startWebConversation(t.ctx, type.id);
+  await t.ctx.db.update(conversations).set({ crmContactId: 'ct-09' }).where(eq(conversations.id, id));
+  await receiveProspectMessage(t.ctx, id, 'Book me tomorrow');
+  await t.ctx.jobs.drain();
+  expect(ghl.appointments).toHaveLength(1);
+  expect(ghl.opportunities.find((o) => o.id === 'opp-09')!.pipelineStageId).toBe('st-appointment');
+  expect(ghl.requests.find((r) => r.method === 'PUT' && r.path === '/opportunities/opp-09')?.body).toMatchObject({ pipelineStageId: 'st-appointment' });
+});

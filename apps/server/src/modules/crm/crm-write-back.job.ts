@@ -60,7 +60,7 @@ export const crmWriteBackJob: JobDefinition<typeof payload> = {
 };
 
 /** Moves the contact's opportunities in the stage's pipeline to the stage (those already there are left alone). */
-async function moveContactOpportunities(client: GhlClient, contactId: string, stageId: string): Promise<void> {
+export async function moveContactOpportunities(client: GhlClient, contactId: string, stageId: string): Promise<void> {
   const pipeline = (await client.listPipelines()).find((p) => (p.stages ?? []).some((s) => s.id === stageId));
   if (!pipeline) throw new AppError(400, 'CRM_STAGE_NOT_FOUND', `stageOnOutcome names stage ${stageId}, which no GoHighLevel pipeline has.`);
   const { opportunities } = await client.searchOpportunities({ pipelineId: pipeline.id, contactId, limit: 20 });
