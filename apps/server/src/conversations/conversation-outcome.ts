@@ -65,3 +65,17 @@ export async function reportBooked(ctx: AppContext, conversationId: number, tx: 
   if (!row?.crmContactId) return;
   await ctx.jobs.enqueue(CRM_BOOKED_STAGE_JOB, { conversationId }, { singletonKey: `crm-booked:${conversationId}`, maxAttempts: 8, executor: tx });
 }
+
+/** The CRM job that writes a contact's mapped lead fields (modules/crm/crm-lead-fields.job.ts). */
+export const CRM_LEAD_FIELDS_JOB = 'crm.lead-fields';
+
+/**
+ * Lead fields of a conversation were written (by the agent or a person): a CRM contact's conversation queues
+ * the job that writes the fields mapped with `ghlField` to the GoHighLevel contact (one waiting job per
+ * conversation: it reads the values when it runs, so a burst of writes is one update).
+ */
+export async function reportLeadFieldsChanged(ctx: AppContext, conversationId: number, executor: NonNullable<EnqueueOptions['executor']>): Promise<void> {
+  const [row] = await executor.select({ crmContactId: conversations.crmContactId }).from(conversations).where(eq(conversations.id, conversationId));
+  if (!row?.crmContactId) return;
+  await ctx.jobs.enqueue(CRM_LEAD_FIELDS_JOB, { conversationId }, { singletonKey: `crm-lead-fields:${conversationId}`, maxAttempts: 8, executor });
+}

@@ -1,3 +1,4 @@
+import { reportLeadFieldsChanged } from '../../conversations/conversation-outcome.ts';
 import type { LeadFieldDefinition } from '@sales-agent/shared/schemas/lead-fields';
 import type { AppContext } from '../../context.ts';
 import { missingRequiredFields, readLeadFields, writeLeadFields } from '../../conversations/lead-fields.ts';
@@ -31,6 +32,7 @@ export function leadToolDefinition(fields: LeadFieldDefinition[]): ToolDefinitio
 
 export async function updateLead(ctx: AppContext, conversationId: number, fields: LeadFieldDefinition[], args: Record<string, unknown>) {
   const written = await writeLeadFields(ctx.db, conversationId, fields, args, { source: 'agent' });
+  if (Object.keys(written.saved).length > 0) await reportLeadFieldsChanged(ctx, conversationId, ctx.db);
   const stillMissing = missingRequiredFields(fields, await readLeadFields(ctx.db, conversationId));
   return { ...written, stillMissing };
 }
