@@ -179,8 +179,8 @@ describe('setConversationPhase', () => {
     await t.ctx.db.update(conversations).set({ crmContactId: 'ct-phase-end' }).where(eq(conversations.id, id));
     await setConversationPhase({ ...t.ctx, jobs: dyingAfterCommit() }, id, 2);
     expect((await conversationRow(t.ctx, id)).phase).toBe(2);
-    expect(await pendingJobs(t.ctx, `crm-write-back:${id}:ended`)).toEqual([
-      expect.objectContaining({ name: 'crm.write-back', payload: { conversationId: id, outcome: 'ended' } }),
+    expect(await pendingJobs(t.ctx, `analysis:${id}:ended`)).toEqual([
+      expect.objectContaining({ name: 'agent.analysis', payload: { conversationId: id, ended: 'ended' } }),
     ]);
   });
 });

@@ -13,10 +13,10 @@ import {
   unansweredOf,
 } from '../test/agent-factories.ts';
 import { useFake, useTestApp } from '../test/use-test-app.ts';
-import { claimLikeTheRunner, crmWriteBackOutcomes, expireLease, runnerKilledOnEnqueue } from '../test/job-scenarios.ts';
+import { claimLikeTheRunner, reportedOutcomes, expireLease, runnerKilledOnEnqueue } from '../test/job-scenarios.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, triggerFollowUp } from './agent.service.ts';
-import { CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
+import { ANALYSIS_JOB } from '../conversations/conversation-outcome.ts';
 import { FOLLOW_UP_JOB } from './follow-up.ts';
 import { followUpJob } from './follow-up.job.ts';
 
@@ -148,12 +148,12 @@ describe('the follow-up job and the next follow-up', () => {
     await t.ctx.jobs.drain();
     await makeFollowUpDue(t.ctx, id);
     fake.on('guard_check', { json: { pass: false, reason: 'too pushy' } });
-    const writeBacks = () => crmWriteBackOutcomes(t.ctx, id);
+    const writeBacks = () => reportedOutcomes(t.ctx, id);
 
     // Claimed as the runner claims it; the process dies as it queues the write-back.
     const [queued] = await pendingJobs(t.ctx, `follow-up:${id}`);
     await claimLikeTheRunner(t.ctx, queued.id);
-    const dying = runnerKilledOnEnqueue(t.ctx, CRM_WRITE_BACK_JOB, 'killed while queueing the CRM write-back');
+    const dying = runnerKilledOnEnqueue(t.ctx, ANALYSIS_JOB, 'killed while queueing the CRM write-back');
     const claim = { id: queued.id, name: FOLLOW_UP_JOB, attempts: 1, maxAttempts: 5 };
     await expect(followUpJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the CRM write-back');
     // Nothing of the hand-over is stored without its write-back.
@@ -184,7 +184,7 @@ describe('the follow-up job and the next follow-up', () => {
     });
     await t.ctx.jobs.drain();
     expect(await conversationRow(t.ctx, id)).toMatchObject({ phase: 0, aiPaused: true });
-    expect(await crmWriteBackOutcomes(t.ctx, id)).toEqual([]);
+    expect(await reportedOutcomes(t.ctx, id)).toEqual([]);
     expect((await unansweredOf(t.ctx, id)).errors).toBe('[]');
   });
 

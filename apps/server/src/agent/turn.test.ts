@@ -6,7 +6,7 @@ import { useFake, useTestApp } from '../test/use-test-app.ts';
 import { claimLikeTheRunner, expireLease, runnerKilledOnEnqueue } from '../test/job-scenarios.ts';
 import { OpenAiFake } from '../test/fakes/openai-fake.ts';
 import { receiveProspectMessage, sendHumanMessage, setConversationPhase, startWebConversation } from './agent.service.ts';
-import { CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
+import { ANALYSIS_JOB } from '../conversations/conversation-outcome.ts';
 import { FOLLOW_UP_JOB } from './follow-up.ts';
 import { TURN_JOB, turnJob } from './turn.job.ts';
 
@@ -322,7 +322,7 @@ describe('the CRM write-back commits with the phase it reports (docs/crm.md)', (
   }
 
   /** Every write-back job of the conversation, done or not (the test app's types have no CRM credentials). */
-  const writeBacks = (id: number) => t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`));
+  const writeBacks = (id: number) => t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `analysis:${id}:%`));
 
   /**
    * Runs the conversation's queued turn as the runner does, in a process that dies as it queues the CRM
@@ -331,7 +331,7 @@ describe('the CRM write-back commits with the phase it reports (docs/crm.md)', (
   async function killedAtTheWriteBackThenRunAgain(id: number, whileDead: () => Promise<void>) {
     const [queued] = await pendingJobs(t.ctx, `turn:${id}`);
     await claimLikeTheRunner(t.ctx, queued.id);
-    const dying = runnerKilledOnEnqueue(t.ctx, CRM_WRITE_BACK_JOB, 'killed while queueing the CRM write-back');
+    const dying = runnerKilledOnEnqueue(t.ctx, ANALYSIS_JOB, 'killed while queueing the CRM write-back');
     const claim = { id: queued.id, name: TURN_JOB, attempts: 1, maxAttempts: 10 };
     await expect(turnJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the CRM write-back');
     // Nothing of the outcome is stored without its write-back.
@@ -341,7 +341,7 @@ describe('the CRM write-back commits with the phase it reports (docs/crm.md)', (
     await t.ctx.jobs.drain();
   }
 
-  const queuedOutcomes = async (id: number) => (await writeBacks(id)).map((job) => (job.payload as { outcome: string }).outcome);
+  const queuedOutcomes = async (id: number) => (await writeBacks(id)).map((job) => (job.payload as { ended: string }).ended);
 
   it('ended (phase N): the end, its rating and the write-back commit together', async () => {
     const id = await contactChat({ phases: 2 });
@@ -425,7 +425,7 @@ describe('human takeover', () => {
 });
 
 describe('Take over wins over a turn that fails after it (issue 18 item 6)', () => {
-  const writeBacks = (id: number) => t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${id}:%`));
+  const writeBacks = (id: number) => t.ctx.db.select().from(jobs).where(like(jobs.singletonKey, `analysis:${id}:%`));
   /** A prospect conversation of a CRM contact; `pressTakeOver` pauses it as the Take over button does. */
   async function contactConversation(seed: Parameters<typeof buildPlaybook>[1] = {}) {
     const type = await buildPlaybook(t.ctx, seed);

@@ -25,6 +25,8 @@ import { scheduleFollowUp } from './follow-up.ts';
 import { agentError, type AgentErrorRecord } from '../conversations/agent-errors.ts';
 import { LlmError } from './llm/provider.ts';
 import { isWorkingPhase } from '../conversations/phases.ts';
+import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
+import { fieldsMissingFor } from '../conversations/lead-fields.ts';
 import { closingRequest, draftRequest, type HistoryMessage, type Playbook, ratingRequest, transitionRequest, triggerRequest } from './prompts.ts';
 import { sendAgentMessage, type SendExpectation, type TurnOrigin } from '../conversations/agent-messages.ts';
 import { leaveWorkingPhase, moveWorkingPhase, setRating } from '../conversations/phase-moves.ts';
@@ -81,7 +83,8 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
   if (!loaded.type) return 'no-type';
   const phaseCount = loaded.phases.length;
   if (!isWorkingPhase(phase, phaseCount)) return 'not-working';
-  const { lastIds, history } = loaded;
+  const { lastIds } = loaded;
+  let history: HistoryMessage[] = loaded.history;
   if (lastIds.prospect <= lastIds.agent) return 'nothing-to-answer';
   // An opted-out person gets no agent reply, whatever path scheduled this turn (docs/compliance.md).
   if (await isOptedOut(ctx.db, addressOfLoaded(loaded))) return 'opted-out';
@@ -105,7 +108,13 @@ async function turnSteps(ctx: AppContext, conversationId: number, usage: Deferre
     }
 
     const transition = await askLlm(ctx, conversationId, transitionRequest(playbook, phase, history), usage);
-    if (transition.advance) {
+    // Lead fields a phase requires (issue 22): the agent stays and asks for them instead of moving on.
+    const missing = transition.advance
+      ? await fieldsMissingFor(ctx.db, conversationId, readConversationTypeConfig(loaded.type.config).leadFields ?? [], phase + 1, phaseCount)
+      : [];
+    if (missing.length > 0) {
+      history = [...history, { role: 'SYSTEM', message: `Before moving on, ask the prospect for: ${missing.map((f) => f.label).join(', ')}.` }];
+    } else if (transition.advance) {
       const next = phase + 1;
       if (next === phaseCount) {
         return closeConversation(ctx, loaded, { phase, lastIds, messagesCount: loaded.conversation.messagesCount }, playbook, history, usage, origin);

@@ -94,3 +94,20 @@ export async function writeLeadFields(
 export function missingRequiredFields(definitions: LeadFieldDefinition[], values: Record<string, LeadFieldValue>): string[] {
   return definitions.filter((d) => d.required && values[d.key] === undefined).map((d) => d.key);
 }
+
+/**
+ * The declared fields that must be filled before the conversation moves into phase `next` (of `phaseCount`;
+ * `next === phaseCount` is the end): `required` ones before the end, `requiredBeforePhase` ones before that phase.
+ */
+export async function fieldsMissingFor(
+  db: Executor,
+  conversationId: number,
+  definitions: LeadFieldDefinition[],
+  next: number,
+  phaseCount: number,
+): Promise<LeadFieldDefinition[]> {
+  const needed = definitions.filter((d) => (d.required && next >= phaseCount) || (d.requiredBeforePhase !== undefined && next >= d.requiredBeforePhase));
+  if (needed.length === 0) return [];
+  const filled = await readLeadFields(db, conversationId);
+  return needed.filter((d) => filled[d.key] === undefined);
+}

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { followUpJob } from '../agent/follow-up.job.ts';
 import { FOLLOW_UP_JOB } from '../agent/follow-up.ts';
-import { CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
+import { ANALYSIS_JOB, CRM_BOOKED_STAGE_JOB, CRM_LEAD_FIELDS_JOB, CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
+import { analysisJob } from '../agent/outcome-analysis.ts';
 import { TURN_JOB, turnJob } from '../agent/turn.job.ts';
 import { deliverJob } from '../channels/deliver.job.ts';
 import { DELIVER_JOB } from '../channels/delivery-keys.ts';
@@ -9,6 +10,8 @@ import { inboundJob } from '../channels/inbound.job.ts';
 import { INBOUND_JOB } from '../channels/inbox.ts';
 import { TOKEN_REFRESH_JOB, tokenRefreshJob } from '../modules/meta-auth/token-refresh.job.ts';
 import { crmWriteBackJob } from '../modules/crm/crm-write-back.job.ts';
+import { crmBookedStageJob } from '../modules/crm/crm-booked-stage.job.ts';
+import { crmLeadFieldsJob } from '../modules/crm/crm-lead-fields.job.ts';
 import { crmDndJob } from '../modules/crm/crm-dnd.job.ts';
 import { CRM_DND_JOB } from '../conversations/opt-out.ts';
 import { RECORDING_JOB, recordingJob } from '../voice/recording.job.ts';
@@ -31,7 +34,10 @@ const registry = {
   [TURN_JOB]: { ...turnJob, slow: true },
   [FOLLOW_UP_JOB]: { ...followUpJob, slow: true },
   [ENDED_CALL_JOB]: { ...endedCallJob, slow: true },
+  [ANALYSIS_JOB]: { ...analysisJob, slow: true },
   [CRM_WRITE_BACK_JOB]: { ...crmWriteBackJob, slow: true },
+  [CRM_BOOKED_STAGE_JOB]: { ...crmBookedStageJob, slow: true },
+  [CRM_LEAD_FIELDS_JOB]: { ...crmLeadFieldsJob, slow: true },
   [CRM_DND_JOB]: { ...crmDndJob, slow: true },
   [RECORDING_JOB]: { ...recordingJob, slow: true },
   [TOKEN_REFRESH_JOB]: { ...tokenRefreshJob, slow: true },

@@ -26,8 +26,11 @@ export async function expireLease(ctx: AppContext, jobId: number): Promise<void>
   await ctx.db.execute(sql`update jobs set locked_until = now() - interval '1 second' where id = ${jobId}`);
 }
 
-/** The outcomes of the CRM write-backs queued for a conversation, in insertion order. */
-export async function crmWriteBackOutcomes(ctx: AppContext, conversationId: number): Promise<string[]> {
-  const rows = await ctx.db.select().from(jobs).where(like(jobs.singletonKey, `crm-write-back:${conversationId}:%`));
-  return rows.map((job) => (job.payload as { outcome: string }).outcome);
+/**
+ * The ends reported for a conversation (reportConversationOutcome), in insertion order: the outcome analysis
+ * jobs, each of which queues the CRM write-back of a CRM contact's conversation after it ran.
+ */
+export async function reportedOutcomes(ctx: AppContext, conversationId: number): Promise<string[]> {
+  const rows = await ctx.db.select().from(jobs).where(like(jobs.singletonKey, `analysis:${conversationId}:%`));
+  return rows.map((job) => (job.payload as { ended: string }).ended);
 }

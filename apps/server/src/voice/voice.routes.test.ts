@@ -1,12 +1,12 @@
 import { and, eq, like, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { CRM_WRITE_BACK_JOB } from '../conversations/conversation-outcome.ts';
+import { ANALYSIS_JOB } from '../conversations/conversation-outcome.ts';
 import { conversations, jobs, unansweredConversations, webhookInbox } from '../db/schema/index.ts';
 import { VOICE_CALLBACK_SOURCE } from './callback-identity.ts';
 import type { TestApp } from '../test/build-test-app.ts';
 import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
-import { crmWriteBackOutcomes, runnerKilledOnEnqueue } from '../test/job-scenarios.ts';
+import { reportedOutcomes, runnerKilledOnEnqueue } from '../test/job-scenarios.ts';
 import { withDatabase } from '../test/test-database.ts';
 import { postTwilioSms, PUBLIC_URL, settle } from '../test/channel-factories.ts';
 import { withConversationLock } from '../conversations/conversation-lock.ts';
@@ -244,7 +244,7 @@ describe('voice callbacks', () => {
     expect(azure.requests.at(-1)!.text).toBe(GOODBYE);
     // The classic call's turn is the chat's turn: the end, its rating (the demo agent's) and the write-back.
     expect(await callRow(t.ctx, uuid)).toMatchObject({ phase: 1, rating: 5 });
-    const outcomes = () => crmWriteBackOutcomes(t.ctx, id);
+    const outcomes = () => reportedOutcomes(t.ctx, id);
     expect(await outcomes()).toEqual(['ended']);
     // The call then completes at N: no second (unfinished) note.
     await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: 'completed', CallDuration: '30' }));
@@ -279,15 +279,14 @@ describe('voice callbacks', () => {
       await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: 'ringing' }));
       await postSigned(t, `/api/voice/calls/${uuid}/status`, callForm(sid, { CallStatus: final, CallDuration: '0' }));
       expect((await callRow(t.ctx, uuid)).callStatus).toBe(final);
-      const jobs = await t.ctx.db.execute((await import('drizzle-orm')).sql`select payload from jobs where name = 'crm.write-back' and payload->>'conversationId' = ${String(id)}`);
-      expect((jobs as unknown as { rows: { payload: { outcome: string } }[] }).rows.map((r) => r.payload.outcome)).toEqual(['notReached']);
+      expect(await reportedOutcomes(t.ctx, id)).toEqual(['notReached']);
     }
   });
 
   it('commits the final status, its minutes and the CRM write-back together: killed in between, the redelivered callback queues the note', async () => {
     const { type } = await buildCallSetup(t.ctx, { phases: 2 });
-    const writeBacks = (id: number) => crmWriteBackOutcomes(t.ctx, id);
-    const dying = runnerKilledOnEnqueue(t.ctx, CRM_WRITE_BACK_JOB, 'killed while queueing the CRM write-back');
+    const writeBacks = (id: number) => reportedOutcomes(t.ctx, id);
+    const dying = runnerKilledOnEnqueue(t.ctx, ANALYSIS_JOB, 'killed while queueing the CRM write-back');
 
     for (const [final, outcome] of [['completed', 'unfinished'], ['no-answer', 'notReached']] as const) {
       const { uuid, sid, id } = await placeCall(type.id, true, `ct-killed-${final}`);

@@ -22,6 +22,14 @@ export const toolCallView = z.object({
   createdAt: z.string(),
 });
 
+/** The outcome analysis of an ended conversation (issue 22): a summary, one of the type's outcomes, a 0–100 score. */
+export const conversationAnalysisView = z.object({
+  summary: z.string(),
+  outcome: z.string(),
+  score: z.number().int().min(0).max(100),
+});
+export type ConversationAnalysisView = z.infer<typeof conversationAnalysisView>;
+
 /** What GET /api/conversation/{uuid} answers of the agent's actions; `toolCalls` for admins only. */
 export const conversationActions = {
   bookings: z.array(bookingView),
@@ -30,4 +38,6 @@ export const conversationActions = {
   /** The type's lead field declarations, so the panel can label and edit them. */
   leadFieldDefinitions: z.array(leadFieldDefinition),
   toolCalls: z.array(toolCallView).optional(),
+  /** Written once the conversation ends (docs/agent.md "Outcome analysis"); null before. */
+  analysis: conversationAnalysisView.nullable(),
 };

@@ -11,6 +11,10 @@ import { leadFieldsConfig } from './lead-fields.ts';
 export const CRM_OUTCOMES = ['ended', 'needsHuman', 'errored', 'unfinished', 'notReached'] as const;
 export type CrmOutcome = (typeof CRM_OUTCOMES)[number];
 
+/** The keys of `stageOnOutcome`: how a conversation ended, and `booked` (issue 22: the agent booked a meeting). */
+export const STAGE_EVENTS = [...CRM_OUTCOMES, 'booked'] as const;
+export type StageEvent = (typeof STAGE_EVENTS)[number];
+
 /** Issue 21: when the knowledge base does not answer, the agent says it will find out or hands over. */
 export const KNOWLEDGE_WHEN_UNKNOWN = ['find-out', 'hand-over'] as const;
 
@@ -118,7 +122,9 @@ export const conversationTypeConfigObject = z.looseObject({
   /** What the agent learns about the prospect (lead-fields.ts). */
   leadFields: leadFieldsConfig.optional(),
   /** The outcomes a finished conversation is sorted into (issue 22), e.g. ["booked", "qualified", "not interested"]. */
-  outcomes: z.array(z.string().trim().min(1).max(60)).max(20).optional(),
+  outcomes: z.array(z.string().trim().min(1).max(60)).min(1).max(20).optional(),
+  /** What success means for this type, the rubric the outcome analysis scores a finished conversation 0–100 against. */
+  successRubric: z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters').optional(),
   crm: z.literal('GHL').optional(),
   /** GoHighLevel sub-account (location) id; with the bare "GHL" config, GHL_LOCATION_ID is used instead. */
   locationId: z.string().trim().min(1, 'must not be empty').max(200).optional(),
@@ -129,14 +135,17 @@ export const conversationTypeConfigObject = z.looseObject({
   // Room for the stored, sealed form (about 4/3 of the key plus 60 characters); a pasted key is limited to
   // API_KEY_MAX by the server before it is sealed, so a stored config always reads back.
   apiKey: z.string().trim().min(1, 'must not be empty').max(4000).optional(),
-  /** Write-back (docs/crm.md): the GoHighLevel stage an opportunity moves to when a call from it ends so. */
+  /**
+   * Write-back (docs/crm.md): the GoHighLevel stage an opportunity moves to when a call from it ends so, and
+   * (`booked`, issue 22) as soon as the agent books a meeting for the contact.
+   */
   stageOnOutcome: z
     .strictObject(
-      Object.fromEntries(CRM_OUTCOMES.map((o) => [o, z.string().trim().min(1, 'must be a stage id').max(200).optional()])) as Record<
-        CrmOutcome,
+      Object.fromEntries(STAGE_EVENTS.map((o) => [o, z.string().trim().min(1, 'must be a stage id').max(200).optional()])) as Record<
+        StageEvent,
         z.ZodOptional<z.ZodString>
       >,
-      { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown outcome; use ${CRM_OUTCOMES.join(', ')}` : undefined) },
+      { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown outcome; use ${STAGE_EVENTS.join(', ')}` : undefined) },
     )
     .optional(),
 });
@@ -151,6 +160,8 @@ export const DEFAULT_AI_DISCLOSURE = 'This is an automated AI assistant. Reply S
 export const DEFAULT_CALL_DISCLOSURE = 'You are speaking with an automated AI assistant.';
 /** The recording notice at the start of a call (every call is recorded). */
 export const DEFAULT_RECORDING_NOTICE = 'This call is recorded.';
+/** The outcomes of a type without `outcomes` (issue 22 outcome analysis). */
+export const DEFAULT_OUTCOMES = ['booked', 'qualified', 'not interested', 'no response', 'needs human'] as const;
 
 /** The effective settings used by the agent when a field is absent. */
 export const AGENT_CONFIG_DEFAULTS = {

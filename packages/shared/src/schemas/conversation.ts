@@ -73,6 +73,11 @@ export const conversationListQuery = z.object({
   messagingAccount: z.preprocess(blankToUndefined, idParam.optional()),
   /** true: only conversations that need a person (phase -2/-1 or follow-up errors), open and not being handled. */
   needsPerson: z.preprocess(blankToUndefined, z.enum(['true', 'false']).optional()),
+  /** Issue 22: only conversations whose outcome analysis has this outcome (e.g. booked). */
+  outcome: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim() || undefined : v),
+    z.string().max(60, 'outcome is too long (60 characters at most)').optional(),
+  ),
 });
 export type ConversationListQuery = z.infer<typeof conversationListQuery>;
 
@@ -94,6 +99,8 @@ export const conversationListItem = z.object({
   conversationTypeId: z.number().nullable(),
   ConversationType: z.object({ id: z.number(), title: z.string().nullable() }).nullable(),
   rating: z.number().nullable(),
+  /** The outcome of the conversation's outcome analysis (issue 22), null until it ended and was analysed. */
+  outcome: z.string().nullable(),
   recordingDuration: z.number().nullable(),
   recordingUrl: z.string().nullable(),
   messagesCount: z.number(),

@@ -27,6 +27,12 @@ export const customToolConfig = z.looseObject({
   secret: z.string().min(1).max(4000).optional(),
   timeoutMs: z.number().int().min(500).max(30_000).optional(),
   requiresConfirmation: z.boolean().optional(),
+  /**
+   * Least data (issue 22, docs/agent.md): a tool gets the model's arguments only. `includeLeadFields` adds the
+   * prospect's lead fields, `includeTranscript` the recent messages, as `context` in the JSON body (POST/PUT/PATCH).
+   */
+  includeLeadFields: z.boolean().optional(),
+  includeTranscript: z.boolean().optional(),
 });
 export type CustomToolConfig = z.infer<typeof customToolConfig>;
 

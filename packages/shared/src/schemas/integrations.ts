@@ -45,6 +45,8 @@ export const WEBHOOK_EVENTS = [
   'conversation.needs_human',
   'conversation.ended',
   'lead.updated',
+  /** The outcome analysis (issue 22) was written, after conversation.ended. */
+  'conversation.analyzed',
   'meeting.booked',
   'call.started',
   'call.ended',

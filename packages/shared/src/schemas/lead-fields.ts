@@ -15,8 +15,13 @@ export const leadFieldDefinition = z
       .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,39}$/, 'must start with a letter and hold only letters, digits and _ (at most 40)'),
     label: z.string().trim().min(1, 'must not be empty').max(100),
     type: z.enum(LEAD_FIELD_TYPES, { error: `must be one of ${LEAD_FIELD_TYPES.join(', ')}` }),
-    /** Needed before the conversation may finish. */
+    /** Needed before the conversation may finish: the agent does not move into the end phase without it. */
     required: z.boolean().optional(),
+    /**
+     * Needed before the agent moves the conversation into this phase (0-based, as the conversation's `phase`):
+     * e.g. 2 keeps it in phase 1 until the field is filled (docs/agent.md "Lead fields").
+     */
+    requiredBeforePhase: z.number().int().min(1).max(100).optional(),
     /** The allowed values of an `enum` field. */
     options: z.array(z.string().trim().min(1).max(100)).min(1).max(50).optional(),
     /** The GoHighLevel contact field written with it: a standard field (email, companyName, …) or a custom field id. */

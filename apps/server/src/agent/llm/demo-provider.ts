@@ -32,6 +32,8 @@ function answerFor(purpose: LlmRequest<unknown>['purpose'], facts: PlaybookFacts
       return { pass: true, reason: '' };
     case 'rating':
       return { rating: Math.min(10, Math.max(1, 4 + facts.prospectMessageCount)), reason: 'Demo rating: more replies, higher rating.' };
+    case 'analysis':
+      return demoAnalysis(facts);
     case 'draft': {
       if (facts.closing) {
         const heard = facts.lastProspectMessage ? ` About "${truncate(facts.lastProspectMessage, 80)}":` : '';
@@ -50,6 +52,30 @@ function answerFor(purpose: LlmRequest<unknown>['purpose'], facts: PlaybookFacts
     case 'follow-up':
       return { reply: `${DEMO_AGENT_PREFIX}Just checking in. ${firstSentence(facts.followUpPrompt ?? facts.phasePrompt)}` };
   }
+}
+
+/**
+ * The demo agent's outcome analysis: "booked" when a meeting is booked, else by how the conversation ended
+ * (hand-over → needs human, no prospect message or not reached → no response, last phase → qualified, any
+ * other end → not interested), each the first of the type's outcomes that matches, else its last outcome.
+ */
+function demoAnalysis(facts: PlaybookFacts) {
+  const a = facts.analysis!;
+  const pick = (...wanted: string[]) => a.outcomes.find((o) => wanted.includes(o.toLowerCase())) ?? a.outcomes.at(-1)!;
+  const [outcome, score] = a.booked
+    ? [pick('booked'), 90]
+    : a.ended === 'needsHuman'
+      ? [pick('needs human', 'needs_human'), 50]
+      : facts.prospectMessageCount === 0 || a.ended === 'notReached'
+        ? [pick('no response', 'no_response'), 10]
+        : a.ended === 'ended'
+          ? [pick('qualified'), 70]
+          : [pick('not interested', 'not_interested'), 30];
+  const said = `${facts.prospectMessageCount} prospect message${facts.prospectMessageCount === 1 ? '' : 's'}`;
+  const summary = `${DEMO_AGENT_PREFIX}${a.booked ? 'A meeting was booked' : 'No meeting was booked'} after ${said}; the conversation ${
+    a.ended === 'ended' ? `reached its last phase (${facts.phaseCount})` : `ended as ${a.ended}`
+  }.`;
+  return { summary, outcome, score };
 }
 
 function firstSentence(text: string): string {

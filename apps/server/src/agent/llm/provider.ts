@@ -4,7 +4,7 @@ import type { ToolNote } from '../tools/tool-notes.ts';
 import type { ToolRequest, ToolStep } from '../tools/tool-types.ts';
 
 /** What an LLM call is for; recorded with its usage and used by the offline demo agent to answer. */
-export type LlmPurpose = 'trigger' | 'transition' | 'draft' | 'guard' | 'rating' | 'follow-up' | 'tools' | 'test-prospect' | 'test-judge';
+export type LlmPurpose = 'trigger' | 'transition' | 'draft' | 'guard' | 'rating' | 'analysis' | 'follow-up' | 'tools' | 'test-prospect' | 'test-judge';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -38,6 +38,8 @@ export interface PlaybookFacts {
   knowledge?: { text: string; title?: string }[];
   /** The closing reply of an ended playbook (issue 24): the demo agent confirms the next step. */
   closing?: boolean;
+  /** The outcome analysis of an ended conversation (agent/outcome-analysis.ts): what the demo agent decides from. */
+  analysis?: { outcomes: string[]; booked: boolean; ended: 'ended' | 'needsHuman' | 'errored' | 'unfinished' | 'notReached'; phase: number };
 }
 
 export interface LlmRequest<T> {

@@ -1,3 +1,4 @@
+import { reportBooked } from '../../conversations/conversation-outcome.ts';
 import type { BookingConfig } from '@sales-agent/shared/schemas/booking-config';
 import { recordConversationEvent } from '../../lib/webhook-outbox.ts';
 import type { ConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
@@ -171,6 +172,7 @@ export async function bookMeeting(tc: BookingToolContext, args: Record<string, u
         email,
       },
     });
+    await reportBooked(tc.ctx, tc.conversationId, tx);
   });
   return { booked: true, start: meeting.start, end: meeting.end, timeZone, confirmation: describeSlot(meeting.start, timeZone), externalId: meeting.externalId };
 }

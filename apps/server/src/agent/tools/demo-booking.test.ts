@@ -55,3 +55,20 @@ it('calls no tool when the prospect does not ask to book', async () => {
   expect(await t.ctx.db.select().from(agentToolCalls).where(eq(agentToolCalls.conversationId, id))).toEqual([]);
   expect((await agentMessagesOf(t.ctx, id)).at(-1)).toContain('You wrote');
 });
+
+it('writes a deterministic outcome analysis offline: booked when a meeting is booked, else by how it ended', async () => {
+  const type = await buildPlaybook(t.ctx, { phases: 2 });
+  const booked = await startWebConversation(t.ctx, type.id);
+  for (const text of ['Can I book a call?', 'Thanks']) {
+    await receiveProspectMessage(t.ctx, booked.id, text);
+    await t.ctx.jobs.drain();
+  }
+  const plain = await startWebConversation(t.ctx, type.id);
+  for (const text of ['Tell me more', 'Thanks']) {
+    await receiveProspectMessage(t.ctx, plain.id, text);
+    await t.ctx.jobs.drain();
+  }
+  const analysisOf = async (uuid: string) => (await t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as: admin.cookie })).json().analysis;
+  expect(await analysisOf(booked.uuid)).toMatchObject({ outcome: 'booked', score: 90, summary: expect.stringContaining('A meeting was booked after 2 prospect messages') });
+  expect(await analysisOf(plain.uuid)).toMatchObject({ outcome: 'qualified', score: 70 });
+});

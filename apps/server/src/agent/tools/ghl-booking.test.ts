@@ -75,3 +75,37 @@ it('without a CRM contact the booking fails in words and the prospect is still a
   expect(ghl.appointments).toEqual([]);
   expect((await agentMessagesOf(t.ctx, id)).at(-1)).toBe('Fake reply');
 });
+
+it('a booking moves the contact’s opportunity to the stage configured for booked (stageOnOutcome.booked)', async () => {
+  llm.once('tools', { toolCalls: [{ name: 'book_meeting', arguments: { start: SLOT, timeZone: 'UTC' } }] });
+  const type = await buildPlaybook(t.ctx, {
+    phases: 3,
+    config: { crm: 'GHL', booking: { provider: 'ghl', calendarId: 'cal-1' }, stageOnOutcome: { booked: 'st-appointment', ended: 'st-human' } },
+  });
+  const { id } = await startWebConversation(t.ctx, type.id);
+  await t.ctx.db.update(conversations).set({ crmContactId: 'ct-09' }).where(eq(conversations.id, id));
+  await receiveProspectMessage(t.ctx, id, 'Book me tomorrow');
+  await t.ctx.jobs.drain();
+  expect(ghl.appointments).toHaveLength(1);
+  expect(ghl.opportunities.find((o) => o.id === 'opp-09')!.pipelineStageId).toBe('st-appointment');
+  expect(ghl.requests.find((r) => r.method === 'PUT' && r.path === '/opportunities/opp-09')?.body).toMatchObject({ pipelineStageId: 'st-appointment' });
+});
+
+it('lead fields reach the GoHighLevel contact: standard fields by name, the others as customFields [{id, field_value}]', async () => {
+  const leadFields = [
+    { key: 'email', label: 'Email', type: 'email', ghlField: 'email' },
+    { key: 'company', label: 'Company', type: 'text', ghlField: 'companyName' },
+    { key: 'budget', label: 'Budget', type: 'number', ghlField: 'cf_budget_id' },
+    { key: 'note', label: 'Note', type: 'text' },
+  ];
+  llm.once('tools', { toolCalls: [{ name: 'update_lead', arguments: { email: 'ada@acme.test', company: 'Acme', budget: 5000, note: 'not mapped' } }] });
+  const type = await buildPlaybook(t.ctx, { phases: 3, config: { crm: 'GHL', leadFields } });
+  const { id } = await startWebConversation(t.ctx, type.id);
+  await t.ctx.db.update(conversations).set({ crmContactId: 'ct-11' }).where(eq(conversations.id, id));
+  ghl.contactUpdates.length = 0;
+  await receiveProspectMessage(t.ctx, id, 'I am Ada from Acme, ada@acme.test, budget 5000');
+  await t.ctx.jobs.drain();
+  expect(ghl.contactUpdates).toEqual([
+    { contactId: 'ct-11', body: { email: 'ada@acme.test', companyName: 'Acme', customFields: [{ id: 'cf_budget_id', field_value: 5000 }] } },
+  ]);
+});

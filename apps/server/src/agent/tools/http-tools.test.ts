@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { agentToolCalls, conversationTypes } from '../../db/schema/index.ts';
+import { agentToolCalls, conversationLeadFields, conversationTypes } from '../../db/schema/index.ts';
 import { agentMessagesOf, buildPlaybook } from '../../test/agent-factories.ts';
 import { startHttpToolFake } from '../../test/fakes/http-tool-fake.ts';
 import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
@@ -145,5 +145,36 @@ describe('POST /api/admin/conversation-type/{id}/tools/{name}/test', () => {
     expect((await t.request({ method: 'POST', url, as: normal.cookie, payload: { arguments: {} } })).statusCode).toBe(403);
     expect((await t.request({ method: 'POST', url: `/api/admin/conversation-type/${type.id}/tools/nope/test`, as: admin.cookie, payload: { arguments: {} } })).statusCode).toBe(404);
     expect((await t.request({ method: 'POST', url: '/api/admin/conversation-type/999999/tools/order_status/test', as: admin.cookie, payload: { arguments: {} } })).statusCode).toBe(404);
+  });
+});
+
+describe('least data (issue 22): a tool gets the model\'s arguments only, unless its config asks for more', () => {
+  const leadFields = [{ key: 'company', label: 'Company', type: 'text' }];
+  async function calledWith(tool: Record<string, unknown>) {
+    const type = await buildPlaybook(t.ctx, { phases: 3 });
+    const saved = await saveConfig(type.id, { replyDebounceSeconds: 0, leadFields, tools: [orderTool(tool)] });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const { id } = await startWebConversation(t.ctx, type.id);
+    await t.ctx.db.insert(conversationLeadFields).values({ conversationId: id, key: 'company', value: 'Acme', source: 'agent' });
+    llm.once('tools', { toolCalls: [{ name: 'order_status', arguments: { orderId: '7' } }] });
+    await receiveProspectMessage(t.ctx, id, 'Where is order 7?');
+    await t.ctx.jobs.drain();
+    expect(api.requests).toHaveLength(1);
+    expect(api.requests[0]!.signatureValid).toBe(true);
+    return JSON.parse(api.requests[0]!.body) as Record<string, unknown>;
+  }
+
+  it('by default: neither the lead fields nor the transcript', async () => {
+    expect(await calledWith({})).toEqual({});
+  });
+
+  it('includeLeadFields: the prospect\'s fields, still no transcript', async () => {
+    expect(await calledWith({ includeLeadFields: true })).toEqual({ context: { leadFields: { company: 'Acme' } } });
+  });
+
+  it('includeTranscript: the prospect\'s and agent\'s messages', async () => {
+    const body = await calledWith({ includeTranscript: true });
+    expect(body).toEqual({ context: { transcript: expect.arrayContaining([{ role: 'prospect', text: 'Where is order 7?' }]) } });
+    expect(body.context).not.toHaveProperty('leadFields');
   });
 });

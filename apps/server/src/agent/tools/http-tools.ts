@@ -23,6 +23,13 @@ export function signatureHeader(secret: string, body: string, nowMs = Date.now()
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
+/** What a tool may ask to be sent besides its arguments (includeLeadFields, includeTranscript). */
+export interface ToolCallContext {
+  leadFields: Record<string, unknown>;
+  /** The latest messages, oldest first. */
+  transcript: { role: 'prospect' | 'agent'; text: string }[];
+}
+
 export class CustomToolError extends Error {
   constructor(
     message: string,
@@ -38,7 +45,12 @@ export class CustomToolError extends Error {
  * URL an ADMIN typed, no redirects followed, its own timeout, the answer capped. Fails with a sentence the
  * model can pass on; answers the parsed JSON (or text) and the HTTP status.
  */
-export async function callCustomTool(ctx: AppContext, tool: CustomToolConfig, args: Record<string, unknown>): Promise<{ status: number; value: unknown }> {
+export async function callCustomTool(
+  ctx: AppContext,
+  tool: CustomToolConfig,
+  args: Record<string, unknown>,
+  context?: () => Promise<ToolCallContext>,
+): Promise<{ status: number; value: unknown }> {
   const mismatch = jsonSchemaMismatch(tool.parameters, args);
   if (mismatch) throw new CustomToolError(`invalid arguments: ${mismatch}`);
   const { url: filled, used } = fillUrlTemplate(tool.url, args);
@@ -49,7 +61,12 @@ export async function callCustomTool(ctx: AppContext, tool: CustomToolConfig, ar
   const problem = await outboundUrlProblem(url.toString(), { allowPrivate: ctx.config.ALLOW_PRIVATE_URLS });
   if (problem) throw new CustomToolError(problem);
 
-  const body = hasBody ? JSON.stringify(rest) : '';
+  // Least data: the conversation's context only when the tool asks for it (and has a body to carry it).
+  const asked = hasBody && context && (tool.includeLeadFields || tool.includeTranscript) ? await context() : null;
+  const extra = asked
+    ? { context: { ...(tool.includeLeadFields ? { leadFields: asked.leadFields } : {}), ...(tool.includeTranscript ? { transcript: asked.transcript } : {}) } }
+    : {};
+  const body = hasBody ? JSON.stringify({ ...rest, ...extra }) : '';
   const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'sales-agent-tool/1' };
   for (const [name, stored] of Object.entries(tool.headers ?? {})) {
     const value = openSealedValue(ctx.secrets, stored);

@@ -1,3 +1,4 @@
+import { reportLeadFieldsChanged } from '../../conversations/conversation-outcome.ts';
 import type { LeadFieldDefinition } from '@sales-agent/shared/schemas/lead-fields';
 import type { AppContext } from '../../context.ts';
 import { missingRequiredFields, readLeadFields, writeLeadFields } from '../../conversations/lead-fields.ts';
@@ -30,8 +31,12 @@ export function leadToolDefinition(fields: LeadFieldDefinition[]): ToolDefinitio
 }
 
 export async function updateLead(ctx: AppContext, conversationId: number, fields: LeadFieldDefinition[], args: Record<string, unknown>) {
-  // One transaction: the fields and their lead.updated event commit together.
-  const written = await ctx.db.transaction((tx) => writeLeadFields(tx, conversationId, fields, args, { source: 'agent' }));
+  // One transaction: the fields, their lead.updated event and the CRM write-back job commit together.
+  const written = await ctx.db.transaction(async (tx) => {
+    const result = await writeLeadFields(tx, conversationId, fields, args, { source: 'agent' });
+    if (Object.keys(result.saved).length > 0) await reportLeadFieldsChanged(ctx, conversationId, tx);
+    return result;
+  });
   const stillMissing = missingRequiredFields(fields, await readLeadFields(ctx.db, conversationId));
   return { ...written, stillMissing };
 }

@@ -8,7 +8,8 @@ import type { DeferredUsage } from '../ask-llm.ts';
 import { getLlmProvider } from '../llm/select-provider.ts';
 import type { HistoryMessage } from '../prompts.ts';
 import { BOOKING_TOOLS, type BookingToolContext, bookMeeting, calendarOf, cancelMeeting, checkAvailability, rescheduleMeeting } from './booking-tools.ts';
-import { CUSTOM_TOOL_DEFAULT_TIMEOUT_MS, callCustomTool, customToolDefinition } from './http-tools.ts';
+import { CUSTOM_TOOL_DEFAULT_TIMEOUT_MS, callCustomTool, customToolDefinition, type ToolCallContext } from './http-tools.ts';
+import { readLeadFields } from '../../conversations/lead-fields.ts';
 import { leadToolDefinition, updateLead } from './lead-tools.ts';
 import { toolNoteMessage, type ToolNote } from './tool-notes.ts';
 import type { ToolChatMessage, ToolDefinition } from './tool-types.ts';
@@ -23,7 +24,7 @@ const RESULT_MAX_CHARS = 4000;
 type ToolRun = (args: Record<string, unknown>) => Promise<unknown>;
 
 /** The tools of a conversation: only what its type's config declares (a prospect's words never add one). */
-function toolsOf(ctx: AppContext, loaded: LoadedConversation): { definitions: ToolDefinition[]; run: Map<string, ToolRun>; timeouts: Map<string, number> } {
+function toolsOf(ctx: AppContext, loaded: LoadedConversation, history: HistoryMessage[]): { definitions: ToolDefinition[]; run: Map<string, ToolRun>; timeouts: Map<string, number> } {
   const config = readConversationTypeConfig(loaded.type?.config);
   const calendar = calendarOf(ctx, config, getLlmProvider(ctx).kind === 'offline-demo', loaded.conversation.crmContactId ?? null);
   const run = new Map<string, ToolRun>();
@@ -45,11 +46,24 @@ function toolsOf(ctx: AppContext, loaded: LoadedConversation): { definitions: To
   // The team's own HTTP tools: only those the type declares, called with the URL and headers of its config.
   const timeouts = new Map<string, number>();
   for (const tool of config.tools ?? []) {
-    run.set(tool.name, async (args) => (await callCustomTool(ctx, tool, args)).value);
+    run.set(tool.name, async (args) => (await callCustomTool(ctx, tool, args, () => toolCallContext(ctx, conversationId, history))).value);
     timeouts.set(tool.name, (tool.timeoutMs ?? CUSTOM_TOOL_DEFAULT_TIMEOUT_MS) + 500);
     definitions.push(customToolDefinition(tool));
   }
   return { definitions, run, timeouts };
+}
+
+/** The transcript a tool with `includeTranscript` gets: the prospect's and the agent's latest messages, never notes. */
+const TOOL_TRANSCRIPT_MESSAGES = 20;
+
+async function toolCallContext(ctx: AppContext, conversationId: number, history: HistoryMessage[]): Promise<ToolCallContext> {
+  return {
+    leadFields: await readLeadFields(ctx.db, conversationId),
+    transcript: history
+      .filter((m) => m.role !== 'SYSTEM')
+      .slice(-TOOL_TRANSCRIPT_MESSAGES)
+      .map((m) => ({ role: m.role === 'PROSPECT' ? ('prospect' as const) : ('agent' as const), text: m.message })),
+  };
 }
 
 /**
@@ -65,7 +79,7 @@ export async function runToolStep(
   history: HistoryMessage[],
   usage: DeferredUsage[],
 ): Promise<HistoryMessage[]> {
-  const { definitions, run, timeouts } = toolsOf(ctx, loaded);
+  const { definitions, run, timeouts } = toolsOf(ctx, loaded, history);
   if (definitions.length === 0) return history;
   const provider = getLlmProvider(ctx);
   const model = readConversationTypeConfig(loaded.type?.config).model ?? ctx.config.LLM_MODEL;

@@ -38,3 +38,22 @@ export const bookings = pgTable(
   },
   (t) => [index().on(t.conversationId)],
 );
+
+/**
+ * The outcome analysis of an ended conversation (issue 22, docs/agent.md "Outcome analysis"): a summary, one
+ * outcome of the type's `outcomes` list and a 0–100 score against its `successRubric`. One row per
+ * conversation, rewritten when it ends again; analytics reads it as it is (keep it plain).
+ */
+export const conversationAnalyses = pgTable(
+  'conversation_analyses',
+  {
+    conversationId: integer()
+      .primaryKey()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    summary: text().notNull(),
+    outcome: text().notNull(),
+    score: integer().notNull(),
+    createdAt: timestampNow(),
+  },
+  (t) => [index().on(t.outcome)],
+);

@@ -2,6 +2,7 @@ import { asc, eq } from 'drizzle-orm';
 import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
 import type { AppContext } from '../../context.ts';
 import { readLeadFields } from '../../conversations/lead-fields.ts';
+import { readAnalysis } from '../../agent/outcome-analysis.ts';
 import { agentToolCalls, bookings, conversationTypes } from '../../db/schema/index.ts';
 
 /**
@@ -19,6 +20,7 @@ export async function readConversationActions(ctx: AppContext, conversationId: n
     bookings: booked.map((b) => ({ ...b, start: b.start.toISOString(), end: b.end.toISOString() })),
     leadFields: await readLeadFields(ctx.db, conversationId),
     leadFieldDefinitions: readConversationTypeConfig(type?.config).leadFields ?? [],
+    analysis: await readAnalysis(ctx, conversationId),
   };
   if (!canAdminister) return result;
   const calls = await ctx.db

@@ -79,6 +79,7 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
       bookings: [],
       leadFields: {},
       leadFieldDefinitions: [],
+      analysis: null,
       toolCalls: [],
       doNotContact: null,
       // The team's workspace (issue 24).

@@ -15,6 +15,7 @@ export type ListRow = {
   conversationTypeId: number | null;
   typeTitle: string | null;
   rating: number | null;
+  outcome: string | null;
   recordingDuration: number | null;
   recordingUrl: string | null;
   messagesCount: number;
@@ -68,6 +69,7 @@ export function presentListRow(r: ListRow) {
     conversationTypeId: r.conversationTypeId,
     ConversationType: r.conversationTypeId === null ? null : { id: r.conversationTypeId, title: r.typeTitle },
     rating: r.rating,
+    outcome: r.outcome,
     recordingDuration: r.recordingDuration,
     recordingUrl: r.recordingUrl,
     messagesCount: r.messagesCount,

@@ -103,6 +103,7 @@ describe('GET /api/conversation/list', () => {
       conversationTypeId: typeA.id,
       ConversationType: { id: typeA.id, title: 'Widgets playbook' },
       rating: 4,
+      outcome: null,
       recordingDuration: 120,
       recordingUrl: 'https://files.example.com/a1.mp3',
       messagesCount: 3,

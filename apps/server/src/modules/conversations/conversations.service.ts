@@ -17,6 +17,7 @@ import {
   prospects,
   unansweredConversations,
   users,
+  conversationAnalyses,
 } from '../../db/schema/index.ts';
 import { isWorkingPhase } from '../../conversations/phases.ts';
 import { cancelConversationJobs } from '../../agent/agent.service.ts';
@@ -110,6 +111,9 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
     query.minRecordingDuration !== undefined ? gte(c.recordingDuration, Math.ceil(query.minRecordingDuration)) : undefined,
     query.maxRecordingDuration !== undefined ? lte(c.recordingDuration, Math.floor(query.maxRecordingDuration)) : undefined,
     query.hasRecording === 'true' ? isNotNull(c.recordingUrl) : query.hasRecording === 'false' ? isNull(c.recordingUrl) : undefined,
+    query.outcome !== undefined
+      ? inArray(c.id, ctx.db.select({ id: conversationAnalyses.conversationId }).from(conversationAnalyses).where(eq(conversationAnalyses.outcome, query.outcome)))
+      : undefined,
     // The scope is the conversation's own copy of its prospect's account: an index range, not a join.
     listedSql(granted),
     ...workspaceFilters(actor, query),
@@ -166,6 +170,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
         conversationTypeId: page.conversationTypeId,
         typeTitle: conversationTypes.title,
         rating: page.rating,
+        outcome: conversationAnalyses.outcome,
         recordingDuration: page.recordingDuration,
         recordingUrl: page.recordingUrl,
         messagesCount: page.messagesCount,
@@ -198,6 +203,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       })
       .from(page)
       .leftJoin(unansweredConversations, eq(unansweredConversations.conversationId, page.id))
+      .leftJoin(conversationAnalyses, eq(conversationAnalyses.conversationId, page.id))
       .leftJoin(conversationReads, and(eq(conversationReads.userId, actor.id), eq(conversationReads.conversationId, page.id)))
       .leftJoin(conversationTypes, eq(conversationTypes.id, page.conversationTypeId))
       .leftJoin(prospects, eq(prospects.id, page.prospectId))

@@ -11,6 +11,7 @@ import type { JobDefinition } from '../../jobs/runner.ts';
 import { readCrmSettings } from './crm-config.ts';
 import { credentialsOf } from './crm.service.ts';
 import { GhlClient } from './ghl.client.ts';
+import { readAnalysis } from '../../agent/outcome-analysis.ts';
 
 const payload = z.object({ conversationId: z.number().int().positive(), outcome: z.enum(CRM_OUTCOMES) });
 
@@ -24,7 +25,7 @@ const OUTCOME_TEXT: Record<CrmOutcome, string> = {
 
 /**
  * Writes a finished conversation back to GoHighLevel (docs/crm.md): the opportunity moves to the stage the
- * type's `stageOnOutcome` names for this outcome, then a note with the outcome, phase, rating, a short summary
+ * type's `stageOnOutcome` names for this outcome, then a note with the outcome, phase, rating, the outcome analysis (or a short summary)
  * and the conversation link is added to the contact. The stage move comes first because it is idempotent
  * (an opportunity already in the stage is left alone), so a retry after a failed note never moves twice;
  * the note is the last step, so it is added once unless GoHighLevel fails after storing it.
@@ -59,7 +60,7 @@ export const crmWriteBackJob: JobDefinition<typeof payload> = {
 };
 
 /** Moves the contact's opportunities in the stage's pipeline to the stage (those already there are left alone). */
-async function moveContactOpportunities(client: GhlClient, contactId: string, stageId: string): Promise<void> {
+export async function moveContactOpportunities(client: GhlClient, contactId: string, stageId: string): Promise<void> {
   const pipeline = (await client.listPipelines()).find((p) => (p.stages ?? []).some((s) => s.id === stageId));
   if (!pipeline) throw new AppError(400, 'CRM_STAGE_NOT_FOUND', `stageOnOutcome names stage ${stageId}, which no GoHighLevel pipeline has.`);
   const { opportunities } = await client.searchOpportunities({ pipelineId: pipeline.id, contactId, limit: 20 });
@@ -74,6 +75,26 @@ async function noteText(ctx: AppContext, conversation: ConversationRow, outcome:
   const [{ phases }] = conversation.conversationTypeId
     ? await ctx.db.select({ phases: count() }).from(conversationPhases).where(eq(conversationPhases.conversationTypeId, conversation.conversationTypeId))
     : [{ phases: 0 }];
+  const analysis = await readAnalysis(ctx, conversation.id);
+  // The outcome analysis (issue 22) when it was written; without one (the model failed), the plain facts.
+  const summary = analysis
+    ? [`Outcome: ${analysis.outcome} (score ${analysis.score}/100)`, `Summary: ${analysis.summary}`]
+    : [`Summary: ${await plainSummary(ctx, conversation)}.`];
+  const lines = [
+    `Sales Agent: ${OUTCOME_TEXT[outcome]}`,
+    `Phase reached: ${phaseLabel(conversation.phase, phases)}`,
+    `Rating: ${conversation.rating === null ? 'not rated' : `${conversation.rating}/10`}`,
+    conversation.callStatus
+      ? `Call: ${conversation.callStatus}${conversation.callDuration ? `, ${conversation.callDuration} s` : ''}`
+      : null,
+    ...summary,
+    `Conversation: ${ctx.config.PUBLIC_URL}/conversation/${conversation.uuid}`,
+  ];
+  return lines.filter(Boolean).join('\n');
+}
+
+/** The note's summary without an analysis: the message count and the last words of each side. */
+async function plainSummary(ctx: AppContext, conversation: ConversationRow): Promise<string> {
   const lastOf = async (role: 'PROSPECT' | 'AGENT') => {
     const [m] = await ctx.db
       .select({ text: messages.message })
@@ -84,20 +105,11 @@ async function noteText(ctx: AppContext, conversation: ConversationRow, outcome:
     return m ? `"${truncate(m.text.replace(/\s+/g, ' ').trim(), 200)}"` : null;
   };
   const [prospectSaid, agentSaid] = await Promise.all([lastOf('PROSPECT'), lastOf('AGENT')]);
-  const summary = [
+  return [
     `${conversation.messagesCount} message${conversation.messagesCount === 1 ? '' : 's'}`,
     prospectSaid && `the contact last said ${prospectSaid}`,
     agentSaid && `the agent last said ${agentSaid}`,
-  ].filter(Boolean);
-  const lines = [
-    `Sales Agent: ${OUTCOME_TEXT[outcome]}`,
-    `Phase reached: ${phaseLabel(conversation.phase, phases)}`,
-    `Rating: ${conversation.rating === null ? 'not rated' : `${conversation.rating}/10`}`,
-    conversation.callStatus
-      ? `Call: ${conversation.callStatus}${conversation.callDuration ? `, ${conversation.callDuration} s` : ''}`
-      : null,
-    `Summary: ${summary.join('; ')}.`,
-    `Conversation: ${ctx.config.PUBLIC_URL}/conversation/${conversation.uuid}`,
-  ];
-  return lines.filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('; ');
 }

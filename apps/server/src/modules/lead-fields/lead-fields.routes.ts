@@ -1,3 +1,4 @@
+import { reportLeadFieldsChanged } from '../../conversations/conversation-outcome.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBody } from '@sales-agent/shared/schemas/common';
@@ -36,6 +37,7 @@ export async function leadFieldsRoutes(app: FastifyInstance, { ctx }: { ctx: App
         const written = await writeLeadFields(tx, conversation.id, definitions, request.body.fields, { source: 'person', userId: request.actor!.id });
         const [key, why] = Object.entries(written.rejected)[0] ?? [];
         if (key) throw badRequest(`${key} ${why}`, 'VALIDATION_ERROR');
+        await reportLeadFieldsChanged(ctx, conversation.id, tx);
         return readLeadFields(tx, conversation.id);
       });
       emitConversationChanged(ctx, conversation);

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { receiveProspectMessage, startWebConversation } from '../../agent/agent.service.ts';
-import { agentToolCalls } from '../../db/schema/index.ts';
+import { agentToolCalls, conversationLeadFields, conversations } from '../../db/schema/index.ts';
 import { buildPlaybook } from '../../test/agent-factories.ts';
 import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
 import { useFake, useTestApp, useUser } from '../../test/use-test-app.ts';
@@ -93,4 +93,36 @@ it('the demo agent records an email address the prospect writes', async () => {
     facts: { lastProspectMessage: 'reach me at ada@example.com please', results: [] },
   });
   expect(step.toolCalls).toEqual([{ id: 'demo-lead', name: 'update_lead', arguments: '{"email":"ada@example.com"}' }]);
+});
+
+describe('a phase can require lead fields (requiredBeforePhase; required before the end)', () => {
+  it('the agent stays and asks for the missing fields instead of moving on, and moves once they are filled', async () => {
+    const type = await buildPlaybook(t.ctx, {
+      phases: 2,
+      config: { leadFields: [{ key: 'company', label: 'Company', type: 'text', requiredBeforePhase: 1 }, { key: 'email', label: 'Email', type: 'email', required: true }] },
+    });
+    const { id } = await startWebConversation(t.ctx, type.id);
+    llm.on('transition_decision', { json: { advance: true, reason: 'ready' } });
+    const phase = async () => (await t.ctx.db.select({ phase: conversations.phase }).from(conversations).where(eq(conversations.id, id)))[0]!.phase;
+
+    await receiveProspectMessage(t.ctx, id, 'Hi, tell me more');
+    await t.ctx.jobs.drain();
+    expect(await phase()).toBe(0);
+    expect(JSON.stringify(llm.requests.filter((r) => r.schemaName === 'draft_reply').at(-1)!.messages)).toContain('Before moving on, ask the prospect for: Company.');
+
+    await t.ctx.db.insert(conversationLeadFields).values({ conversationId: id, key: 'company', value: 'Acme', source: 'agent' });
+    await receiveProspectMessage(t.ctx, id, 'We are Acme');
+    await t.ctx.jobs.drain();
+    expect(await phase()).toBe(1);
+
+    // The end (phase 2) needs the required email.
+    await receiveProspectMessage(t.ctx, id, 'Sounds good');
+    await t.ctx.jobs.drain();
+    expect(await phase()).toBe(1);
+    expect(JSON.stringify(llm.requests.filter((r) => r.schemaName === 'draft_reply').at(-1)!.messages)).toContain('ask the prospect for: Email.');
+    await t.ctx.db.insert(conversationLeadFields).values({ conversationId: id, key: 'email', value: 'a@acme.test', source: 'agent' });
+    await receiveProspectMessage(t.ctx, id, 'a@acme.test');
+    await t.ctx.jobs.drain();
+    expect(await phase()).toBe(2);
+  });
 });

@@ -8,6 +8,8 @@ export interface FakeChatRequest {
   messages: { role: string; content: string }[];
   /** The json_schema name of response_format (e.g. `transition_decision`), or null for a plain request. */
   schemaName: string | null;
+  /** The whole response_format as sent (type json_schema, strict, schema). */
+  responseFormat?: { type: string; json_schema?: { name: string; strict?: boolean; schema?: Record<string, unknown> } };
   /** The function names of `tools`, for a tool-step request (answered under the name "tools"). */
   tools: string[];
   authorization: string | undefined;
@@ -165,7 +167,7 @@ export class OpenAiFake {
       model: string;
       temperature?: number;
       messages: FakeChatRequest['messages'];
-      response_format?: { type: string; json_schema?: { name: string } };
+      response_format?: FakeChatRequest['responseFormat'];
       tools?: { type: string; function: { name: string } }[];
     };
     try {
@@ -178,6 +180,7 @@ export class OpenAiFake {
       temperature: body.temperature,
       messages: body.messages,
       schemaName: body.response_format?.json_schema?.name ?? (body.tools?.length ? 'tools' : null),
+      responseFormat: body.response_format,
       tools: (body.tools ?? []).map((t) => t.function.name),
       authorization: req.headers.authorization,
     };

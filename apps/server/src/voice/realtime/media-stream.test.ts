@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { twilioClient } from '../../channels/senders/twilio-client.ts';
-import { CRM_WRITE_BACK_JOB } from '../../conversations/conversation-outcome.ts';
+import { ANALYSIS_JOB } from '../../conversations/conversation-outcome.ts';
 import { loadConversation } from '../../conversations/conversation-store.ts';
 import { conversations, conversationTypes, jobs, llmUsage, messages } from '../../db/schema/index.ts';
 import { useFake, useTestApp } from '../../test/use-test-app.ts';
-import { claimLikeTheRunner, crmWriteBackOutcomes, expireLease, runnerKilledOnEnqueue } from '../../test/job-scenarios.ts';
+import { claimLikeTheRunner, reportedOutcomes, expireLease, runnerKilledOnEnqueue } from '../../test/job-scenarios.ts';
 import { buildChannelAccount } from '../../test/channel-factories.ts';
 import { buildAdmin } from '../../test/factories.ts';
 import { buildConversation, buildConversationType, buildProspect } from '../../test/conversation-factories.ts';
@@ -326,12 +326,12 @@ describe('media stream bridge', () => {
     // The end committed with its job; the live call did not wait for the rating.
     const [queued] = await t.ctx.db.select().from(jobs).where(eq(jobs.singletonKey, endedCallJobKey(id)));
     expect(queued).toMatchObject({ name: ENDED_CALL_JOB, status: 'pending' });
-    const writeBacks = () => crmWriteBackOutcomes(t.ctx, id);
+    const writeBacks = () => reportedOutcomes(t.ctx, id);
     expect(await writeBacks()).toEqual([]);
 
     // Claimed as the runner claims it; the process dies as it queues the write-back.
     await claimLikeTheRunner(t.ctx, queued.id);
-    const dying = runnerKilledOnEnqueue(t.ctx, CRM_WRITE_BACK_JOB, 'killed while queueing the CRM write-back');
+    const dying = runnerKilledOnEnqueue(t.ctx, ANALYSIS_JOB, 'killed while queueing the CRM write-back');
     const claim = { id: queued.id, name: ENDED_CALL_JOB, attempts: 1, maxAttempts: 8 };
     await expect(endedCallJob.handler({ ...t.ctx, jobs: dying }, { conversationId: id }, claim)).rejects.toThrow('killed while queueing the CRM write-back');
     expect((await t.ctx.db.select().from(conversations).where(eq(conversations.id, id)))[0].rating).toBeNull();
@@ -367,7 +367,7 @@ describe('media stream bridge', () => {
     await t.ctx.jobs.drain();
     const [row] = await t.ctx.db.select().from(conversations).where(eq(conversations.id, id));
     expect(row).toMatchObject({ phase: 0, rating: null });
-    expect(await crmWriteBackOutcomes(t.ctx, id)).toEqual([]);
+    expect(await reportedOutcomes(t.ctx, id)).toEqual([]);
   });
 
   it('end_call lets the goodbye play, then completes the call through Twilio', async () => {

@@ -75,7 +75,7 @@ function ConfigHelp() {
         </List.Item>
         <List.Item>
           <Code>stageOnOutcome</Code> — the GoHighLevel stage id a contact's opportunity moves to when its call ends:{' '}
-          <Code>ended</Code>, <Code>needsHuman</Code>, <Code>errored</Code>, <Code>unfinished</Code>, <Code>notReached</Code>.
+          <Code>ended</Code>, <Code>needsHuman</Code>, <Code>errored</Code>, <Code>unfinished</Code>, <Code>notReached</Code>, and <Code>booked</Code> (as soon as the agent books a meeting).
         </List.Item>
         <List.Item>
           <Code>booking</Code> — the calendar the agent books into: <Code>{'{"provider": "calcom", "apiKey": "…", "eventTypeId": 123}'}</Code>{' '}

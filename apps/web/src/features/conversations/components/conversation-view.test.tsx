@@ -246,4 +246,13 @@ describe('ConversationView shows what the agent did (issue 22)', () => {
     const lines = within(actions).getAllByTestId('tool-call').map((l) => l.textContent);
     expect(lines).toEqual(['Tool check_availability answered in 42 ms', 'Tool book_meeting failed in 7 ms: Cal.com answered 401: Invalid API Key']);
   });
+
+  it('shows the outcome analysis of an ended conversation', async () => {
+    server.conversation = conversationDetail({ ended: true, analysis: { summary: 'Booked a demo for Tuesday.', outcome: 'booked', score: 92 } });
+    renderApp(<ConversationView uuid={UUID} mode="page" />, { client });
+    const analysis = await screen.findByTestId('outcome-analysis');
+    expect(within(analysis).getByText('Outcome: booked')).toBeTruthy();
+    expect(within(analysis).getByText('Score 92/100')).toBeTruthy();
+    expect(within(analysis).getByText('Booked a demo for Tuesday.')).toBeTruthy();
+  });
 });

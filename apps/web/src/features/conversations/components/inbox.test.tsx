@@ -19,6 +19,7 @@ const row = (over: Partial<ConversationListItem> = {}): ConversationListItem => 
   conversationTypeId: 1,
   ConversationType: { id: 1, title: 'Widgets' },
   rating: null,
+  outcome: null,
   recordingDuration: null,
   recordingUrl: null,
   messagesCount: 2,

@@ -72,6 +72,13 @@ export function ListFilters(props: { params: URLSearchParams; onChange(changes: 
           />
           {num('minRating', 'Min rating', 0)}
           {num('maxRating', 'Max rating', 0)}
+          <TextInput
+            label="Outcome"
+            value={draft.outcome ?? ''}
+            onChange={(e) => set('outcome')(e.currentTarget.value)}
+            w={170}
+            placeholder="e.g. booked"
+          />
           {num('minRecordingDuration', 'Min recording (s)', 0)}
           {num('maxRecordingDuration', 'Max recording (s)', 0)}
           <Select

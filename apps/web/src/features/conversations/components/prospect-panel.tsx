@@ -10,6 +10,7 @@ import { conversationQuery } from '../api/conversations.ts';
 import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
 import { conversationName, prospectName } from './inbox-row.tsx';
 import { LeadFields } from './lead-fields.tsx';
+import { PanelBookings } from './panel-bookings.tsx';
 
 const money = (usd: number) =>
   usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd > 0 && usd < 0.01 ? 4 : 2 });
@@ -79,6 +80,7 @@ export function ProspectPanel(props: { row: ConversationListItem | null; detailU
         ))}
       </Box>
       {contact && <ContactHistory contact={contact} currentUuid={d!.uuid} />}
+      {(row?.uuid ?? props.detailUuid) && <PanelBookings uuid={(row?.uuid ?? props.detailUuid)!} />}
       {(row?.uuid ?? props.detailUuid) && <LeadFields uuid={(row?.uuid ?? props.detailUuid)!} />}
     </Stack>
   );

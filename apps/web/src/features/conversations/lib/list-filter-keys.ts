@@ -12,6 +12,7 @@ export const TEXT_FILTERS = [
   'maxRating',
   'minRecordingDuration',
   'maxRecordingDuration',
+  'outcome',
 ] as const;
 
 /** Every filter key: the text filters and the two selects. */

@@ -253,6 +253,7 @@ export default function ConversationListPage() {
                     <Table.Th>UUID</Table.Th>
                     <Table.Th>Type</Table.Th>
                     <Table.Th>Rating</Table.Th>
+                    <Table.Th>Outcome</Table.Th>
                     <Table.Th>Phase</Table.Th>
                     <Table.Th>Recording Duration</Table.Th>
                     <Table.Th>Recording URL</Table.Th>
@@ -275,6 +276,7 @@ export default function ConversationListPage() {
                         {c.ConversationType ? truncate(c.ConversationType.title ?? `Type ${c.ConversationType.id}`, TRUNCATE.conversationListType) : '—'}
                       </Table.Td>
                       <Table.Td>{c.rating ?? '—'}</Table.Td>
+                      <Table.Td data-testid="outcome">{c.outcome ?? '—'}</Table.Td>
                       <Table.Td>
                         {c.phase}
                         {c.needsHuman && (

@@ -36,5 +36,6 @@ export const conversationDetail = (over: Partial<ConversationDetail> = {}): Conv
   contact: null,
   leadFields: {},
   leadFieldDefinitions: [],
+  analysis: null,
   ...over,
 });
