@@ -279,7 +279,7 @@ describe('a type with its own credentials: {"crm":"GHL","locationId","apiKey"}',
     const cases: [string, string][] = [
       ['{"crm":"GHL","apiKey":""}', 'apiKey'],
       ['{"crm":"GHL","locationId":5}', 'locationId'],
-      ['{"crm":"GHL","stageOnOutcome":{"booked":"st-1"}}', 'stageOnOutcome'],
+      ['{"crm":"GHL","stageOnOutcome":{"won":"st-1"}}', 'stageOnOutcome'],
       ['{"crm":"GHL","stageOnOutcome":{"ended":""}}', 'stageOnOutcome.ended'],
       ['{"crm":"HubSpot"}', 'crm'],
       [`{"crm":"GHL","apiKey":"${'k'.repeat(2001)}"}`, 'apiKey'],
