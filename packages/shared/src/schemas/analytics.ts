@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_TYPES } from '../enums.ts';
 import { idParam } from './common.ts';
+import { abTest } from './ab-tests.ts';
 
 /** Channels the analytics filter knows: a web chat, a phone call, or a messaging account's type. */
 export const ANALYTICS_CHANNELS = ['WEB', 'CALL', ...ACCOUNT_TYPES] as const;
@@ -66,3 +67,32 @@ export const funnelConversations = z.object({
     z.object({ id: z.number(), uuid: z.string(), phase: z.number(), maxPhase: z.number().nullable(), createdAt: z.string() }),
   ),
 });
+
+/** GET /api/admin/analytics/ab-test: the filters and which test (default: the type's newest). */
+export const abComparisonQuery = analyticsQuery.extend({ abTest: idParam.optional() });
+
+const interval = z.object({ low: z.number(), high: z.number() });
+
+/**
+ * The arms of an A/B test compared (docs/analytics.md "A/B tests"): each arm's funnel and conversion (ended or
+ * booked) with its 95 % Wilson interval, and a two-proportion z-test of B against A.
+ */
+export const abComparison = z.object({
+  test: abTest.nullable(),
+  arms: z.array(
+    z.object({
+      arm: z.enum(['A', 'B']),
+      version: z.number(),
+      funnel: funnelResult,
+      converted: z.number(),
+      conversionRate: z.number().nullable(),
+      interval: interval.nullable(),
+    }),
+  ),
+  comparison: z
+    .object({ difference: z.number(), differenceInterval: interval, z: z.number(), pValue: z.number(), significant: z.boolean() })
+    .nullable(),
+  /** The result in plain words, e.g. "The difference is not yet significant …". */
+  verdict: z.string(),
+});
+export type AbComparison = z.infer<typeof abComparison>;

@@ -20,6 +20,7 @@ import { sql } from 'drizzle-orm';
 import { conversationTypes, messagingAccounts } from './playbooks.ts';
 import { users } from './users.ts';
 import { contacts } from './contacts.ts';
+import { abTests } from './ab-tests.ts';
 
 /** The person on the other side of a channel: one per (account, external sender id). */
 export const prospects = pgTable(
@@ -74,6 +75,9 @@ export const conversations = pgTable(
     conversationTypeId: integer().references(() => conversationTypes.id, { onDelete: 'set null' }),
     /** The published playbook version the conversation started on (issue 25); null: the type's draft (never published). */
     typeVersion: integer(),
+    /** The A/B test (issue 26) this conversation was split by, and its arm; null outside a test. */
+    abTestId: integer().references(() => abTests.id, { onDelete: 'set null' }),
+    abArm: text({ enum: ['A', 'B'] }),
     rating: integer(),
     recordingDuration: integer(),
     recordingUrl: text(),

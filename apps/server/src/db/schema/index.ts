@@ -13,3 +13,4 @@ export * from './contacts.ts';
 export * from './workspace.ts';
 export * from './lead-fields.ts';
 export * from './versions.ts';
+export * from './ab-tests.ts';

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBody } from '@sales-agent/shared/schemas/common';
 import {
+  abComparison as abComparisonResult,
+  abComparisonQuery,
   analyticsQuery,
   funnelConversations,
   funnelConversationsQuery,
@@ -10,6 +12,7 @@ import {
 } from '@sales-agent/shared/schemas/analytics';
 import type { AppContext } from '../../context.ts';
 import { requireUser } from '../../plugins/auth.ts';
+import { abComparison } from './ab-comparison.ts';
 import { funnel, funnelStepConversations, speed } from './analytics.service.ts';
 
 const tags = ['analytics'];
@@ -36,5 +39,10 @@ export async function analyticsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     '/api/admin/analytics/speed',
     { schema: { tags, querystring: analyticsQuery, response: { 200: speedResult, ...errors } } },
     async (request) => speed(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/ab-test',
+    { schema: { tags, querystring: abComparisonQuery, response: { 200: abComparisonResult, ...errors } } },
+    async (request) => abComparison(ctx, requireUser(request), request.query),
   );
 }
