@@ -51,4 +51,41 @@ test.describe('analytics screen (issue 26)', () => {
     const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
   });
+
+  test('an A/B test started, its arms compared, then stopped with a winner', async ({ page }) => {
+    await loginAsAdmin(page);
+    const created = await page.request.post('/api/admin/conversation-type/create-edit', { data: { rolePrompt: `A/B ${Date.now()}`, errorPrompt: 'Sorry.' } });
+    expect(created.status()).toBe(200);
+    const typeId = (await created.json()).conversationType.id as number;
+    for (const note of ['first', 'second']) {
+      expect((await page.request.post(`/api/admin/conversation-type/${typeId}/versions/publish`, { data: { note } })).status()).toBe(200);
+    }
+    const today = new Date().toISOString().slice(0, 10);
+    await page.goto(`/analytics?conversationType=${typeId}&from=${today}&to=${today}`);
+    const main = page.getByRole('main');
+    await expect(main.getByText('No A/B test of this conversation type yet.')).toBeVisible();
+    await main.getByRole('combobox', { name: 'Version A' }).selectOption('1');
+    await main.getByRole('combobox', { name: 'Version B' }).selectOption('2');
+    await main.getByRole('textbox', { name: 'Share to B (%)' }).fill('100');
+    await main.getByRole('button', { name: 'Start A/B test' }).click();
+    await expect(main.getByText(/Splitting new conversations: version 1 \(A\) 0 % · version 2 \(B\) 100 %/)).toBeVisible();
+
+    // A new conversation goes to B; the arms' table shows it, and with nothing in A the verdict says so.
+    expect((await page.request.post('/api/conversation/new', { data: { conversationTypeId: typeId } })).status()).toBe(201);
+    await page.reload();
+    const arms = main.getByRole('table', { name: 'A/B arms' });
+    await expect(arms.getByRole('row', { name: /^B · version 2/ })).toContainText('1');
+    await expect(arms.getByRole('row', { name: /^A · version 1/ })).toBeVisible();
+    await expect(main.getByText(/Not enough data yet/)).toBeVisible();
+    await main.getByRole('button', { name: 'Export A/B CSV' }).click();
+    await page.screenshot({ path: 'test-results/analytics-ab-running.png', fullPage: true });
+
+    await main.getByRole('combobox', { name: 'Winner' }).selectOption('B');
+    await main.getByRole('button', { name: 'Stop test' }).click();
+    await expect(main.getByText('Stopped, winner B')).toBeVisible();
+    await expect(main.getByRole('button', { name: 'Start A/B test' })).toBeVisible();
+    const tests = await (await page.request.get(`/api/admin/conversation-type/${typeId}/ab-test`)).json();
+    expect(tests).toMatchObject({ running: null, tests: [{ versionA: 1, versionB: 2, winner: 'B', running: false }] });
+    await page.screenshot({ path: 'test-results/analytics-ab-stopped.png', fullPage: true });
+  });
 });

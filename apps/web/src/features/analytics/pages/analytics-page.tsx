@@ -11,6 +11,7 @@ import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { conversationTypesQuery } from '../../conversation-types/api/conversation-types.ts';
 import { type AnalyticsFilters, funnelQuery, speedQuery, stepConversationsQuery } from '../api/analytics.ts';
+import { AbTestSection } from '../components/ab-test-section.tsx';
 import { downloadCsv, type FunnelRow, funnelRows, toCsv } from '../components/funnel-rows.ts';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
@@ -91,6 +92,9 @@ export default function AnalyticsPage() {
                 </Table.Tbody>
               </Table>
             )}
+          </Card>
+          <Card withBorder style={{ gridColumn: '1 / -1' }}>
+            <AbTestSection filters={filters} />
           </Card>
         </SimpleGrid>
       )}
