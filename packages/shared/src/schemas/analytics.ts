@@ -96,3 +96,23 @@ export const abComparison = z.object({
   verdict: z.string(),
 });
 export type AbComparison = z.infer<typeof abComparison>;
+
+/** One row of GET /api/admin/analytics/cost: dollars spent on the conversations started in the range. */
+export const costRow = z.object({
+  /** `ALL` for the total, else WEB, CALL or a messaging account type. */
+  channel: z.string(),
+  conversations: z.number(),
+  booked: z.number(),
+  llmUsd: z.number(),
+  /** Text to speech. */
+  voiceUsd: z.number(),
+  /** Call minutes, speech recognition and recording storage. */
+  telephonyUsd: z.number(),
+  totalUsd: z.number(),
+  perConversationUsd: z.number().nullable(),
+  /** Total ÷ conversations with a booked meeting; null without one. */
+  perBookedUsd: z.number().nullable(),
+});
+export type CostRow = z.infer<typeof costRow>;
+export const costResult = z.object({ total: costRow, byChannel: z.array(costRow) });
+export type CostResult = z.infer<typeof costResult>;

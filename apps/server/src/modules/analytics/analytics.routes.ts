@@ -5,6 +5,7 @@ import {
   abComparison as abComparisonResult,
   abComparisonQuery,
   analyticsQuery,
+  costResult,
   funnelConversations,
   funnelConversationsQuery,
   funnelResult,
@@ -13,6 +14,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { requireUser } from '../../plugins/auth.ts';
 import { abComparison } from './ab-comparison.ts';
+import { cost } from './cost.ts';
 import { funnel, funnelStepConversations, speed } from './analytics.service.ts';
 
 const tags = ['analytics'];
@@ -44,5 +46,10 @@ export async function analyticsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     '/api/admin/analytics/ab-test',
     { schema: { tags, querystring: abComparisonQuery, response: { 200: abComparisonResult, ...errors } } },
     async (request) => abComparison(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/cost',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: costResult, ...errors } } },
+    async (request) => cost(ctx, requireUser(request), request.query),
   );
 }
