@@ -88,4 +88,34 @@ test.describe('analytics screen (issue 26)', () => {
     expect(tests).toMatchObject({ running: null, tests: [{ versionA: 1, versionB: 2, winner: 'B', running: false }] });
     await page.screenshot({ path: 'test-results/analytics-ab-stopped.png', fullPage: true });
   });
+
+  test('cost by channel as a table and CSV, and the messaging-account filter in the query string', async ({ page }) => {
+    await loginAsAdmin(page);
+    const stamp = Date.now();
+    const created = await page.request.post('/api/admin/conversation-type/create-edit', { data: { rolePrompt: `Cost ${stamp}`, errorPrompt: 'Sorry.' } });
+    const typeId = (await created.json()).conversationType.id as number;
+    const account = await page.request.post('/api/admin/messaging-accounts/create-edit', {
+      data: { type: 'INSTAGRAM', accessToken: `tok-${stamp}`, pageId: `ig-cost-${stamp}`, pageName: `Cost page ${stamp}` },
+    });
+    const accountId = (await account.json()).messagingAccount.id as number;
+    expect((await page.request.post('/api/conversation/new', { data: { conversationTypeId: typeId } })).status()).toBe(201);
+    const today = new Date().toISOString().slice(0, 10);
+    await page.goto(`/analytics?conversationType=${typeId}&from=${today}&to=${today}`);
+    const main = page.getByRole('main');
+    const table = main.getByRole('table', { name: 'Cost by channel' });
+    await expect(table.getByRole('row', { name: /^WEB 1 0/ })).toBeVisible();
+    await expect(table.getByRole('row', { name: /^All channels 1 0/ })).toBeVisible();
+    const download = page.waitForEvent('download');
+    await main.getByRole('button', { name: 'Export Cost CSV' }).click();
+    const csv = await readFile(await (await download).path(), 'utf8');
+    expect(csv.split('\r\n')[0]).toBe('channel,conversations,booked,LLM USD,voice USD,telephony USD,total USD,per conversation USD,per booked meeting USD');
+    expect(csv).toContain('All channels,1,0,');
+    await page.screenshot({ path: 'test-results/analytics-cost.png', fullPage: true });
+
+    // Only the account's conversations: the web chat drops out.
+    await main.getByRole('combobox', { name: 'Messaging account' }).selectOption(String(accountId));
+    await expect(page).toHaveURL(new RegExp(`messagingAccount=${accountId}`));
+    await expect(table.getByRole('row', { name: /^All channels 0 0/ })).toBeVisible();
+    await expect(main.getByRole('table', { name: 'Funnel steps' }).getByRole('row', { name: /^Started/ })).toContainText('0');
+  });
 });

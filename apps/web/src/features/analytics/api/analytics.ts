@@ -1,10 +1,10 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { AbComparison, FunnelResult, SpeedResult } from '@sales-agent/shared/schemas/analytics';
+import type { AbComparison, CostResult, FunnelResult, SpeedResult } from '@sales-agent/shared/schemas/analytics';
 import type { AbTest, AbTestList, AbTestStartBody } from '@sales-agent/shared/schemas/ab-tests';
 import { api } from '../../../lib/api-client.ts';
 import { useWrite } from '../../../lib/use-write.ts';
 
-export type { AbComparison, AbTest, AbTestList, FunnelResult, SpeedResult };
+export type { AbComparison, AbTest, CostResult, AbTestList, FunnelResult, SpeedResult };
 
 /** The screen's filters, as they sit in the query string (docs/analytics.md). */
 export interface AnalyticsFilters {
@@ -12,6 +12,8 @@ export interface AnalyticsFilters {
   from: string;
   to: string;
   channel: string;
+  /** A messaging account id, or '' for all. */
+  messagingAccount: string;
 }
 
 const params = (f: AnalyticsFilters) => ({
@@ -19,6 +21,7 @@ const params = (f: AnalyticsFilters) => ({
   from: f.from,
   to: f.to,
   ...(f.channel ? { channel: f.channel } : {}),
+  ...(f.messagingAccount ? { messagingAccount: f.messagingAccount } : {}),
 });
 
 export const analyticsKeys = { all: () => ['analytics'] as const };
@@ -80,4 +83,11 @@ export const useStopAbTest = (typeId: string) =>
     write: (winner: 'A' | 'B') => api.post<AbTest>(`/api/admin/conversation-type/${typeId}/ab-test/stop`, { winner }),
     refreshes: () => [analyticsKeys.all()],
     notice: 'A/B test stopped: new conversations start on the chosen version',
+  });
+
+export const costQuery = (f: AnalyticsFilters) =>
+  queryOptions({
+    queryKey: [...analyticsKeys.all(), 'cost', f],
+    queryFn: () => api.get<CostResult>('/api/admin/analytics/cost', params(f)),
+    enabled: f.conversationType !== '',
   });

@@ -1,13 +1,12 @@
 import { BarChart } from '@mantine/charts';
-import { Alert, Badge, Button, Group, Loader, NativeSelect, NumberInput, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
-import { IconDownload } from '@tabler/icons-react';
+import { Alert, Badge, Button, Group, Loader, NativeSelect, NumberInput, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth.ts';
 import { versionsQuery } from '../../agent-tests/api/agent-tests.ts';
 import { type AbComparison, type AnalyticsFilters, abComparisonQuery, abTestsQuery, useStartAbTest, useStopAbTest } from '../api/analytics.ts';
-import { downloadCsv, toCsv } from './funnel-rows.ts';
+import { FigureToolbar } from './figure-toolbar.tsx';
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)} %`);
 
@@ -53,24 +52,16 @@ export function AbTestSection({ filters }: { filters: AnalyticsFilters }) {
           <Alert color={comparison.data.comparison?.significant ? 'green' : 'yellow'} title={comparison.data.comparison?.significant ? 'Significant difference' : 'Not yet significant'}>
             {comparison.data.verdict}
           </Alert>
-          <Group justify="flex-end" gap="xs">
-            <SegmentedControl size="xs" value={view} onChange={setView} data={[{ value: 'chart', label: 'Chart' }, { value: 'table', label: 'Table' }]} aria-label="A/B view" />
-            <Button
-              size="xs"
-              variant="default"
-              leftSection={<IconDownload size={14} aria-hidden />}
-              onClick={() =>
-                downloadCsv(
-                  'ab-test.csv',
-                  toCsv(
-                    ['arm', 'started', 'ended', 'booked', 'converted', 'conversion', '95% interval'],
-                    abRows(comparison.data).map((r) => [r.arm, r.started, r.ended, r.booked, r.converted, r.rate === null ? null : Math.round(r.rate * 1000) / 10, r.interval]),
-                  ),
-                )
-              }
-            >
-              Export A/B CSV
-            </Button>
+          <Group justify="flex-end">
+            <FigureToolbar
+              name="A/B"
+              view={view}
+              onView={setView}
+              csv={() => ({
+                header: ['arm', 'started', 'ended', 'booked', 'converted', 'conversion', '95% interval'],
+                rows: abRows(comparison.data).map((r) => [r.arm, r.started, r.ended, r.booked, r.converted, r.rate === null ? null : Math.round(r.rate * 1000) / 10, r.interval]),
+              })}
+            />
           </Group>
           {view === 'chart' && (
             <div role="img" aria-label="A/B chart: conversion per arm (the table below has the figures)">
