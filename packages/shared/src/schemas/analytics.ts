@@ -116,3 +116,19 @@ export const costRow = z.object({
 export type CostRow = z.infer<typeof costRow>;
 export const costResult = z.object({ total: costRow, byChannel: z.array(costRow) });
 export type CostResult = z.infer<typeof costResult>;
+
+/** GET /api/admin/analytics/outcomes: per day (UTC) of creation, the conversations by outcome (docs/analytics.md). */
+export const outcomesResult = z.object({
+  days: z.array(
+    z.object({
+      day: z.string(),
+      ended: z.number(),
+      needsHuman: z.number(),
+      errored: z.number(),
+      ignored: z.number(),
+      noResponse: z.number(),
+      inProgress: z.number(),
+    }),
+  ),
+});
+export type OutcomesResult = z.infer<typeof outcomesResult>;

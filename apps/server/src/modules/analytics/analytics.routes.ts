@@ -6,6 +6,7 @@ import {
   abComparisonQuery,
   analyticsQuery,
   costResult,
+  outcomesResult,
   funnelConversations,
   funnelConversationsQuery,
   funnelResult,
@@ -15,6 +16,7 @@ import type { AppContext } from '../../context.ts';
 import { requireUser } from '../../plugins/auth.ts';
 import { abComparison } from './ab-comparison.ts';
 import { cost } from './cost.ts';
+import { outcomes } from './outcomes.ts';
 import { funnel, funnelStepConversations, speed } from './analytics.service.ts';
 
 const tags = ['analytics'];
@@ -51,5 +53,10 @@ export async function analyticsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     '/api/admin/analytics/cost',
     { schema: { tags, querystring: analyticsQuery, response: { 200: costResult, ...errors } } },
     async (request) => cost(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/outcomes',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: outcomesResult, ...errors } } },
+    async (request) => outcomes(ctx, requireUser(request), request.query),
   );
 }
