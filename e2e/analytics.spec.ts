@@ -89,7 +89,7 @@ test.describe('analytics screen (issue 26)', () => {
     await page.screenshot({ path: 'test-results/analytics-ab-stopped.png', fullPage: true });
   });
 
-  test('cost by channel as a table and CSV, and the messaging-account filter in the query string', async ({ page }) => {
+  test('outcomes per day and cost by channel as tables and CSV, and the messaging-account filter in the query string', async ({ page }) => {
     await loginAsAdmin(page);
     const stamp = Date.now();
     const created = await page.request.post('/api/admin/conversation-type/create-edit', { data: { rolePrompt: `Cost ${stamp}`, errorPrompt: 'Sorry.' } });
@@ -110,6 +110,11 @@ test.describe('analytics screen (issue 26)', () => {
     const csv = await readFile(await (await download).path(), 'utf8');
     expect(csv.split('\r\n')[0]).toBe('channel,conversations,booked,LLM USD,voice USD,telephony USD,total USD,per conversation USD,per booked meeting USD');
     expect(csv).toContain('All channels,1,0,');
+    const outcomes = main.getByRole('table', { name: 'Outcomes per day' });
+    await expect(outcomes.getByRole('row', { name: new RegExp(`^${today}`) })).toBeVisible();
+    const outcomesCsv = page.waitForEvent('download');
+    await main.getByRole('button', { name: 'Export Outcomes CSV' }).click();
+    expect((await readFile(await (await outcomesCsv).path(), 'utf8')).split('\r\n')[0]).toBe('day,ended,needs human,errored,ignored,no response,in progress');
     await page.screenshot({ path: 'test-results/analytics-cost.png', fullPage: true });
 
     // Only the account's conversations: the web chat drops out.

@@ -15,6 +15,7 @@ import { messagingAccountsQuery } from '../../messaging-accounts/api/messaging-a
 import { type AnalyticsFilters, funnelQuery, speedQuery, stepConversationsQuery } from '../api/analytics.ts';
 import { AbTestSection } from '../components/ab-test-section.tsx';
 import { CostSection } from '../components/cost-section.tsx';
+import { OutcomesSection } from '../components/outcomes-section.tsx';
 import { downloadCsv, type FunnelRow, funnelRows, toCsv } from '../components/funnel-rows.ts';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
@@ -110,6 +111,9 @@ export default function AnalyticsPage() {
                 </Table.Tbody>
               </Table>
             )}
+          </Card>
+          <Card withBorder style={{ gridColumn: '1 / -1' }}>
+            <OutcomesSection filters={filters} />
           </Card>
           <Card withBorder style={{ gridColumn: '1 / -1' }}>
             <CostSection filters={filters} />
