@@ -132,3 +132,18 @@ export const outcomesResult = z.object({
   ),
 });
 export type OutcomesResult = z.infer<typeof outcomesResult>;
+
+/** GET /api/admin/analytics/voice: the phone calls among the conversations (docs/analytics.md "Voice"). */
+export const voiceResult = z.object({
+  calls: z.number(),
+  inbound: z.number(),
+  outbound: z.number(),
+  pickedUp: z.number(),
+  voicemail: z.number(),
+  /** Shares (0..1) of the calls; null without calls. */
+  pickUpRate: z.number().nullable(),
+  voicemailRate: z.number().nullable(),
+  /** Mean billed length of the calls with a duration (seconds, one decimal). */
+  averageDurationSeconds: z.number().nullable(),
+});
+export type VoiceResult = z.infer<typeof voiceResult>;

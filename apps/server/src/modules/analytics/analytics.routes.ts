@@ -7,6 +7,7 @@ import {
   analyticsQuery,
   costResult,
   outcomesResult,
+  voiceResult,
   funnelConversations,
   funnelConversationsQuery,
   funnelResult,
@@ -17,6 +18,7 @@ import { requireUser } from '../../plugins/auth.ts';
 import { abComparison } from './ab-comparison.ts';
 import { cost } from './cost.ts';
 import { outcomes } from './outcomes.ts';
+import { voice } from './voice.ts';
 import { funnel, funnelStepConversations, speed } from './analytics.service.ts';
 
 const tags = ['analytics'];
@@ -58,5 +60,10 @@ export async function analyticsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     '/api/admin/analytics/outcomes',
     { schema: { tags, querystring: analyticsQuery, response: { 200: outcomesResult, ...errors } } },
     async (request) => outcomes(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/voice',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: voiceResult, ...errors } } },
+    async (request) => voice(ctx, requireUser(request), request.query),
   );
 }
