@@ -51,4 +51,76 @@ test.describe('analytics screen (issue 26)', () => {
     const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
   });
+
+  test('an A/B test started, its arms compared, then stopped with a winner', async ({ page }) => {
+    await loginAsAdmin(page);
+    const created = await page.request.post('/api/admin/conversation-type/create-edit', { data: { rolePrompt: `A/B ${Date.now()}`, errorPrompt: 'Sorry.' } });
+    expect(created.status()).toBe(200);
+    const typeId = (await created.json()).conversationType.id as number;
+    for (const note of ['first', 'second']) {
+      expect((await page.request.post(`/api/admin/conversation-type/${typeId}/versions/publish`, { data: { note } })).status()).toBe(200);
+    }
+    const today = new Date().toISOString().slice(0, 10);
+    await page.goto(`/analytics?conversationType=${typeId}&from=${today}&to=${today}`);
+    const main = page.getByRole('main');
+    await expect(main.getByText('No A/B test of this conversation type yet.')).toBeVisible();
+    await main.getByRole('combobox', { name: 'Version A' }).selectOption('1');
+    await main.getByRole('combobox', { name: 'Version B' }).selectOption('2');
+    await main.getByRole('textbox', { name: 'Share to B (%)' }).fill('100');
+    await main.getByRole('button', { name: 'Start A/B test' }).click();
+    await expect(main.getByText(/Splitting new conversations: version 1 \(A\) 0 % · version 2 \(B\) 100 %/)).toBeVisible();
+
+    // A new conversation goes to B; the arms' table shows it, and with nothing in A the verdict says so.
+    expect((await page.request.post('/api/conversation/new', { data: { conversationTypeId: typeId } })).status()).toBe(201);
+    await page.reload();
+    const arms = main.getByRole('table', { name: 'A/B arms' });
+    await expect(arms.getByRole('row', { name: /^B · version 2/ })).toContainText('1');
+    await expect(arms.getByRole('row', { name: /^A · version 1/ })).toBeVisible();
+    await expect(main.getByText(/Not enough data yet/)).toBeVisible();
+    await main.getByRole('button', { name: 'Export A/B CSV' }).click();
+    await page.screenshot({ path: 'test-results/analytics-ab-running.png', fullPage: true });
+
+    await main.getByRole('combobox', { name: 'Winner' }).selectOption('B');
+    await main.getByRole('button', { name: 'Stop test' }).click();
+    await expect(main.getByText('Stopped, winner B')).toBeVisible();
+    await expect(main.getByRole('button', { name: 'Start A/B test' })).toBeVisible();
+    const tests = await (await page.request.get(`/api/admin/conversation-type/${typeId}/ab-test`)).json();
+    expect(tests).toMatchObject({ running: null, tests: [{ versionA: 1, versionB: 2, winner: 'B', running: false }] });
+    await page.screenshot({ path: 'test-results/analytics-ab-stopped.png', fullPage: true });
+  });
+
+  test('outcomes per day and cost by channel as tables and CSV, and the messaging-account filter in the query string', async ({ page }) => {
+    await loginAsAdmin(page);
+    const stamp = Date.now();
+    const created = await page.request.post('/api/admin/conversation-type/create-edit', { data: { rolePrompt: `Cost ${stamp}`, errorPrompt: 'Sorry.' } });
+    const typeId = (await created.json()).conversationType.id as number;
+    const account = await page.request.post('/api/admin/messaging-accounts/create-edit', {
+      data: { type: 'INSTAGRAM', accessToken: `tok-${stamp}`, pageId: `ig-cost-${stamp}`, pageName: `Cost page ${stamp}` },
+    });
+    const accountId = (await account.json()).messagingAccount.id as number;
+    expect((await page.request.post('/api/conversation/new', { data: { conversationTypeId: typeId } })).status()).toBe(201);
+    const today = new Date().toISOString().slice(0, 10);
+    await page.goto(`/analytics?conversationType=${typeId}&from=${today}&to=${today}`);
+    const main = page.getByRole('main');
+    const table = main.getByRole('table', { name: 'Cost by channel' });
+    await expect(table.getByRole('row', { name: /^WEB 1 0/ })).toBeVisible();
+    await expect(table.getByRole('row', { name: /^All channels 1 0/ })).toBeVisible();
+    const download = page.waitForEvent('download');
+    await main.getByRole('button', { name: 'Export Cost CSV' }).click();
+    const csv = await readFile(await (await download).path(), 'utf8');
+    expect(csv.split('\r\n')[0]).toBe('channel,conversations,booked,LLM USD,voice USD,telephony USD,total USD,per conversation USD,per booked meeting USD');
+    expect(csv).toContain('All channels,1,0,');
+    const outcomes = main.getByRole('table', { name: 'Outcomes per day' });
+    await expect(outcomes.getByRole('row', { name: new RegExp(`^${today}`) })).toBeVisible();
+    const outcomesCsv = page.waitForEvent('download');
+    await main.getByRole('button', { name: 'Export Outcomes CSV' }).click();
+    expect((await readFile(await (await outcomesCsv).path(), 'utf8')).split('\r\n')[0]).toBe('day,ended,needs human,errored,ignored,no response,in progress');
+    await page.screenshot({ path: 'test-results/analytics-cost.png', fullPage: true });
+
+    // Only the account's conversations: the web chat drops out.
+    await main.getByRole('combobox', { name: 'Messaging account' }).selectOption(String(accountId));
+    await expect(page).toHaveURL(new RegExp(`messagingAccount=${accountId}`));
+    await expect(table.getByRole('row', { name: /^All channels 0 0/ })).toBeVisible();
+    await expect(main.getByRole('table', { name: 'Funnel steps' }).getByRole('row', { name: /^Started/ })).toContainText('0');
+  });
 });

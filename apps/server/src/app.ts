@@ -23,6 +23,7 @@ import { appConfigRoutes } from './modules/app-config/app-config.routes.ts';
 import { callRecordingsRoutes } from './modules/call-recordings/call-recordings.routes.ts';
 import { conversationTypesRoutes } from './modules/conversation-types/conversation-types.routes.ts';
 import { typeVersionsRoutes } from './modules/conversation-types/type-versions.routes.ts';
+import { abTestsRoutes } from './modules/ab-tests/ab-tests.routes.ts';
 import { agentTestsRoutes } from './modules/agent-tests/agent-tests.routes.ts';
 import { conversationsRoutes } from './modules/conversations/conversations.routes.ts';
 import { crmRoutes } from './modules/crm/crm.routes.ts';
@@ -138,6 +139,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     appConfigRoutes,
     conversationTypesRoutes,
     typeVersionsRoutes,
+    abTestsRoutes,
     agentTestsRoutes,
     messagingAccountsRoutes,
     metaAuthRoutes,

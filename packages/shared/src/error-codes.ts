@@ -68,6 +68,9 @@ export const ERROR_CODES = [
   'SCENARIO_NOT_FOUND',
   'TEST_RUN_NOT_FOUND',
   'PUBLISH_TESTS_FAILING',
+  // A/B tests of playbooks (issue 26).
+  'AB_TEST_RUNNING',
+  'AB_TEST_NOT_RUNNING',
 
   // Conversations, messages, hand-off and follow-ups.
   'AI_PAUSED',

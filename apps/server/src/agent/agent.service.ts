@@ -13,7 +13,7 @@ import { conversations, conversationTypes } from '../db/schema/index.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
 import {
   agentSettingsOf,
-  currentTypeVersion,
+  startingVersion,
   emitConversationChanged,
   insertMessage,
   lastMessageIds,
@@ -48,7 +48,7 @@ export async function startWebConversation(ctx: AppContext, conversationTypeId: 
   const created = await ctx.db.transaction(async (tx) => {
     const [conversation] = await tx
       .insert(conversations)
-      .values({ conversationTypeId: type.id, typeVersion: currentTypeVersion(type.id), phase: 0 })
+      .values({ conversationTypeId: type.id, ...startingVersion(type.id), phase: 0 })
       .returning({ id: conversations.id, uuid: conversations.uuid });
     await recordConversationEvent(tx, 'conversation.started', conversation.id);
     const initial = type.initialMessage?.trim();

@@ -3,7 +3,7 @@ import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import type { AppContext } from '../context.ts';
 import { agentError } from '../conversations/agent-errors.ts';
 import { channelMessages, conversations, conversationTypeVersions, messages, prospects } from '../db/schema/index.ts';
-import { agentSettingsOf, currentTypeVersion, emitConversationChanged, type Executor, insertMessage, storeProspectMessage } from '../conversations/conversation-store.ts';
+import { agentSettingsOf, startingVersion, emitConversationChanged, type Executor, insertMessage, storeProspectMessage } from '../conversations/conversation-store.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
 import { scheduleTurn } from '../agent/turn.job.ts';
 import { endSilence, followUpJobKey, recordAgentError } from '../conversations/unanswered.ts';
@@ -352,7 +352,7 @@ async function openConversationOf(tx: Executor, account: LiveAccount, prospectId
       prospectId,
       messagingAccountId: account.id,
       conversationTypeId: account.conversationTypeId,
-      typeVersion: currentTypeVersion(account.conversationTypeId),
+      ...startingVersion(account.conversationTypeId),
       // No playbook on the account: a person must answer (spec §3 phase -2).
       phase: account.conversationTypeId === null ? -2 : 0,
     })

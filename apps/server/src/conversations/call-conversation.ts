@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import type { Executor } from '../db/after-commit.ts';
 import { conversations, prospects } from '../db/schema/index.ts';
-import { currentTypeVersion } from './conversation-store.ts';
+import { startingVersion } from './conversation-store.ts';
 
 export interface NewCallConversation {
   /** The phone-number account the call goes through; the prospect belongs to it. */
@@ -34,7 +34,7 @@ export async function createCallConversation(tx: Executor, call: NewCallConversa
     .insert(conversations)
     .values({
       conversationTypeId: call.conversationTypeId,
-      typeVersion: currentTypeVersion(call.conversationTypeId),
+      ...startingVersion(call.conversationTypeId),
       prospectId: prospect.id,
       // Must equal the prospect's account (composite foreign key, docs/conversations.md).
       messagingAccountId: call.accountId,

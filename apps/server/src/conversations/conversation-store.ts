@@ -8,6 +8,7 @@ import { DELIVER_JOB, deliverJobKey } from '../channels/delivery-keys.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { messageCreatedCtes } from '../lib/webhook-outbox.ts';
 import {
+  abTests,
   conversationPhases,
   conversations,
   conversationTypes,
@@ -137,6 +138,34 @@ function toLoaded(row: {
 export function currentTypeVersion(conversationTypeId: number | null | undefined): SQL<number | null> {
   if (conversationTypeId == null) return sql<null>`null`;
   return sql<number | null>`(select max(v.version) from ${conversationTypeVersions} v where v.conversation_type_id = ${conversationTypeId})`;
+}
+
+/**
+ * What a new conversation of the type starts on, as subqueries for the insert (docs/analytics.md "A/B tests"):
+ * while an A/B test of the type runs, version A or B (B when `random` < weightB) and the test and arm it records;
+ * after a test stopped with a winner, the winner until a newer version is published; else currentTypeVersion.
+ */
+export function startingVersion(conversationTypeId: number | null | undefined, random = Math.random()): {
+  typeVersion: SQL<number | null>;
+  abTestId: SQL<number | null>;
+  abArm: SQL<'A' | 'B' | null>;
+} {
+  if (conversationTypeId == null) return { typeVersion: sql<null>`null`, abTestId: sql<null>`null`, abArm: sql<null>`null` };
+  const r = sql`${random}::float8`;
+  const running = sql`from ${abTests} t where t.conversation_type_id = ${conversationTypeId} and t.stopped_at is null`;
+  return {
+    typeVersion: sql<number | null>`coalesce(
+      (select case when t.stopped_at is null then (case when ${r} < t.weight_b then t.version_b else t.version_a end)
+                   when t.winner = 'B' then t.version_b else t.version_a end
+         from ${abTests} t
+        where t.conversation_type_id = ${conversationTypeId}
+          and (t.stopped_at is null or (t.winner is not null and not exists (
+                select 1 from ${conversationTypeVersions} v where v.conversation_type_id = t.conversation_type_id and v.created_at > t.stopped_at)))
+        order by t.id desc limit 1),
+      ${currentTypeVersion(conversationTypeId)})`,
+    abTestId: sql<number | null>`(select t.id ${running})`,
+    abArm: sql<'A' | 'B' | null>`(select case when ${r} < t.weight_b then 'B' else 'A' end ${running})`,
+  };
 }
 
 /** The conversation, its type, its phases and its prospect's account: one round trip. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_TYPES } from '../enums.ts';
 import { idParam } from './common.ts';
+import { abTest } from './ab-tests.ts';
 
 /** Channels the analytics filter knows: a web chat, a phone call, or a messaging account's type. */
 export const ANALYTICS_CHANNELS = ['WEB', 'CALL', ...ACCOUNT_TYPES] as const;
@@ -66,3 +67,83 @@ export const funnelConversations = z.object({
     z.object({ id: z.number(), uuid: z.string(), phase: z.number(), maxPhase: z.number().nullable(), createdAt: z.string() }),
   ),
 });
+
+/** GET /api/admin/analytics/ab-test: the filters and which test (default: the type's newest). */
+export const abComparisonQuery = analyticsQuery.extend({ abTest: idParam.optional() });
+
+const interval = z.object({ low: z.number(), high: z.number() });
+
+/**
+ * The arms of an A/B test compared (docs/analytics.md "A/B tests"): each arm's funnel and conversion (ended or
+ * booked) with its 95 % Wilson interval, and a two-proportion z-test of B against A.
+ */
+export const abComparison = z.object({
+  test: abTest.nullable(),
+  arms: z.array(
+    z.object({
+      arm: z.enum(['A', 'B']),
+      version: z.number(),
+      funnel: funnelResult,
+      converted: z.number(),
+      conversionRate: z.number().nullable(),
+      interval: interval.nullable(),
+    }),
+  ),
+  comparison: z
+    .object({ difference: z.number(), differenceInterval: interval, z: z.number(), pValue: z.number(), significant: z.boolean() })
+    .nullable(),
+  /** The result in plain words, e.g. "The difference is not yet significant …". */
+  verdict: z.string(),
+});
+export type AbComparison = z.infer<typeof abComparison>;
+
+/** One row of GET /api/admin/analytics/cost: dollars spent on the conversations started in the range. */
+export const costRow = z.object({
+  /** `ALL` for the total, else WEB, CALL or a messaging account type. */
+  channel: z.string(),
+  conversations: z.number(),
+  booked: z.number(),
+  llmUsd: z.number(),
+  /** Text to speech. */
+  voiceUsd: z.number(),
+  /** Call minutes, speech recognition and recording storage. */
+  telephonyUsd: z.number(),
+  totalUsd: z.number(),
+  perConversationUsd: z.number().nullable(),
+  /** Total ÷ conversations with a booked meeting; null without one. */
+  perBookedUsd: z.number().nullable(),
+});
+export type CostRow = z.infer<typeof costRow>;
+export const costResult = z.object({ total: costRow, byChannel: z.array(costRow) });
+export type CostResult = z.infer<typeof costResult>;
+
+/** GET /api/admin/analytics/outcomes: per day (UTC) of creation, the conversations by outcome (docs/analytics.md). */
+export const outcomesResult = z.object({
+  days: z.array(
+    z.object({
+      day: z.string(),
+      ended: z.number(),
+      needsHuman: z.number(),
+      errored: z.number(),
+      ignored: z.number(),
+      noResponse: z.number(),
+      inProgress: z.number(),
+    }),
+  ),
+});
+export type OutcomesResult = z.infer<typeof outcomesResult>;
+
+/** GET /api/admin/analytics/voice: the phone calls among the conversations (docs/analytics.md "Voice"). */
+export const voiceResult = z.object({
+  calls: z.number(),
+  inbound: z.number(),
+  outbound: z.number(),
+  pickedUp: z.number(),
+  voicemail: z.number(),
+  /** Shares (0..1) of the calls; null without calls. */
+  pickUpRate: z.number().nullable(),
+  voicemailRate: z.number().nullable(),
+  /** Mean billed length of the calls with a duration (seconds, one decimal). */
+  averageDurationSeconds: z.number().nullable(),
+});
+export type VoiceResult = z.infer<typeof voiceResult>;

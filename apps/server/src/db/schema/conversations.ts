@@ -17,6 +17,7 @@ import { conversationTypes, messagingAccounts } from './playbooks.ts';
 import { users } from './users.ts';
 import { contacts } from './contacts.ts';
 import { serialId, bigserialId, timestampTz, timestampNow, ownedBy, optionalRef } from './columns.ts';
+import { abTests } from './ab-tests.ts';
 
 /** The person on the other side of a channel: one per (account, external sender id). */
 export const prospects = pgTable(
@@ -69,6 +70,9 @@ export const conversations = pgTable(
     conversationTypeId: optionalRef(() => conversationTypes.id),
     /** The published playbook version the conversation started on (issue 25); null: the type's draft (never published). */
     typeVersion: integer(),
+    /** The A/B test (issue 26) this conversation was split by, and its arm; null outside a test. */
+    abTestId: integer().references(() => abTests.id, { onDelete: 'set null' }),
+    abArm: text({ enum: ['A', 'B'] }),
     rating: integer(),
     recordingDuration: integer(),
     recordingUrl: text(),

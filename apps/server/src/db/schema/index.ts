@@ -14,3 +14,4 @@ export * from './workspace.ts';
 export * from './lead-fields.ts';
 export * from './versions.ts';
 export * from './campaigns.ts';
+export * from './ab-tests.ts';

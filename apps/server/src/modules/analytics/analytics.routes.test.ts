@@ -188,6 +188,20 @@ describe('analytics speed', () => {
   });
 });
 
+describe('analytics outcomes', () => {
+  it('counts each day\'s conversations by outcome; a NORMAL user only the granted accounts', async () => {
+    const url = `/api/admin/analytics/outcomes?conversationType=${typeId}&${RANGE}`;
+    const res = await t.request({ method: 'GET', url, as: admin.cookie });
+    expect(res.statusCode).toBe(200);
+    // C ended; D needs a human; F ignored; A and G no prospect message; B and I in progress.
+    expect(res.json()).toEqual({ days: [{ day: '2025-03-10', ended: 1, needsHuman: 1, errored: 0, ignored: 1, noResponse: 2, inProgress: 2 }] });
+    const mine = await t.request({ method: 'GET', url, as: normal.cookie });
+    expect(mine.json()).toEqual({ days: [{ day: '2025-03-10', ended: 0, needsHuman: 0, errored: 0, ignored: 0, noResponse: 1, inProgress: 1 }] });
+    expect((await t.request({ method: 'GET', url })).statusCode).toBe(401);
+    expect((await t.request({ method: 'GET', url: `${url}&channel=pigeon`, as: admin.cookie })).statusCode).toBe(400);
+  });
+});
+
 describe('analytics after changes', () => {
   it('follows deletions and manual phase changes', async () => {
     expect((await t.request({ method: 'DELETE', url: `/api/conversation/${ids.G}`, as: admin.cookie })).statusCode).toBe(200);

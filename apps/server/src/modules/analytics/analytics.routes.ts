@@ -2,7 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBody } from '@sales-agent/shared/schemas/common';
 import {
+  abComparison as abComparisonResult,
+  abComparisonQuery,
   analyticsQuery,
+  costResult,
+  outcomesResult,
+  voiceResult,
   funnelConversations,
   funnelConversationsQuery,
   funnelResult,
@@ -10,6 +15,10 @@ import {
 } from '@sales-agent/shared/schemas/analytics';
 import type { AppContext } from '../../context.ts';
 import { requireUser } from '../../plugins/auth.ts';
+import { abComparison } from './ab-comparison.ts';
+import { cost } from './cost.ts';
+import { outcomes } from './outcomes.ts';
+import { voice } from './voice.ts';
 import { funnel, funnelStepConversations, speed } from './analytics.service.ts';
 
 const tags = ['analytics'];
@@ -36,5 +45,25 @@ export async function analyticsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     '/api/admin/analytics/speed',
     { schema: { tags, querystring: analyticsQuery, response: { 200: speedResult, ...errors } } },
     async (request) => speed(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/ab-test',
+    { schema: { tags, querystring: abComparisonQuery, response: { 200: abComparisonResult, ...errors } } },
+    async (request) => abComparison(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/cost',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: costResult, ...errors } } },
+    async (request) => cost(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/outcomes',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: outcomesResult, ...errors } } },
+    async (request) => outcomes(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/voice',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: voiceResult, ...errors } } },
+    async (request) => voice(ctx, requireUser(request), request.query),
   );
 }

@@ -24,7 +24,7 @@ export function analyticsRange(query: Pick<AnalyticsQuery, 'from' | 'to'>): { fr
   return { from, to };
 }
 
-interface Scope {
+export interface Scope {
   where: SQL;
   phaseCount: number;
   /** A NORMAL user without any granted account: every figure is 0. */
@@ -32,7 +32,7 @@ interface Scope {
 }
 
 /** The filters as one WHERE over conversations, after checking the type exists and the viewer's grants. */
-async function scope(ctx: AppContext, actor: Actor, query: AnalyticsQuery): Promise<Scope> {
+export async function scope(ctx: AppContext, actor: Actor, query: AnalyticsQuery, extra?: SQL): Promise<Scope> {
   const { from, to } = analyticsRange(query);
   const [type] = await ctx.db
     .select({ id: conversationTypes.id })
@@ -53,6 +53,7 @@ async function scope(ctx: AppContext, actor: Actor, query: AnalyticsQuery): Prom
     query.messagingAccount !== undefined ? eq(c.messagingAccountId, query.messagingAccount) : undefined,
     channelSql(query.channel),
     versionSql(query.version),
+    extra,
   ];
   return { where: and(...filters)!, phaseCount: Number(phases?.n ?? 0), empty: granted !== 'all' && granted.length === 0 };
 }
@@ -80,8 +81,8 @@ function channelSql(channel: AnalyticsQuery['channel']): SQL | undefined {
 }
 
 /** The funnel: started → reached each phase 0..N-1 → ended (reached N) / booked. */
-export async function funnel(ctx: AppContext, actor: Actor, query: AnalyticsQuery): Promise<FunnelResult> {
-  const s = await scope(ctx, actor, query);
+export async function funnel(ctx: AppContext, actor: Actor, query: AnalyticsQuery, extra?: SQL): Promise<FunnelResult> {
+  const s = await scope(ctx, actor, query, extra);
   const n = s.phaseCount;
   const labels = Array.from({ length: n }, (_, phase) => ({ phase, label: phaseLabel(phase, n) }));
   if (s.empty) return { started: 0, steps: labels.map((l) => ({ ...l, reached: 0 })), ended: 0, booked: 0 };

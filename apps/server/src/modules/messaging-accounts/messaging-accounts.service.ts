@@ -9,6 +9,7 @@ import {
   userMessagingAccounts,
   users,
 } from '../../db/schema/index.ts';
+import { isUniqueViolation } from '../../lib/db-errors.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { configProblems, pageIdProblem } from '../../channels/account-config.ts';
 import { removeCallRecording } from '../../voice/call-recording-file.ts';
@@ -106,15 +107,6 @@ export async function saveMessagingAccount(ctx: AppContext, actor: Actor, input:
 
 /** The unique index on (type, pageId) (db/schema/playbooks.ts). */
 const TYPE_PAGE_ID_UNIQUE = 'messaging_accounts_type_page_id_unique';
-
-/** A database error (drizzle wraps the driver's in `cause`) raised by the named unique index. */
-function isUniqueViolation(err: unknown, constraint: string): boolean {
-  for (let e = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    const { code, constraint: name } = e as { code?: unknown; constraint?: unknown };
-    if (code === '23505') return name === constraint;
-  }
-  return false;
-}
 
 /** 409 naming the field and the account that already has this page id, so the admin can go and edit that one. */
 async function pageIdTaken(ctx: AppContext, input: SaveMessagingAccountInput): Promise<AppError> {

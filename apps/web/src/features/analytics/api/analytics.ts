@@ -1,8 +1,10 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { FunnelResult, SpeedResult } from '@sales-agent/shared/schemas/analytics';
+import type { AbComparison, CostResult, FunnelResult, OutcomesResult, SpeedResult } from '@sales-agent/shared/schemas/analytics';
+import type { AbTest, AbTestList, AbTestStartBody } from '@sales-agent/shared/schemas/ab-tests';
 import { api } from '../../../lib/api-client.ts';
+import { useWrite } from '../../../lib/use-write.ts';
 
-export type { FunnelResult, SpeedResult };
+export type { AbComparison, AbTest, CostResult, OutcomesResult, AbTestList, FunnelResult, SpeedResult };
 
 /** The screen's filters, as they sit in the query string (docs/analytics.md). */
 export interface AnalyticsFilters {
@@ -10,6 +12,8 @@ export interface AnalyticsFilters {
   from: string;
   to: string;
   channel: string;
+  /** A messaging account id, or '' for all. */
+  messagingAccount: string;
 }
 
 const params = (f: AnalyticsFilters) => ({
@@ -17,6 +21,7 @@ const params = (f: AnalyticsFilters) => ({
   from: f.from,
   to: f.to,
   ...(f.channel ? { channel: f.channel } : {}),
+  ...(f.messagingAccount ? { messagingAccount: f.messagingAccount } : {}),
 });
 
 export const analyticsKeys = { all: () => ['analytics'] as const };
@@ -49,4 +54,47 @@ export const stepConversationsQuery = (f: AnalyticsFilters, step: string | null)
     queryFn: () =>
       api.get<{ conversations: StepConversation[] }>('/api/admin/analytics/funnel/conversations', { ...params(f), step: step ?? '' }),
     enabled: f.conversationType !== '' && step !== null,
+  });
+
+export const abComparisonQuery = (f: AnalyticsFilters) =>
+  queryOptions({
+    queryKey: [...analyticsKeys.all(), 'ab-test', f],
+    queryFn: () => api.get<AbComparison>('/api/admin/analytics/ab-test', params(f)),
+    enabled: f.conversationType !== '',
+  });
+
+/** The type's A/B tests (ADMIN only: /api/admin/conversation-type/{id}/ab-test). */
+export const abTestsQuery = (typeId: string) =>
+  queryOptions({
+    queryKey: [...analyticsKeys.all(), 'ab-tests', typeId],
+    queryFn: () => api.get<AbTestList>(`/api/admin/conversation-type/${typeId}/ab-test`),
+    enabled: typeId !== '',
+  });
+
+export const useStartAbTest = (typeId: string) =>
+  useWrite({
+    write: (body: AbTestStartBody) => api.post<AbTest>(`/api/admin/conversation-type/${typeId}/ab-test`, body),
+    refreshes: () => [analyticsKeys.all()],
+    notice: 'A/B test started',
+  });
+
+export const useStopAbTest = (typeId: string) =>
+  useWrite({
+    write: (winner: 'A' | 'B') => api.post<AbTest>(`/api/admin/conversation-type/${typeId}/ab-test/stop`, { winner }),
+    refreshes: () => [analyticsKeys.all()],
+    notice: 'A/B test stopped: new conversations start on the chosen version',
+  });
+
+export const costQuery = (f: AnalyticsFilters) =>
+  queryOptions({
+    queryKey: [...analyticsKeys.all(), 'cost', f],
+    queryFn: () => api.get<CostResult>('/api/admin/analytics/cost', params(f)),
+    enabled: f.conversationType !== '',
+  });
+
+export const outcomesQuery = (f: AnalyticsFilters) =>
+  queryOptions({
+    queryKey: [...analyticsKeys.all(), 'outcomes', f],
+    queryFn: () => api.get<OutcomesResult>('/api/admin/analytics/outcomes', params(f)),
+    enabled: f.conversationType !== '',
   });

@@ -9,8 +9,13 @@ import { Link, useSearchParams } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
+import { useAuth } from '../../../lib/auth.ts';
 import { conversationTypesQuery } from '../../conversation-types/api/conversation-types.ts';
+import { messagingAccountsQuery } from '../../messaging-accounts/api/messaging-accounts.ts';
 import { type AnalyticsFilters, funnelQuery, speedQuery, stepConversationsQuery } from '../api/analytics.ts';
+import { AbTestSection } from '../components/ab-test-section.tsx';
+import { CostSection } from '../components/cost-section.tsx';
+import { OutcomesSection } from '../components/outcomes-section.tsx';
 import { downloadCsv, type FunnelRow, funnelRows, toCsv } from '../components/funnel-rows.ts';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
@@ -23,6 +28,7 @@ export default function AnalyticsPage() {
     from: search.get('from') ?? day(new Date(Date.now() - 29 * 86_400_000)),
     to: search.get('to') ?? day(new Date()),
     channel: search.get('channel') ?? '',
+    messagingAccount: search.get('messagingAccount') ?? '',
   };
   const set = (key: keyof AnalyticsFilters, value: string) => {
     const next = new URLSearchParams(search);
@@ -32,7 +38,10 @@ export default function AnalyticsPage() {
     if (key !== 'to' && !next.get('to')) next.set('to', filters.to);
     setSearch(next, { replace: true });
   };
+  const isAdmin = useAuth().role === 'ADMIN';
   const types = useQuery(conversationTypesQuery());
+  // The account list is an ADMIN route; a NORMAL user's figures are already limited to the granted accounts.
+  const accounts = useQuery({ ...messagingAccountsQuery(), enabled: isAdmin });
   const funnel = useQuery(funnelQuery(filters));
   const speed = useQuery(speedQuery(filters));
 
@@ -55,6 +64,17 @@ export default function AnalyticsPage() {
             onChange={(e) => set('channel', e.currentTarget.value)}
             data={[{ value: '', label: 'All channels' }, ...ANALYTICS_CHANNELS.map((c) => ({ value: c, label: c }))]}
           />
+          {isAdmin && (
+            <NativeSelect
+              label="Messaging account"
+              value={filters.messagingAccount}
+              onChange={(e) => set('messagingAccount', e.currentTarget.value)}
+              data={[
+                { value: '', label: 'All accounts' },
+                ...(accounts.data ?? []).map((a) => ({ value: String(a.id), label: `${a.pageName ?? a.pageId ?? `Account ${a.id}`} (${a.type})` })),
+              ]}
+            />
+          )}
         </Group>
       </Card>
       {filters.conversationType === '' ? (
@@ -91,6 +111,15 @@ export default function AnalyticsPage() {
                 </Table.Tbody>
               </Table>
             )}
+          </Card>
+          <Card withBorder style={{ gridColumn: '1 / -1' }}>
+            <OutcomesSection filters={filters} />
+          </Card>
+          <Card withBorder style={{ gridColumn: '1 / -1' }}>
+            <CostSection filters={filters} />
+          </Card>
+          <Card withBorder style={{ gridColumn: '1 / -1' }}>
+            <AbTestSection filters={filters} />
           </Card>
         </SimpleGrid>
       )}
