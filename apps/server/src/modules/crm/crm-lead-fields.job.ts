@@ -1,13 +1,9 @@
 import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { CRM_LEAD_FIELDS_JOB } from '../../conversations/conversation-outcome.ts';
 import { readLeadFields } from '../../conversations/lead-fields.ts';
-import { conversations, conversationTypes } from '../../db/schema/index.ts';
 import type { JobDefinition } from '../../jobs/runner.ts';
-import { AppError } from '../../lib/errors.ts';
-import { credentialsOf } from './crm.service.ts';
-import { GhlClient } from './ghl.client.ts';
+import { crmContactOf, ghlClientOrSkip } from './crm-contact-job.ts';
 
 const payload = z.object({ conversationId: z.number().int().positive() });
 
@@ -26,12 +22,8 @@ export const crmLeadFieldsJob: JobDefinition<typeof payload> = {
   name: CRM_LEAD_FIELDS_JOB,
   payload,
   async handler(ctx, { conversationId }) {
-    const [row] = await ctx.db
-      .select({ contactId: conversations.crmContactId, config: conversationTypes.config })
-      .from(conversations)
-      .innerJoin(conversationTypes, eq(conversationTypes.id, conversations.conversationTypeId))
-      .where(eq(conversations.id, conversationId));
-    if (!row?.contactId || row.config === null) return;
+    const row = await crmContactOf(ctx, conversationId);
+    if (!row) return;
     const mapped = (readConversationTypeConfig(row.config).leadFields ?? []).filter((f) => f.ghlField);
     if (mapped.length === 0) return;
     const values = await readLeadFields(ctx.db, conversationId);
@@ -45,16 +37,8 @@ export const crmLeadFieldsJob: JobDefinition<typeof payload> = {
     }
     if (customFields.length > 0) body.customFields = customFields;
     if (Object.keys(body).length === 0) return;
-    let client: GhlClient;
-    try {
-      client = new GhlClient(ctx, credentialsOf(ctx, row.config));
-    } catch (err) {
-      if (err instanceof AppError && err.status === 400) {
-        ctx.log.warn({ conversationId, code: err.code }, 'CRM lead fields skipped');
-        return;
-      }
-      throw err;
-    }
+    const client = ghlClientOrSkip(ctx, row.config, conversationId, 'CRM lead fields');
+    if (!client) return;
     await client.updateContact(row.contactId, body);
   },
 };
