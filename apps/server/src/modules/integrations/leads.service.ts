@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { conversations, conversationTypes, messagingAccounts, prospects } from '../../db/schema/index.ts';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { recordConversationEvent } from '../../lib/webhook-outbox.ts';
-import { emitConversationChanged, insertMessage, type LoadedConversation } from '../../conversations/conversation-store.ts';
+import { emitConversationChanged, insertMessage, type LoadedConversation, startingVersion } from '../../conversations/conversation-store.ts';
 import { assertMayContact, phoneAddress } from '../../conversations/opt-out.ts';
 import { assertWhatsAppOptIn, recordConsent } from '../../conversations/consent.ts';
 import { contactWaitMessage, quietNow } from '../../conversations/quiet-hours.ts';
@@ -58,7 +58,8 @@ export async function startLead(ctx: AppContext, input: LeadBody): Promise<LeadR
       .returning();
     const [conversation] = await tx
       .insert(conversations)
-      .values({ conversationTypeId: type.id, prospectId: prospect.id, messagingAccountId: account.id, phase: 0 })
+      // Pinned like every other start: the newest published version, or an A/B test's arm (docs/playbook-versions.md).
+      .values({ conversationTypeId: type.id, ...startingVersion(type.id), prospectId: prospect.id, messagingAccountId: account.id, phase: 0 })
       .returning();
     await recordConversationEvent(tx, 'conversation.started', conversation.id);
     const note = leadNote(input);

@@ -50,6 +50,16 @@ describe('POST /api/leads', () => {
     expect(stored[0].message).toContain('seats: 12');
   });
 
+  it('pins the lead’s conversation to the type’s newest published version, as every other start does', async () => {
+    const published = await t.request({ method: 'POST', url: `/api/admin/conversation-type/${typeId}/versions/publish`, as: admin.cookie, payload: { note: 'v1' } });
+    expect(published.statusCode).toBeLessThan(300);
+    const res = await lead({ phone: '+14155550177', name: 'Pat' });
+    expect(res.statusCode).toBe(201);
+    const [conversation] = await t.ctx.db.select().from(conversations).where(eq(conversations.uuid, res.json().uuid));
+    expect(conversation.typeVersion).toBe(1);
+    await t.ctx.jobs.drain();
+  });
+
   it('refuses an opted-out number (409 OPTED_OUT) and quiet hours (409 QUIET_HOURS), sending nothing', async () => {
     await recordOptOut(t.ctx.db, '+14155550102', 'sms', 'STOP');
     const before = gateway.messages.length;
