@@ -115,6 +115,7 @@ test.describe('analytics screen (issue 26)', () => {
     const outcomesCsv = page.waitForEvent('download');
     await main.getByRole('button', { name: 'Export Outcomes CSV' }).click();
     expect((await readFile(await (await outcomesCsv).path(), 'utf8')).split('\r\n')[0]).toBe('day,ended,needs human,errored,ignored,no response,in progress');
+    await expect(main.getByRole('table', { name: 'Voice' }).getByRole('row', { name: /^Calls/ })).toContainText('0');
     await page.screenshot({ path: 'test-results/analytics-cost.png', fullPage: true });
 
     // Only the account's conversations: the web chat drops out.

@@ -1,10 +1,10 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { AbComparison, CostResult, FunnelResult, OutcomesResult, SpeedResult } from '@sales-agent/shared/schemas/analytics';
+import type { AbComparison, CostResult, FunnelResult, OutcomesResult, SpeedResult, VoiceResult } from '@sales-agent/shared/schemas/analytics';
 import type { AbTest, AbTestList, AbTestStartBody } from '@sales-agent/shared/schemas/ab-tests';
 import { api } from '../../../lib/api-client.ts';
 import { useWrite } from '../../../lib/use-write.ts';
 
-export type { AbComparison, AbTest, CostResult, OutcomesResult, AbTestList, FunnelResult, SpeedResult };
+export type { AbComparison, AbTest, CostResult, OutcomesResult, VoiceResult, AbTestList, FunnelResult, SpeedResult };
 
 /** The screen's filters, as they sit in the query string (docs/analytics.md). */
 export interface AnalyticsFilters {
@@ -96,5 +96,12 @@ export const outcomesQuery = (f: AnalyticsFilters) =>
   queryOptions({
     queryKey: [...analyticsKeys.all(), 'outcomes', f],
     queryFn: () => api.get<OutcomesResult>('/api/admin/analytics/outcomes', params(f)),
+    enabled: f.conversationType !== '',
+  });
+
+export const voiceQuery = (f: AnalyticsFilters) =>
+  queryOptions({
+    queryKey: [...analyticsKeys.all(), 'voice', f],
+    queryFn: () => api.get<VoiceResult>('/api/admin/analytics/voice', params(f)),
     enabled: f.conversationType !== '',
   });

@@ -2,7 +2,7 @@ import { Button, Group, SegmentedControl } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import { downloadCsv, toCsv } from './funnel-rows.ts';
 
-/** A figure's chart/table switch and its CSV export (every chart of the screen has both). */
+/** A figure's chart/table switch (when it has a chart) and its CSV export. */
 export function FigureToolbar({
   name,
   view,
@@ -11,8 +11,9 @@ export function FigureToolbar({
 }: {
   /** Names the switch ("<name> view"), the button ("Export <name> CSV") and the file (<name>.csv, lower case). */
   name: string;
-  view: string;
-  onView: (view: string) => void;
+  /** Omitted for a figure shown as a table only. */
+  view?: string;
+  onView?: (view: string) => void;
   csv: () => { header: string[]; rows: (string | number | null)[][] };
 }) {
   const exportCsv = () => {
@@ -21,7 +22,9 @@ export function FigureToolbar({
   };
   return (
     <Group gap="xs">
-      <SegmentedControl size="xs" value={view} onChange={onView} data={[{ value: 'chart', label: 'Chart' }, { value: 'table', label: 'Table' }]} aria-label={`${name} view`} />
+      {view !== undefined && onView && (
+        <SegmentedControl size="xs" value={view} onChange={onView} data={[{ value: 'chart', label: 'Chart' }, { value: 'table', label: 'Table' }]} aria-label={`${name} view`} />
+      )}
       <Button size="xs" variant="default" leftSection={<IconDownload size={14} aria-hidden />} onClick={exportCsv}>
         Export {name} CSV
       </Button>

@@ -16,6 +16,7 @@ import { type AnalyticsFilters, funnelQuery, speedQuery, stepConversationsQuery 
 import { AbTestSection } from '../components/ab-test-section.tsx';
 import { CostSection } from '../components/cost-section.tsx';
 import { OutcomesSection } from '../components/outcomes-section.tsx';
+import { VoiceSection } from '../components/voice-section.tsx';
 import { downloadCsv, type FunnelRow, funnelRows, toCsv } from '../components/funnel-rows.ts';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
@@ -111,6 +112,9 @@ export default function AnalyticsPage() {
                 </Table.Tbody>
               </Table>
             )}
+          </Card>
+          <Card withBorder>
+            <VoiceSection filters={filters} />
           </Card>
           <Card withBorder style={{ gridColumn: '1 / -1' }}>
             <OutcomesSection filters={filters} />

@@ -1,0 +1,48 @@
+import { Alert, Group, Loader, Stack, Table, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { type AnalyticsFilters, type VoiceResult, voiceQuery } from '../api/analytics.ts';
+import { FigureToolbar } from './figure-toolbar.tsx';
+
+const share = (v: number | null) => (v === null ? '–' : `${Math.round(v * 1000) / 10} %`);
+
+export function voiceRows(v: VoiceResult): [string, string][] {
+  return [
+    ['Calls', String(v.calls)],
+    ['Inbound / outbound', `${v.inbound} / ${v.outbound}`],
+    ['Picked up', `${v.pickedUp} (${share(v.pickUpRate)})`],
+    ['Voicemail', `${v.voicemail} (${share(v.voicemailRate)})`],
+    ['Average duration', v.averageDurationSeconds === null ? '–' : `${v.averageDurationSeconds} s`],
+  ];
+}
+
+/** Issue 26: the phone calls among the conversations. */
+export function VoiceSection({ filters }: { filters: AnalyticsFilters }) {
+  const voice = useQuery(voiceQuery(filters));
+  return (
+    <Stack gap="sm">
+      <Group justify="space-between">
+        <Title order={2} size="h4">
+          Voice
+        </Title>
+        {voice.data && <FigureToolbar name="Voice" csv={() => ({ header: ['figure', 'value'], rows: voiceRows(voice.data) })} />}
+      </Group>
+      {voice.isPending ? (
+        <Loader size="sm" />
+      ) : voice.isError ? (
+        <Alert color="red" role="alert">{errorMessage(voice.error)}</Alert>
+      ) : (
+        <Table aria-label="Voice">
+          <Table.Tbody>
+            {voiceRows(voice.data).map(([k, v]) => (
+              <Table.Tr key={k}>
+                <Table.Th scope="row">{k}</Table.Th>
+                <Table.Td>{v}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  );
+}
