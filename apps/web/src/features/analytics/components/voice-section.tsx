@@ -1,7 +1,8 @@
-import { Alert, Group, Loader, Stack, Table, Title } from '@mantine/core';
+import { Alert, Group, Loader, Stack, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { type AnalyticsFilters, type VoiceResult, voiceQuery } from '../api/analytics.ts';
+import { FigureTable } from './figure-table.tsx';
 import { FigureToolbar } from './figure-toolbar.tsx';
 
 const share = (v: number | null) => (v === null ? '–' : `${Math.round(v * 1000) / 10} %`);
@@ -32,16 +33,7 @@ export function VoiceSection({ filters }: { filters: AnalyticsFilters }) {
       ) : voice.isError ? (
         <Alert color="red" role="alert">{errorMessage(voice.error)}</Alert>
       ) : (
-        <Table aria-label="Voice">
-          <Table.Tbody>
-            {voiceRows(voice.data).map(([k, v]) => (
-              <Table.Tr key={k}>
-                <Table.Th scope="row">{k}</Table.Th>
-                <Table.Td>{v}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <FigureTable label="Voice" rows={voiceRows(voice.data)} />
       )}
     </Stack>
   );

@@ -14,6 +14,7 @@ import { conversationTypesQuery } from '../../conversation-types/api/conversatio
 import { messagingAccountsQuery } from '../../messaging-accounts/api/messaging-accounts.ts';
 import { type AnalyticsFilters, funnelQuery, speedQuery, stepConversationsQuery } from '../api/analytics.ts';
 import { AbTestSection } from '../components/ab-test-section.tsx';
+import { FigureTable } from '../components/figure-table.tsx';
 import { CostSection } from '../components/cost-section.tsx';
 import { OutcomesSection } from '../components/outcomes-section.tsx';
 import { VoiceSection } from '../components/voice-section.tsx';
@@ -94,23 +95,17 @@ export default function AnalyticsPage() {
             ) : speed.isError ? (
               <Alert color="red" role="alert">{errorMessage(speed.error)}</Alert>
             ) : (
-              <Table aria-label="Speed to first reply">
-                <Table.Tbody>
-                  {[
-                    ['First reply p50 / p90', seconds(speed.data.firstReplySeconds)],
-                    ['By the AI p50 / p90', seconds(speed.data.agentFirstReplySeconds)],
-                    ['By the team p50 / p90', seconds(speed.data.teamFirstReplySeconds)],
-                    ['With a prospect message', String(speed.data.withProspectMessage)],
-                    ['Replied', String(speed.data.replied)],
-                    ['Answered within 1 minute', speed.data.answeredWithinMinuteShare === null ? '–' : `${Math.round(speed.data.answeredWithinMinuteShare * 1000) / 10} %`],
-                  ].map(([k, v]) => (
-                    <Table.Tr key={k}>
-                      <Table.Th scope="row">{k}</Table.Th>
-                      <Table.Td>{v}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
+              <FigureTable
+                label="Speed to first reply"
+                rows={[
+                  ['First reply p50 / p90', seconds(speed.data.firstReplySeconds)],
+                  ['By the AI p50 / p90', seconds(speed.data.agentFirstReplySeconds)],
+                  ['By the team p50 / p90', seconds(speed.data.teamFirstReplySeconds)],
+                  ['With a prospect message', String(speed.data.withProspectMessage)],
+                  ['Replied', String(speed.data.replied)],
+                  ['Answered within 1 minute', speed.data.answeredWithinMinuteShare === null ? '–' : `${Math.round(speed.data.answeredWithinMinuteShare * 1000) / 10} %`],
+                  ] as [string, string][]}
+              />
             )}
           </Card>
           <Card withBorder>
