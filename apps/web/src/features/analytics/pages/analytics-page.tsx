@@ -104,7 +104,7 @@ export default function AnalyticsPage() {
                   ['With a prospect message', String(speed.data.withProspectMessage)],
                   ['Replied', String(speed.data.replied)],
                   ['Answered within 1 minute', speed.data.answeredWithinMinuteShare === null ? '–' : `${Math.round(speed.data.answeredWithinMinuteShare * 1000) / 10} %`],
-                  ] as [string, string][]}
+                ] as [string, string][]}
               />
             )}
           </Card>
