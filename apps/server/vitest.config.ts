@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
+    // One migrated database per run, copied for each test database (src/test/global-setup.ts).
+    globalSetup: ['src/test/global-setup.ts'],
     // Each file builds its own app on its own database (PGlite in memory, or a fresh PostgreSQL database).
     pool: 'forks',
     // Vitest's default (CPUs − 1) runs one file at a time on a 2-core machine, though much of a file's time is
