@@ -3,7 +3,8 @@ import { truncate } from '@sales-agent/shared/truncate';
 import type { AppContext } from '../../context.ts';
 import type { HistoryMessage } from '../../conversations/conversation-store.ts';
 import { readLeadFields } from '../../conversations/lead-fields.ts';
-import { agentToolCalls } from '../../db/schema/index.ts';
+import { and, desc, eq, ne } from 'drizzle-orm';
+import { agentToolCalls, messages } from '../../db/schema/index.ts';
 import { recordToolCall } from '../../lib/metrics.ts';
 import { BOOKING_TOOLS, type BookingToolContext, bookMeeting, calendarOf, cancelMeeting, checkAvailability, describeSlot, rescheduleMeeting, validTimeZone } from './booking-tools.ts';
 import { CUSTOM_TOOL_DEFAULT_TIMEOUT_MS, callCustomTool, customToolDefinition, type ToolCallContext } from './http-tools.ts';
@@ -46,6 +47,8 @@ export interface Toolbox {
   call(name: string, rawArgs: string): Promise<ToolNote>;
   /** Runs a call now: a held one the prospect confirmed. */
   execute(name: string, args: Record<string, unknown>): Promise<ToolNote>;
+  /** Whether `name` waits for the prospect's yes. */
+  confirmFirst(name: string): boolean;
 }
 
 export function conversationToolbox(ctx: AppContext, source: ToolboxSource): Toolbox {
@@ -86,6 +89,7 @@ export function conversationToolbox(ctx: AppContext, source: ToolboxSource): Too
   return {
     definitions: definitions.map((d) => (confirmFirst.has(d.name) ? withConfirmHint(d) : d)),
     execute,
+    confirmFirst: (name) => confirmFirst.has(name),
     async call(name, rawArgs) {
       let args: Record<string, unknown>;
       try {
@@ -152,6 +156,17 @@ async function runOne(ctx: AppContext, conversationId: number, name: string, arg
 
 async function record(ctx: AppContext, conversationId: number, name: string, args: Record<string, unknown>, result: string, ok: boolean, durationMs: number): Promise<void> {
   await ctx.db.insert(agentToolCalls).values({ conversationId, name, arguments: args, result: truncate(result, RESULT_MAX_CHARS), ok, durationMs });
+}
+
+/** The conversation's latest prospect and agent messages, oldest first (a realtime call has no turn history in hand). */
+export async function storedTranscript(ctx: AppContext, conversationId: number): Promise<HistoryMessage[]> {
+  const rows = await ctx.db
+    .select({ role: messages.role, message: messages.message })
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversationId), ne(messages.role, 'SYSTEM')))
+    .orderBy(desc(messages.id))
+    .limit(TOOL_TRANSCRIPT_MESSAGES);
+  return rows.reverse();
 }
 
 class ToolTimeout extends Error {}
