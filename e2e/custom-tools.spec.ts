@@ -64,7 +64,7 @@ test('define a custom tool with the form and test it', async ({ page, baseURL })
   await form.getByLabel('Tool name').fill('health_probe');
   await form.getByLabel('Description for the model').fill('Checks that the service is up.');
   await form.getByLabel('Parameters (JSON Schema)').fill('{"type": "string"}');
-  await form.getByRole('textbox', { name: 'Method' }).click();
+  await form.getByRole('combobox', { name: 'Method' }).click();
   await page.getByRole('option', { name: 'GET', exact: true }).click();
   await form.getByLabel('URL').fill(`${baseURL}/api/health/{probe}`);
   await form.getByRole('button', { name: 'Add header' }).click();

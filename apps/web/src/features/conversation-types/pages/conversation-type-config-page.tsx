@@ -111,7 +111,9 @@ function ConfigHelp() {
           <Code>tools</Code> — the team's own HTTP tools:{' '}
           <Code>{'[{"name", "description", "parameters": <JSON Schema>, "method", "url", "headers"?, "secret"?, "timeoutMs"?}]'}</Code>;{' '}
           <Code>{'{param}'}</Code> in the URL is filled from the arguments; header values and the secret are stored encrypted and shown
-          masked; with a secret each request carries <Code>X-Signature: t=…,v1=…</Code> (HMAC-SHA256 of <Code>t.body</Code>).
+          masked; with a secret each request carries <Code>X-Signature: t=…,v1=…</Code> (HMAC-SHA256 of <Code>t.body</Code>);{' '}
+          <Code>{'"confirm": true'}</Code> (on a tool, or in <Code>booking</Code> for book_meeting) runs the call only after the
+          prospect's yes. The Custom tools form above edits the same list.
         </List.Item>
       </List>
     </Card>
