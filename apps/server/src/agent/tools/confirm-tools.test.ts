@@ -9,24 +9,20 @@ import { useFake, useTestApp, useUser } from '../../test/use-test-app.ts';
 import { receiveProspectMessage, startWebConversation } from '../agent.service.ts';
 import { describeSlot } from './booking-tools.ts';
 import { isConfirmation } from './pending-tool-call.ts';
+import { utcSlot } from '../../test/calendar-slots.ts';
 
 const llm = useFake(new OpenAiFake());
 const cal = useFake(() => startCalcomFake());
 const api = useFake(() => startHttpToolFake());
-const t = useTestApp({ env: () => ({ ...llm.env({ LLM_MAX_RETRIES: '0' }), CALCOM_API_URL: cal.baseUrl }) });
+const t = useTestApp({ env: () => ({ CALCOM_API_URL: cal.baseUrl, ...llm.env({ LLM_MAX_RETRIES: '0' }) }) });
 const admin = useUser(t, 'ADMIN');
-
-const day = (offset: number, hour: number) => {
-  const d = new Date();
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + offset, hour)).toISOString();
-};
-const SLOT = day(1, 15);
+const SLOT = utcSlot(1, 15);
 
 beforeEach(() => {
-  llm.reset();
-  cal.slots = [SLOT, day(2, 9)];
-  cal.bookings.length = 0;
   api.requests.length = 0;
+  cal.bookings.length = 0;
+  cal.slots = [SLOT, utcSlot(2, 9)];
+  llm.reset();
 });
 
 async function conversationWith(config: Record<string, unknown>) {

@@ -6,15 +6,13 @@ import { startGhlFake } from '../../test/fakes/ghl-fake.ts';
 import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
 import { useFake, useTestApp } from '../../test/use-test-app.ts';
 import { receiveProspectMessage, startWebConversation } from '../agent.service.ts';
+import { utcSlot } from '../../test/calendar-slots.ts';
 
 const llm = useFake(new OpenAiFake());
 const ghl = useFake(() => startGhlFake());
 const t = useTestApp({ env: () => ({ ...llm.env({ LLM_MAX_RETRIES: '0' }), ...ghl.env() }) });
 
-const day = (offset: number, hour: number) => {
-  const d = new Date();
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + offset, hour)).toISOString();
-};
+const day = utcSlot;
 const SLOT = day(1, 15);
 const NEXT = day(2, 9);
 

@@ -11,6 +11,7 @@ import { startTwilioFake } from '../../test/fakes/twilio-fake.ts';
 import { REALTIME_ACCOUNT_SID, REALTIME_AUTH_TOKEN, useRealtimeCalls } from '../../test/realtime-call.ts';
 import { useFake, useTestApp, useUser } from '../../test/use-test-app.ts';
 import { describeSlot } from '../../agent/tools/booking-tools.ts';
+import { utcSlot } from '../../test/calendar-slots.ts';
 
 const llm = useFake(new OpenAiFake());
 const realtime = useFake(() => startOpenAiRealtimeFake({ apiKey: llm.env().OPENAI_API_KEY }));
@@ -21,10 +22,7 @@ const t = useTestApp({ env: () => ({ ...llm.env(), ...realtime.env(), TWILIO_API
 const admin = useUser(t, 'ADMIN');
 const liveCall = useRealtimeCalls(t, realtime, twilioApi);
 
-const day = (offset: number, hour: number) => {
-  const d = new Date();
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + offset, hour)).toISOString();
-};
+const day = utcSlot;
 const SLOT = day(1, 15);
 
 beforeEach(() => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configWithTool, EMPTY_TOOL_FORM, formToTool, toolToForm } from './custom-tool-model.ts';
+import type { CustomToolConfig } from '@sales-agent/shared/schemas/custom-tools';
 
 const form = {
   ...EMPTY_TOOL_FORM,
@@ -35,7 +36,7 @@ describe('custom tool form model', () => {
   });
 
   it('keeps masked secret values when their fields are left blank, and never puts them in the form', () => {
-    const stored = { ...(formToTool(form) as { tool: never }).tool, headers: { 'X-Api-Key': '••••9911' }, secret: '••••abcd', timeoutMs: 3000, includeTranscript: true };
+    const stored = { ...(formToTool(form) as { tool: CustomToolConfig }).tool, headers: { 'X-Api-Key': '••••9911' }, secret: '••••abcd', timeoutMs: 3000, includeTranscript: true };
     const values = toolToForm(stored);
     expect(values.headers).toEqual([{ name: 'X-Api-Key', value: '', stored: '••••9911' }]);
     expect(values.secret).toBe('');
@@ -44,7 +45,7 @@ describe('custom tool form model', () => {
   });
 
   it('writes the tool into the config text at its place, refusing a duplicate name', () => {
-    const tool = (formToTool(form) as { tool: never }).tool;
+    const tool = (formToTool(form) as { tool: CustomToolConfig }).tool;
     const added = configWithTool('{"replyDebounceSeconds": 0}', null, tool);
     expect(JSON.parse((added as { text: string }).text)).toEqual({ replyDebounceSeconds: 0, tools: [tool] });
     const text = (added as { text: string }).text;
