@@ -49,3 +49,55 @@ test('define a custom tool in the config and test it', async ({ page, baseURL })
   await expect(result).toContainText('The tool failed');
   await expect(result).toContainText('answered HTTP 404');
 });
+
+// Issue 22 item 3: the same tool defined with the form beside the JSON editor (no JSON typed by hand): the
+// parameters are checked, the header value is saved masked and never shown again, and "Test tool" runs it.
+test('define a custom tool with the form and test it', async ({ page, baseURL }) => {
+  await loginAsAdmin(page);
+  const created = await page.request.post('/api/admin/conversation-type/create-edit', {
+    data: { title: `Tool form ${Date.now()}`, rolePrompt: 'You help with orders.', errorPrompt: 'Sorry.' },
+  });
+  const typeId = (await created.json()).conversationType.id as number;
+  await page.goto(`/admin/conversation-type/${typeId}/config`);
+  const form = page.getByTestId('custom-tool-form');
+  await form.getByRole('button', { name: 'Add tool' }).click();
+  await form.getByLabel('Tool name').fill('health_probe');
+  await form.getByLabel('Description for the model').fill('Checks that the service is up.');
+  await form.getByLabel('Parameters (JSON Schema)').fill('{"type": "string"}');
+  await form.getByRole('combobox', { name: 'Method' }).click();
+  await page.getByRole('option', { name: 'GET', exact: true }).click();
+  await form.getByLabel('URL').fill(`${baseURL}/api/health/{probe}`);
+  await form.getByRole('button', { name: 'Add header' }).click();
+  await form.getByLabel('Header 1 name').fill('X-Api-Key');
+  await form.getByLabel('Header 1 value').fill('team-key-4242');
+  await form.getByLabel("Needs the prospect's confirmation first").check();
+  await form.getByRole('button', { name: 'Add and save tool' }).click();
+  await expect(form.getByRole('alert')).toContainText('Parameters must be a JSON Schema object with "type": "object".');
+
+  await form.getByLabel('Parameters (JSON Schema)').fill('{"type": "object", "properties": {"probe": {"type": "string"}}, "required": ["probe"]}');
+  await form.getByRole('button', { name: 'Add and save tool' }).click();
+  await expect(form.getByRole('button', { name: 'Edit tool health_probe' })).toBeVisible();
+  const stored = JSON.parse((await (await page.request.get(`/api/conversation-type/${typeId}`)).json()).config);
+  expect(stored.tools).toEqual([
+    expect.objectContaining({ name: 'health_probe', method: 'GET', url: `${baseURL}/api/health/{probe}`, headers: { 'X-Api-Key': '••••4242' }, confirm: true }),
+  ]);
+  // The editor shows the stored config: the value typed into the form is not on the page any more.
+  await expect(page.getByTestId('json-config-editor')).toContainText('health_probe');
+  await expect(page.getByTestId('json-config-editor')).not.toContainText('team-key-4242');
+
+  const panel = page.getByTestId('tool-health_probe');
+  await panel.getByLabel('Sample arguments for health_probe').fill('{"probe": "ready"}');
+  await panel.getByRole('button', { name: 'Test tool' }).click();
+  await expect(panel.getByTestId('tool-test-result')).toContainText('Answered 200');
+
+  // Editing keeps the secret: its field is blank with the masked value as placeholder.
+  await form.getByRole('button', { name: 'Edit tool health_probe' }).click();
+  await expect(form.getByLabel('Header 1 value')).toHaveValue('');
+  await expect(form.getByLabel('Header 1 value')).toHaveAttribute('placeholder', 'unchanged (••••4242)');
+  await form.getByLabel('Description for the model').fill('Checks the service health.');
+  await form.getByRole('button', { name: 'Save tool' }).click();
+  await expect(form.getByRole('button', { name: 'Edit tool health_probe' })).toBeVisible();
+  const edited = JSON.parse((await (await page.request.get(`/api/conversation-type/${typeId}`)).json()).config);
+  expect(edited.tools[0]).toMatchObject({ description: 'Checks the service health.', headers: { 'X-Api-Key': '••••4242' } });
+  await page.screenshot({ path: 'test-results/custom-tool-form.png', fullPage: true });
+});

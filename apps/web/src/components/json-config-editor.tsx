@@ -25,6 +25,9 @@ export interface JsonConfigEditorProps {
   aside?: ReactNode;
   /** Shown below the Save button, e.g. help on the known fields. */
   children?: ReactNode;
+  /** Controlled text (with `onTextChange`), for a page whose forms write into the same config. */
+  text?: string;
+  onTextChange?: (text: string) => void;
 }
 
 /** Parses `text` as JSON; returns the error sentence to show, or null when it parses (and passes `validate`). */
@@ -47,9 +50,11 @@ export const requireJsonObject = (value: unknown): string | null =>
  * editor with Save. Text that does not parse is refused in the browser with a visible message (spec §5)
  * and never sent.
  */
-export function JsonConfigEditor({ heading, initialText, onSave, validate, description, aside, children }: JsonConfigEditorProps) {
+export function JsonConfigEditor({ heading, initialText, onSave, validate, description, aside, children, ...controlled }: JsonConfigEditorProps) {
   const scheme = useComputedColorScheme('light', { getInitialValueInEffect: false });
-  const [text, setText] = useState(initialText);
+  const [ownText, setOwnText] = useState(initialText);
+  const text = controlled.text ?? ownText;
+  const setText = controlled.onTextChange ?? setOwnText;
   const [problem, setProblem] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const extensions = useMemo(

@@ -8,7 +8,7 @@ export const BUILT_IN_TOOL_NAMES = ['check_availability', 'book_meeting', 'resch
  * `name`, `description` and `parameters` (a JSON Schema object, compiled on save); the server calls `method url`
  * (`{param}` placeholders filled from the arguments, URL-encoded) with `headers` (every value a secret: sealed
  * when stored, masked in answers) and, with `secret`, an `X-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret,
- * t + "." + raw body)>` header. `requiresConfirmation`: the model must have the prospect's yes before calling.
+ * t + "." + raw body)>` header. `confirm`: the call runs only after the prospect's yes.
  */
 export const customToolConfig = z.looseObject({
   name: z
@@ -26,6 +26,8 @@ export const customToolConfig = z.looseObject({
   headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/, 'must be a header name'), z.string().max(4000)).optional(),
   secret: z.string().min(1).max(4000).optional(),
   timeoutMs: z.number().int().min(500).max(30_000).optional(),
+  /** The call waits for the prospect's yes (the agent describes it first); `requiresConfirmation` is the older name. */
+  confirm: z.boolean().optional(),
   requiresConfirmation: z.boolean().optional(),
   /**
    * Least data (issue 22, docs/agent.md): a tool gets the model's arguments only. `includeLeadFields` adds the

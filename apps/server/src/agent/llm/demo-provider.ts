@@ -88,6 +88,8 @@ function firstSentence(text: string): string {
 function demoReplyAfterTools(facts: PlaybookFacts): string | null {
   const failed = facts.toolNotes.find((n) => !n.ok);
   if (failed) return `I could not do that just now (${truncate(String(failed.value), 120)}). Shall I try again, or would you like a colleague to help?`;
+  const held = facts.toolNotes.map((n) => n.value as { awaitingConfirmation?: boolean; action?: string } | null).find((v) => v?.awaitingConfirmation);
+  if (held?.action) return `Shall I ${held.action}? Reply "yes" to confirm.`;
   const booked = facts.toolNotes.find((n) => n.name === 'book_meeting')?.value as { confirmation?: string } | undefined;
   if (booked?.confirmation) return `You're booked for ${booked.confirmation}. See you then!`;
   const moved = facts.toolNotes.find((n) => n.name === 'reschedule_meeting')?.value as { confirmation?: string } | undefined;

@@ -217,6 +217,8 @@ export async function rescheduleMeeting(tc: BookingToolContext, args: Record<str
   await tc.ctx.db.transaction(async (tx) => {
     await tx.update(bookings).set({ status: 'rescheduled' }).where(eq(bookings.id, current.id));
     await storeBooking(tx, tc, meeting, timeZone);
+    // Still a booked meeting: the opportunity goes (back) to the 'booked' stage, e.g. after a person moved it meanwhile.
+    await reportBooked(tc.ctx, tc.conversationId, tx);
   });
   return { rescheduled: true, from: describeSlot(current.start.toISOString(), timeZone), start: meeting.start, end: meeting.end, timeZone, confirmation: describeSlot(meeting.start, timeZone), externalId: meeting.externalId };
 }

@@ -8,6 +8,7 @@ import { useFake, useTestApp, useUser } from '../../test/use-test-app.ts';
 import { receiveProspectMessage, startWebConversation } from '../agent.service.ts';
 import { describeSlot } from './booking-tools.ts';
 import { MAX_TOOL_CALLS_PER_TURN, toolLimits } from './tool-step.ts';
+import { utcSlot } from '../../test/calendar-slots.ts';
 
 const llm = useFake(new OpenAiFake());
 const cal = useFake(() => startCalcomFake());
@@ -15,10 +16,7 @@ const t = useTestApp({ env: () => ({ ...llm.env({ LLM_MAX_RETRIES: '0' }), CALCO
 const admin = useUser(t, 'ADMIN');
 
 // Slots within check_availability's two-week window: tomorrow 15:00 and the day after 09:00 UTC.
-const day = (offset: number, hour: number) => {
-  const d = new Date();
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + offset, hour)).toISOString();
-};
+const day = utcSlot;
 const SLOT = day(1, 15);
 beforeEach(() => {
   llm.reset();

@@ -6,15 +6,13 @@ import { startGhlFake } from '../../test/fakes/ghl-fake.ts';
 import { OpenAiFake } from '../../test/fakes/openai-fake.ts';
 import { useFake, useTestApp } from '../../test/use-test-app.ts';
 import { receiveProspectMessage, startWebConversation } from '../agent.service.ts';
+import { utcSlot } from '../../test/calendar-slots.ts';
 
 const llm = useFake(new OpenAiFake());
 const ghl = useFake(() => startGhlFake());
 const t = useTestApp({ env: () => ({ ...llm.env({ LLM_MAX_RETRIES: '0' }), ...ghl.env() }) });
 
-const day = (offset: number, hour: number) => {
-  const d = new Date();
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + offset, hour)).toISOString();
-};
+const day = utcSlot;
 const SLOT = day(1, 15);
 const NEXT = day(2, 9);
 
@@ -89,6 +87,28 @@ it('a booking moves the contact’s opportunity to the stage configured for book
   expect(ghl.appointments).toHaveLength(1);
   expect(ghl.opportunities.find((o) => o.id === 'opp-09')!.pipelineStageId).toBe('st-appointment');
   expect(ghl.requests.find((r) => r.method === 'PUT' && r.path === '/opportunities/opp-09')?.body).toMatchObject({ pipelineStageId: 'st-appointment' });
+});
+
+it('a reschedule by the prospect moves the opportunity to the booked stage again', async () => {
+  llm
+    .once('tools', { toolCalls: [{ name: 'book_meeting', arguments: { start: SLOT, timeZone: 'UTC' } }] })
+    .once('tools', { toolCalls: [] })
+    .once('tools', { toolCalls: [{ name: 'reschedule_meeting', arguments: { start: NEXT } }] });
+  const type = await buildPlaybook(t.ctx, { phases: 3, config: { crm: 'GHL', booking: { provider: 'ghl', calendarId: 'cal-1' }, stageOnOutcome: { booked: 'st-appointment' } } });
+  const { id } = await startWebConversation(t.ctx, type.id);
+  await t.ctx.db.update(conversations).set({ crmContactId: 'ct-09' }).where(eq(conversations.id, id));
+  await receiveProspectMessage(t.ctx, id, 'Book me tomorrow');
+  await t.ctx.jobs.drain();
+  const opportunity = ghl.opportunities.find((o) => o.id === 'opp-09')!;
+  expect(opportunity.pipelineStageId).toBe('st-appointment');
+  // A person moved the opportunity on in GoHighLevel; the prospect then moves the meeting.
+  opportunity.pipelineStageId = 'st-new';
+  const movesBefore = ghl.requests.filter((r) => r.method === 'PUT' && r.path === '/opportunities/opp-09').length;
+  await receiveProspectMessage(t.ctx, id, 'Can we move it to the day after?');
+  await t.ctx.jobs.drain();
+  expect(ghl.appointments.at(-1)).toMatchObject({ startTime: NEXT });
+  expect(opportunity.pipelineStageId).toBe('st-appointment');
+  expect(ghl.requests.filter((r) => r.method === 'PUT' && r.path === '/opportunities/opp-09')).toHaveLength(movesBefore + 1);
 });
 
 it('lead fields reach the GoHighLevel contact: standard fields by name, the others as customFields [{id, field_value}]', async () => {

@@ -13,8 +13,7 @@ export const CUSTOM_TOOL_DEFAULT_TIMEOUT_MS = 10_000;
 
 /** What the model sees of a custom tool: its name, description and parameters (never its URL or headers). */
 export function customToolDefinition(tool: CustomToolConfig): ToolDefinition {
-  const confirm = tool.requiresConfirmation ? ' Before calling it, tell the prospect what you will do and wait for their yes.' : '';
-  return { name: tool.name, description: tool.description + confirm, parameters: tool.parameters };
+  return { name: tool.name, description: tool.description, parameters: tool.parameters };
 }
 
 /** HMAC-SHA256 of `t + "." + body` with the tool's secret: `X-Signature: t=<unix s>,v1=<hex>`. */

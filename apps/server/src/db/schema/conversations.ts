@@ -5,6 +5,7 @@ import {
   foreignKey,
   index,
   integer,
+  jsonb,
   pgTable,
   text,
   unique,
@@ -103,6 +104,11 @@ export const conversations = pgTable(
     useRealtimeApi: boolean(),
     /** The CRM contact the call was placed for (POST /api/admin/call contactId); the CRM code reads it. */
     crmContactId: text(),
+    /**
+     * A tool call the agent holds until the prospect says yes (a tool configured with `"confirm": true`, issue
+     * 22): `{name, arguments, action, at}`. Kept on the row so a restart between question and answer loses nothing.
+     */
+    pendingToolCall: jsonb(),
     /** Twilio's answering-machine verdict: human, machine_start, machine_end_beep, fax, unknown. */
     answeredBy: text(),
     /** Billed call length in seconds (Twilio's CallDuration). */

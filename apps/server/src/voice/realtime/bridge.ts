@@ -11,6 +11,9 @@ import { PlaybackTracker, splitPayload } from './playback.ts';
 import { DEFAULT_REALTIME_VOICE, openingResponse, sessionUpdate, voiceSettingsOf } from './session.ts';
 import { KNOWLEDGE_TOOL, runKnowledgeTool, withKnowledgeTool } from './knowledge-tool.ts';
 import { typeCollectionIds } from '../../knowledge/type-collections.ts';
+import { conversationToolbox, storedTranscript, type Toolbox } from '../../agent/tools/toolbox.ts';
+import { isConfirmation, takePendingToolCall } from '../../agent/tools/pending-tool-call.ts';
+import { runAgentTool, withAgentTools } from './agent-tools.ts';
 import { isBase64, isTwilioSid, realtimeAppend, type TwilioStart, twilioClear, twilioMark, twilioMedia } from './twilio-media.ts';
 
 /** Twilio sends `start` right after `connected`; a socket that never does is closed after this long. */
@@ -47,6 +50,14 @@ export class MediaStreamBridge {
   private transferNumber: string | null = null;
   /** The type's knowledge collections (issue 21): the session then has the search_knowledge tool. */
   private knowledgeCollections: number[] = [];
+  /** The type's tools (issue 22), run through the same toolbox as a chat turn. */
+  private toolbox: Toolbox | null = null;
+  /** Toolbox calls since the caller last spoke (the per-turn cap of a chat turn). */
+  private toolCallsThisTurn = 0;
+  /** A tool call is held for the caller's yes: their next line other than a yes drops it. */
+  private holdingToolCall = false;
+  private lastCallerLine: { text: string; at: number } | null = null;
+  private transcribedWaiters: (() => void)[] = [];
   private readonly playback = new PlaybackTracker();
   /** Items cut by a barge-in: their late deltas are dropped so the agent cannot keep talking. */
   private readonly truncated = new Set<string>();
@@ -160,12 +171,20 @@ export class MediaStreamBridge {
     this.phase = this.workingPhaseOf(call.loaded.conversation.phase, call.loaded.conversation.resumePhase);
     if (!this.ctx.config.OPENAI_API_KEY) return this.politeEnd('OPENAI_API_KEY is not set');
     this.knowledgeCollections = await typeCollectionIds(this.ctx.db, call.loaded.type.id);
+    const conversationId = call.loaded.conversation.id;
+    this.toolbox = conversationToolbox(this.ctx, {
+      conversationId,
+      typeConfig: call.loaded.type.config,
+      crmContactId: call.loaded.conversation.crmContactId ?? null,
+      demoAgent: false,
+      transcript: () => storedTranscript(this.ctx, conversationId),
+    });
     if (this.state !== 'starting') return;
     this.openRealtime();
   }
 
   private sessionEvent(loaded: CallContext['loaded']) {
-    return withKnowledgeTool(sessionUpdate(loaded, this.phase, this.voice, this.transferNumber !== null), this.knowledgeCollections);
+    return withAgentTools(withKnowledgeTool(sessionUpdate(loaded, this.phase, this.voice, this.transferNumber !== null), this.knowledgeCollections), this.toolbox);
   }
 
   private workingPhaseOf(phase: number, resumePhase: number | null): number | null {
@@ -232,6 +251,7 @@ export class MediaStreamBridge {
         break;
       case 'conversation.item.input_audio_transcription.completed':
         this.store('PROSPECT', event.item_id, event.transcript);
+        this.callerSaid(event.transcript);
         this.transcribed(event.item_id);
         break;
       case 'conversation.item.input_audio_transcription.failed':
@@ -282,6 +302,7 @@ export class MediaStreamBridge {
       this.startedAt.set(itemId, new Date());
       this.untranscribed.add(itemId);
     }
+    this.toolCallsThisTurn = 0;
     if (this.draining) return;
     this.sendTwilio(twilioClear(this.streamSid));
     const cut = this.playback.interrupt();
@@ -355,6 +376,14 @@ export class MediaStreamBridge {
         wantResponse ||= !saidSomething;
       } else if (call.name === KNOWLEDGE_TOOL && this.knowledgeCollections.length > 0) {
         output = await runKnowledgeTool(this.ctx, this.knowledgeCollections, call.arguments);
+        wantResponse = true;
+      } else if (this.toolbox?.definitions.some((d) => d.name === call.name)) {
+        output = await runAgentTool(this.ctx, loaded.conversation.id, this.toolbox, call.name, call.arguments, this.toolCallsThisTurn, {
+          settled: () => this.callerTranscribed(),
+          lastLine: () => this.lastCallerLine,
+        });
+        this.toolCallsThisTurn += 1;
+        if (this.toolbox.confirmFirst(call.name)) this.holdingToolCall = Boolean(output.awaitingConfirmation);
         wantResponse = true;
       } else {
         output = { ok: false, error: `${call.name} is not available now.` };
@@ -433,8 +462,35 @@ export class MediaStreamBridge {
     this.graceTimer = timer;
   }
 
+  /** The caller's line: kept for a held tool call's yes; anything else drops the held call (as in a chat). */
+  private callerSaid(transcript: unknown): void {
+    if (typeof transcript !== 'string' || !transcript.trim()) return;
+    this.lastCallerLine = { text: transcript, at: Date.now() };
+    if (this.holdingToolCall && !isConfirmation(transcript) && this.call) {
+      this.holdingToolCall = false;
+      // In the tool chain, so a call the model makes after this line is held (or run) after the drop, never before.
+      const conversationId = this.call.loaded.conversation.id;
+      this.toolChain = this.toolChain.then(async () => void (await takePendingToolCall(this.ctx, conversationId)));
+      this.track(this.toolChain);
+    }
+  }
+
+  /** Resolves once every caller item that started is transcribed, or after TRANSCRIPT_GRACE_MS. */
+  private callerTranscribed(): Promise<void> {
+    if (this.untranscribed.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, TRANSCRIPT_GRACE_MS);
+      timer.unref();
+      this.transcribedWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   private transcribed(itemId: unknown): void {
     if (typeof itemId === 'string') this.untranscribed.delete(itemId);
+    if (this.untranscribed.size === 0) for (const resolve of this.transcribedWaiters.splice(0)) resolve();
     if (this.draining && this.untranscribed.size === 0) this.shutdown();
   }
 

@@ -1,9 +1,12 @@
 import { Alert, Anchor, Card, Code, List, Loader, Text } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { JsonConfigEditor } from '../../../components/json-config-editor.tsx';
 import { paths } from '../../../config/paths.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
+import { toastError, toastSuccess } from '../../../lib/toast.ts';
+import { CustomToolForm } from '../components/custom-tool-form.tsx';
 import { CustomToolsPanel } from '../components/custom-tools-panel.tsx';
 import { conversationTypeQuery, saveConversationTypeConfig, conversationTypeKeys } from '../api/conversation-types.ts';
 
@@ -12,6 +15,8 @@ export default function ConversationTypeConfigPage() {
   const { id = '' } = useParams();
   const query = useQuery(conversationTypeQuery(id));
   const client = useQueryClient();
+  // The editor's text, shared with the custom tool form (it writes its tool into this text and saves it).
+  const [text, setText] = useState<{ id: string; value: string } | null>(null);
 
   if (query.isPending) return <Loader aria-label="Loading configuration" />;
   if (query.isError) {
@@ -26,11 +31,26 @@ export default function ConversationTypeConfigPage() {
     await client.invalidateQueries({ queryKey: conversationTypeKeys.all() });
     return message;
   };
+  const current = text?.id === id ? text.value : query.data.config;
+  const saveFromForm = async (next: string) => {
+    setText({ id, value: next });
+    try {
+      toastSuccess(await save(next));
+      // The editor shows the stored config again: typed secret values give way to their masked form.
+      setText(null);
+      return true;
+    } catch (err) {
+      toastError(err);
+      return false;
+    }
+  };
   return (
     <JsonConfigEditor
       key={id}
       heading={`Config: ${query.data.label}`}
       initialText={query.data.config}
+      text={current}
+      onTextChange={(value) => setText({ id, value })}
       onSave={save}
       aside={
         <Anchor component={Link} to={paths.admin.conversationTypeEdit(id)}>
@@ -38,6 +58,7 @@ export default function ConversationTypeConfigPage() {
         </Anchor>
       }
     >
+      <CustomToolForm configText={current} onSaveText={saveFromForm} />
       <CustomToolsPanel typeId={id} configText={query.data.config} />
       <ConfigHelp />
     </JsonConfigEditor>
@@ -90,7 +111,9 @@ function ConfigHelp() {
           <Code>tools</Code> — the team's own HTTP tools:{' '}
           <Code>{'[{"name", "description", "parameters": <JSON Schema>, "method", "url", "headers"?, "secret"?, "timeoutMs"?}]'}</Code>;{' '}
           <Code>{'{param}'}</Code> in the URL is filled from the arguments; header values and the secret are stored encrypted and shown
-          masked; with a secret each request carries <Code>X-Signature: t=…,v1=…</Code> (HMAC-SHA256 of <Code>t.body</Code>).
+          masked; with a secret each request carries <Code>X-Signature: t=…,v1=…</Code> (HMAC-SHA256 of <Code>t.body</Code>);{' '}
+          <Code>{'"confirm": true'}</Code> (on a tool, or in <Code>booking</Code> for book_meeting) runs the call only after the
+          prospect's yes. The Custom tools form above edits the same list.
         </List.Item>
       </List>
     </Card>

@@ -1,0 +1,1 @@
+ALTER TABLE "conversations" ADD COLUMN "pending_tool_call" jsonb;
