@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { campaignContacts, conversations, messages } from '../../db/schema/index.ts';
+import { bookings, campaignContacts, conversations, messages } from '../../db/schema/index.ts';
+import { recordOptOut } from '../../conversations/opt-out.ts';
 import { quietHoursClock } from '../../conversations/quiet-hours.ts';
 import { PUBLIC_URL } from '../../test/channel-factories.ts';
 import { startGhlFake } from '../../test/fakes/ghl-fake.ts';
@@ -18,6 +19,7 @@ const twilioFake = useFake(() => startTwilioFake({ accounts: { [ACCOUNT_SID]: AU
 const ghl = useFake(() => startGhlFake({ seedCount: 120 }));
 const t = useTestApp({ env: () => ({ ...ghl.env(), TWILIO_API_URL: twilioFake.url, PUBLIC_URL, STORAGE_DIR: freshStorageDir() }) });
 const admin = useUser(t, 'ADMIN');
+const normal = useUser(t, 'NORMAL');
 
 /** Wednesday 2030-01-16 17:00 in New York (UTC-5). */
 const FIVE_PM_NY = new Date('2030-01-16T22:00:00Z');
@@ -171,5 +173,44 @@ describe('a GoHighLevel pipeline stage as the audience', () => {
     const other = (await buildCallSetup(t.ctx, { pageId: '+15550009999' })).type.id;
     const res = await t.request({ method: 'POST', url: '/api/admin/campaigns', as: admin.cookie, payload: { name: 'x', conversationTypeId: other, channel: 'call', audience: { ghlPipelineStageId: 'st-new' } } });
     expect(res.json()).toMatchObject({ code: 'CRM_NOT_LINKED' });
+  });
+});
+
+describe('campaign figures in the analytics', () => {
+  it('GET /api/admin/analytics/campaigns: per campaign contacted, answered, voicemail, booked and opted out in the range (ADMIN only)', async () => {
+    const [booked, machine, stopped] = ['+12125557101', '+12125557102', '+12125557103'];
+    await recordOptOut(t.ctx.db, stopped, 'sms', 'keyword "STOP"');
+    const id = await campaign({ name: 'Figures', contacts: [{ phone: booked }, { phone: machine }, { phone: stopped }], callsPerMinute: 600 });
+    await runCampaignTick(t.ctx, id);
+    const { conversation } = await lastCall();
+    await t.ctx.db.insert(bookings).values({ conversationId: conversation.id, provider: 'demo', externalId: `camp-${id}`, start: clock, end: clock, timeZone: 'UTC' });
+    await callEnds('completed');
+    clock = new Date(clock.getTime() + 100);
+    await runCampaignTick(t.ctx, id);
+    await machineAnswers();
+    await callEnds('completed');
+    await tickToEnd(id);
+
+    const url = `/api/admin/analytics/campaigns?conversationType=${typeId}&from=2030-01-16T00:00:00Z&to=2030-01-18T00:00:00Z`;
+    const res = await t.request({ method: 'GET', url, as: admin.cookie });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().campaigns.find((c: { id: number }) => c.id === id)).toEqual({
+      id,
+      name: 'Figures',
+      channel: 'call',
+      status: 'finished',
+      contacted: 2,
+      answered: 0,
+      voicemail: 1,
+      noAnswer: 0,
+      sent: 0,
+      booked: 1,
+      optedOut: 1,
+      failed: 0,
+    });
+    // Outside the range: nothing of it.
+    const before = await t.request({ method: 'GET', url: `/api/admin/analytics/campaigns?conversationType=${typeId}&from=2030-01-01T00:00:00Z&to=2030-01-15T00:00:00Z`, as: admin.cookie });
+    expect(before.json().campaigns.map((c: { id: number }) => c.id)).not.toContain(id);
+    expect((await t.request({ method: 'GET', url, as: normal.cookie })).json()).toEqual({ campaigns: [] });
   });
 });
