@@ -31,7 +31,7 @@ test('a campaign from a GoHighLevel stage with retries and a voicemail message; 
   await form.getByRole('combobox', { name: 'Conversation type' }).click();
   await page.getByRole('option', { name: title }).click();
   await form.getByText('A GoHighLevel pipeline stage').click();
-  await form.getByRole('textbox', { name: 'Pipeline stage' }).click();
+  await form.getByRole('combobox', { name: 'Pipeline stage' }).click();
   await page.getByRole('option', { name: 'Solar leads — Contacted' }).click();
   await form.getByRole('textbox', { name: 'Retries after voicemail' }).fill('2');
   await form.getByRole('textbox', { name: 'Voicemail message' }).fill('Hi Casey, Sam from SunCo here. Call us back any time!');
