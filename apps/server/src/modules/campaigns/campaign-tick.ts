@@ -147,7 +147,9 @@ async function claim(ctx: AppContext, campaign: Campaign, contact: Contact, now:
   return ctx.db.transaction(async (tx) => {
     const rows = await tx
       .update(campaignContacts)
-      .set({ status: 'calling', attempts: sql`${campaignContacts.attempts} + 1`, claimedAt: now, notBefore: null, detail: null })
+      // conversationId is cleared: a retry's earlier call must not settle this attempt, and a crash before
+      // the new call is stored leaves a claim without a conversation, given up like any other (never twice).
+      .set({ status: 'calling', attempts: sql`${campaignContacts.attempts} + 1`, claimedAt: now, notBefore: null, detail: null, conversationId: null })
       .where(and(eq(campaignContacts.id, contact.id), eq(campaignContacts.status, 'queued')))
       .returning({ id: campaignContacts.id });
     if (rows.length === 0) return false;
