@@ -12,7 +12,7 @@ import { agentError, type AgentErrorRecord } from '../conversations/agent-errors
 import { endpointsOf, findAccountById, flagTokenRejected } from './accounts.ts';
 import { senderFor } from './senders/index.ts';
 import { splitMessage } from './split.ts';
-import { ChannelSendError } from './types.ts';
+import { ChannelSendError, type OutboundPart } from './types.ts';
 import { decideWindow } from './windows.ts';
 import { hasOptIn, NO_WHATSAPP_OPT_IN_MESSAGE } from '../conversations/consent.ts';
 import { DELIVER_JOB, DELIVER_JOB_KEY_PREFIX, deliverJobKey } from './delivery-keys.ts';
@@ -40,7 +40,7 @@ interface OutboxRow {
   status: string;
   attempts: number;
   sent_parts: number;
-  payload: { text: string; recipientId: string; messageId: number; optOutNotice?: boolean };
+  payload: { text: string; recipientId: string; messageId: number; optOutNotice?: boolean; template?: OutboundPart['template'] };
   written_by_human: boolean | null;
   simulated: boolean | null;
   last_prospect_at: string | Date | null;
@@ -224,7 +224,7 @@ async function deliver(ctx: AppContext, row: OutboxRow): Promise<void> {
     throw new ChannelSendError(permanent('The messaging account of this conversation no longer exists.', 'NO_ACCOUNT'), false);
   }
   const lastProspectAt = row.last_prospect_at ? new Date(row.last_prospect_at) : null;
-  const window = decideWindow(account, lastProspectAt, row.written_by_human === true);
+  const window = decideWindow(account, lastProspectAt, row.written_by_human === true, Date.now(), row.payload.template ?? null);
   if (!window.ok) throw new ChannelSendError(window.record, false);
   const { text, recipientId } = row.payload;
   // A template outside the 24-hour window starts a conversation: WhatsApp needs the person's opt-in for that.

@@ -20,13 +20,14 @@ const outside = (message: string, code: string): WindowDecision => ({
  * Meta's messaging windows (DESIGN.md §7): on Instagram and Messenger anything goes out within 24 hours of the
  * prospect's last message; after that only a person's message, tagged HUMAN_AGENT, within 7 days. On WhatsApp,
  * outside 24 hours only an approved template configured on the account (`config.templates.outsideWindow`)
- * may be sent. SMS has no window.
+ * may be sent — or the message's own template (`template`: a campaign's, docs/campaigns.md). SMS has no window.
  */
 export function decideWindow(
   account: Pick<ChannelAccount, 'type' | 'config'>,
   lastProspectMessageAt: Date | null,
   writtenByHuman: boolean,
   now = Date.now(),
+  template: OutboundPart['template'] | null = null,
 ): WindowDecision {
   const age = lastProspectMessageAt ? now - lastProspectMessageAt.getTime() : Infinity;
   if (account.type === 'INSTAGRAM' || account.type === 'FACEBOOK') {
@@ -37,8 +38,8 @@ export function decideWindow(
       : outside('Not sent: the prospect last wrote more than 24 hours ago; Meta allows only a person to answer now (within 7 days).', 'OUTSIDE_24H_WINDOW');
   }
   if (account.type === 'WHATSAPP' && age > STANDARD_WINDOW_MS) {
-    const template = outsideWindowTemplate(account.config);
-    if (template) return { ok: true, send: { template } };
+    const chosen = template ?? outsideWindowTemplate(account.config);
+    if (chosen) return { ok: true, send: { template: chosen } };
     return outside(
       'Not sent: the prospect last wrote more than 24 hours ago, and WhatsApp then allows only an approved template (set config.templates.outsideWindow on the account).',
       'OUTSIDE_24H_WINDOW',
@@ -47,7 +48,8 @@ export function decideWindow(
   return { ok: true, send: {} };
 }
 
-function outsideWindowTemplate(config: Record<string, unknown>): OutboundPart['template'] | null {
+/** The account's approved template for business-initiated WhatsApp messages (`config.templates.outsideWindow`), or null. */
+export function outsideWindowTemplate(config: Record<string, unknown>): OutboundPart['template'] | null {
   const templates = config.templates;
   if (!templates || typeof templates !== 'object') return null;
   const template = (templates as Record<string, unknown>).outsideWindow;

@@ -255,6 +255,8 @@ export interface InsertOptions {
    * opted out; every other row is checked against the opt-outs when it is sent (channels/deliver.job.ts).
    */
   optOutNotice?: boolean;
+  /** With outboxFor on WhatsApp: the approved template this message goes as outside the 24-hour window (a campaign's). */
+  template?: { name: string; language: string; components?: unknown[] } | null;
 }
 
 /**
@@ -306,7 +308,7 @@ export async function insertMessage(
     )${prospect ? sql`, queued as (
       insert into ${outbox} (conversation_id, messaging_account_id, message_id, channel, payload)
       select i.conversation_id, ${prospect.messagingAccountId}::int, i.id, ${prospect.accountType},
-             jsonb_build_object('text', i.message, 'recipientId', ${prospect.externalId}::text, 'messageId', i.id${options.optOutNotice ? sql`, 'optOutNotice', true` : sql``})
+             jsonb_build_object('text', i.message, 'recipientId', ${prospect.externalId}::text, 'messageId', i.id${options.optOutNotice ? sql`, 'optOutNotice', true` : sql``}${options.template ? sql`, 'template', ${JSON.stringify(options.template)}::jsonb` : sql``})
       from inserted i
       returning id
     )` : sql``}${messageCreatedCtes('inserted')}

@@ -1,7 +1,7 @@
 import { count, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { afterCommit } from '../db/after-commit.ts';
-import { conversationPhases, conversations } from '../db/schema/index.ts';
+import { campaignContacts, campaigns, conversationPhases, conversations } from '../db/schema/index.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
 import { emitConversationChanged, type Executor, insertMessage } from '../conversations/conversation-store.ts';
 import { isWorkingPhase } from '../conversations/phases.ts';
@@ -121,6 +121,20 @@ async function recordAnsweredBy(ctx: AppContext, call: CallContext, answeredBy: 
     .where(sql`${conversations.id} = ${call.conversation.id}`);
 }
 
+/**
+ * A campaign's call leaves the campaign's voicemailMessage (docs/campaigns.md), before the type's. The contact
+ * row names its conversation once the call is placed, seconds before a machine's greeting ends.
+ */
+async function campaignVoicemailOf(ctx: AppContext, conversationId: number): Promise<string | null> {
+  const [row] = await ctx.db
+    .select({ message: campaigns.voicemailMessage })
+    .from(campaignContacts)
+    .innerJoin(campaigns, eq(campaigns.id, campaignContacts.campaignId))
+    .where(eq(campaignContacts.conversationId, conversationId))
+    .limit(1);
+  return row?.message?.trim() || null;
+}
+
 export const isMachine = (answeredBy: string) => answeredBy.startsWith('machine_');
 
 /**
@@ -139,7 +153,7 @@ export async function applyAnsweringMachine(ctx: AppContext, call: CallContext, 
     .update(conversations)
     .set({ callStatus: 'voicemail', updatedAt: new Date() })
     .where(sql`${conversations.id} = ${call.conversation.id} and (${conversations.callStatus} is null or ${rankSql} < 4 or ${conversations.callStatus} = 'completed')`);
-  const { voicemailMessage } = voiceSettingsOf(call.type?.config);
+  const voicemailMessage = (await campaignVoicemailOf(ctx, call.conversation.id)) ?? voiceSettingsOf(call.type?.config).voicemailMessage;
   let twiml = hangupTwiml([]);
   if (voicemailMessage && isMachine(answeredBy)) {
     await insertMessage(ctx.db, {

@@ -147,3 +147,28 @@ export const voiceResult = z.object({
   averageDurationSeconds: z.number().nullable(),
 });
 export type VoiceResult = z.infer<typeof voiceResult>;
+
+/**
+ * GET /api/admin/analytics/campaigns (docs/analytics.md "Campaigns"): per campaign of the type, its contacts
+ * that reached a final status in the range. ADMIN only figures: a NORMAL user gets an empty list.
+ */
+export const campaignFiguresResult = z.object({
+  campaigns: z.array(
+    z.object({
+      id: z.number(),
+      name: z.string(),
+      channel: z.string(),
+      status: z.string(),
+      /** Contacts tried at least once (a call placed or a message queued). */
+      contacted: z.number(),
+      answered: z.number(),
+      voicemail: z.number(),
+      noAnswer: z.number(),
+      sent: z.number(),
+      booked: z.number(),
+      optedOut: z.number(),
+      failed: z.number(),
+    }),
+  ),
+});
+export type CampaignFiguresResult = z.infer<typeof campaignFiguresResult>;

@@ -25,9 +25,34 @@ export const campaignContactInput = z.object({
   fields: z.record(z.string().max(100), fieldValue).optional(),
 });
 
+const retryCount = z.number().int().min(0).max(5);
+const retryDelay = z.number().int().min(1).max(7 * 24 * 60);
+/**
+ * Retries per outcome of a call (docs/campaigns.md "Retries"): extra attempts after no answer, busy, or an
+ * answering machine (voicemail), each after `delayMinutes`. A plain number is the older form: that many after
+ * no answer and after busy, none after voicemail.
+ */
+export const campaignRetries = z.strictObject({
+  noAnswer: retryCount.default(1),
+  busy: retryCount.default(1),
+  voicemail: retryCount.default(0),
+  delayMinutes: retryDelay.optional(),
+});
+export type CampaignRetryPolicy = { noAnswer: number; busy: number; voicemail: number; delayMinutes: number };
+
+/** A WhatsApp template approved in the business account: its name and language code (e.g. en_US). */
+export const campaignWhatsAppTemplate = z.strictObject({
+  name: z.string().trim().min(1).max(512),
+  language: z.string().trim().min(2).max(15),
+  components: z.array(z.unknown()).max(20).optional(),
+});
+
+/** The audience from a GoHighLevel pipeline stage: its opportunities' contacts (with a phone). */
+export const campaignAudience = z.strictObject({ ghlPipelineStageId: z.string().trim().min(1).max(100) });
+
 /**
  * POST /api/admin/campaigns: `contacts` as JSON, or `csv` (a header row with `phone`, optional `name`, any other
- * column becomes a field); at least one of the two.
+ * column becomes a field), or `audience` (a GoHighLevel pipeline stage); at least one of them.
  */
 export const campaignCreateBody = z
   .object({
@@ -39,11 +64,18 @@ export const campaignCreateBody = z
     callsPerMinute: z.number().int().min(1).max(600).default(10),
     maxConcurrent: z.number().int().min(1).max(100).default(5),
     window: campaignWindow.nullable().optional(),
-    retries: z.number().int().min(0).max(5).default(1),
-    retryDelayMinutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
+    retries: z.union([retryCount, campaignRetries]).default(1),
+    retryDelayMinutes: retryDelay.default(60),
+    voicemailMessage: z.string().trim().max(1000).optional(),
+    startAt: z.iso.datetime({ offset: true, error: 'must be an ISO date and time, e.g. 2030-01-16T09:00:00-05:00' }).optional(),
+    whatsappTemplate: campaignWhatsAppTemplate.optional(),
+    audience: campaignAudience.optional(),
     messagingAccountId: z.number().int().positive().max(2_147_483_647).optional(),
   })
-  .refine((b) => (b.contacts?.length ?? 0) > 0 || (b.csv ?? '').trim() !== '', { message: 'Give the contacts: a list or a CSV with a "phone" column.', path: ['contacts'] });
+  .refine((b) => (b.contacts?.length ?? 0) > 0 || (b.csv ?? '').trim() !== '' || b.audience !== undefined, {
+    message: 'Give the contacts: a list, a CSV with a "phone" column, or a GoHighLevel pipeline stage as the audience.',
+    path: ['contacts'],
+  });
 export type CampaignCreateBody = z.input<typeof campaignCreateBody>;
 
 export const campaignCreated = z.object({ id: z.number(), contacts: z.number(), skipped: z.array(z.object({ row: z.number(), phone: z.string(), reason: z.string() })) });
@@ -72,8 +104,14 @@ export const campaignSummary = z.object({
   callsPerMinute: z.number(),
   maxConcurrent: z.number(),
   window: campaignWindow.nullable(),
+  /** Retries after no answer (the older single number; see retryPolicy). */
   retries: z.number(),
   retryDelayMinutes: z.number(),
+  retryPolicy: z.object({ noAnswer: z.number(), busy: z.number(), voicemail: z.number(), delayMinutes: z.number() }),
+  voicemailMessage: z.string().nullable(),
+  startAt: z.string().nullable(),
+  whatsappTemplate: z.object({ name: z.string(), language: z.string() }).nullable(),
+  audience: campaignAudience.nullable(),
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
@@ -88,6 +126,8 @@ export const campaignContactView = z.object({
   attempts: z.number(),
   conversationUuid: z.string().nullable(),
   detail: z.string().nullable(),
+  /** Why a contact was refused, as an error code (e.g. NO_WHATSAPP_OPT_IN); null otherwise. */
+  code: z.string().nullable(),
   finishedAt: z.string().nullable(),
 });
 export type CampaignContactView = z.infer<typeof campaignContactView>;

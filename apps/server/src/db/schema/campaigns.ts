@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestampTz } from './columns.ts';
 import { conversations } from './conversations.ts';
 import { conversationTypes } from './playbooks.ts';
 import { users } from './users.ts';
@@ -32,9 +33,23 @@ export const campaigns = pgTable('campaigns', {
   /** Calls in progress at once at most (calls only). */
   maxConcurrent: integer().notNull(),
   window: jsonb().$type<CampaignWindow | null>(),
-  /** Extra attempts after no answer / busy, and the wait before each. */
+  /**
+   * Retries (docs/campaigns.md "Retries"): a contact whose last attempt ended with no answer / busy / a machine
+   * (voicemail) is called again while its attempts so far are at most `retries` / `busyRetries` /
+   * `voicemailRetries`, each time after `retryDelayMinutes` (and inside the window).
+   */
   retries: integer().notNull(),
+  busyRetries: integer().notNull().default(0),
+  voicemailRetries: integer().notNull().default(0),
   retryDelayMinutes: integer().notNull(),
+  /** Left on an answering machine (TwiML <Say>) instead of the type's voice.voicemailMessage. */
+  voicemailMessage: text(),
+  /** The first contact waits until then (a scheduled start); null: at once. */
+  startAt: timestampTz(),
+  /** WhatsApp: the approved template the opening message goes as. */
+  whatsappTemplate: jsonb().$type<{ name: string; language: string; components?: unknown[] } | null>(),
+  /** Where the contacts came from: `{ghlPipelineStageId}` for a GoHighLevel stage; null for a list/CSV. */
+  audience: jsonb().$type<{ ghlPipelineStageId: string } | null>(),
   nextSendAt: timestamp({ withTimezone: true }),
   createdBy: integer().references(() => users.id, { onDelete: 'set null' }),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
@@ -65,12 +80,16 @@ export const campaignContacts = pgTable(
     claimedAt: timestamp({ withTimezone: true }),
     conversationId: integer().references(() => conversations.id, { onDelete: 'set null' }),
     detail: text(),
+    /** The error code of a contact that was refused (e.g. NO_WHATSAPP_OPT_IN, OPTED_OUT). */
+    code: text(),
     finishedAt: timestamp({ withTimezone: true }),
   },
   (t) => [
     uniqueIndex('campaign_contacts_campaign_phone_idx').on(t.campaignId, t.phone),
     index('campaign_contacts_queued_idx').on(t.campaignId, t.id).where(sql`status = 'queued'`),
     index('campaign_contacts_calling_idx').on(t.campaignId).where(sql`status = 'calling'`),
+    // The answering-machine callback finds a call's campaign by its conversation.
+    index('campaign_contacts_conversation_idx').on(t.conversationId),
   ],
 );
 

@@ -5,6 +5,7 @@ import {
   abComparison as abComparisonResult,
   abComparisonQuery,
   analyticsQuery,
+  campaignFiguresResult,
   costResult,
   outcomesResult,
   voiceResult,
@@ -16,6 +17,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { requireUser } from '../../plugins/auth.ts';
 import { abComparison } from './ab-comparison.ts';
+import { campaignFigures } from './campaigns.ts';
 import { cost } from './cost.ts';
 import { outcomes } from './outcomes.ts';
 import { voice } from './voice.ts';
@@ -65,5 +67,10 @@ export async function analyticsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     '/api/admin/analytics/voice',
     { schema: { tags, querystring: analyticsQuery, response: { 200: voiceResult, ...errors } } },
     async (request) => voice(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/campaigns',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: campaignFiguresResult, ...errors } } },
+    async (request) => campaignFigures(ctx, requireUser(request), request.query),
   );
 }

@@ -34,7 +34,13 @@ const CALL_OUTCOME: Record<string, CampaignContactStatus> = {
   failed: 'failed',
   canceled: 'failed',
 };
-const RETRIED: CampaignContactStatus[] = ['no_answer', 'busy'];
+/** The outcomes a call is tried again after, with the campaign's limit for each (docs/campaigns.md "Retries"). */
+const RETRY_LIMIT: Partial<Record<CampaignContactStatus, (c: Campaign) => number>> = {
+  no_answer: (c) => c.retries,
+  busy: (c) => c.busyRetries,
+  voicemail: (c) => c.voicemailRetries,
+};
+const SAID: Partial<Record<CampaignContactStatus, string>> = { no_answer: 'No answer', busy: 'Busy', voicemail: 'Voicemail (a machine answered)' };
 /** A claim this old without a conversation was cut off by a crash: it is given up, never re-sent. */
 export const STALE_CLAIM_MS = 2 * 60_000;
 /** How often a tick looks again while calls are in progress or contacts wait. */
@@ -54,6 +60,8 @@ export async function runCampaignTick(ctx: AppContext, campaignId: number): Prom
   const now = quietHoursClock.now();
   const calling = await settleCalls(ctx, campaign, now);
   if (campaign.status !== 'running') return calling > 0 ? POLL_MS : null;
+  // A scheduled start: nothing goes out before startAt (then the window and quiet hours still apply).
+  if (campaign.startAt && campaign.startAt.getTime() > now.getTime()) return Math.min(MAX_WAIT_MS, campaign.startAt.getTime() - now.getTime());
   const capacity = campaign.channel === 'call' ? Math.min(BATCH, campaign.maxConcurrent - calling) : BATCH;
   if (capacity <= 0) return POLL_MS;
   const interval = 60_000 / campaign.callsPerMinute;
@@ -139,7 +147,9 @@ async function claim(ctx: AppContext, campaign: Campaign, contact: Contact, now:
   return ctx.db.transaction(async (tx) => {
     const rows = await tx
       .update(campaignContacts)
-      .set({ status: 'calling', attempts: sql`${campaignContacts.attempts} + 1`, claimedAt: now, notBefore: null, detail: null })
+      // conversationId is cleared: a retry's earlier call must not settle this attempt, and a crash before
+      // the new call is stored leaves a claim without a conversation, given up like any other (never twice).
+      .set({ status: 'calling', attempts: sql`${campaignContacts.attempts} + 1`, claimedAt: now, notBefore: null, detail: null, conversationId: null })
       .where(and(eq(campaignContacts.id, contact.id), eq(campaignContacts.status, 'queued')))
       .returning({ id: campaignContacts.id });
     if (rows.length === 0) return false;
@@ -158,7 +168,7 @@ async function contactOne(ctx: AppContext, campaign: Campaign, contact: Contact,
       fields: contact.fields ?? undefined,
       channel: campaign.channel === 'call' ? 'call' : 'message',
       messagingAccountId: campaign.messagingAccountId ?? undefined,
-    });
+    }, { whatsappTemplate: campaign.whatsappTemplate });
     const [conversation] = await ctx.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.uuid, uuid)).limit(1);
     await ctx.db.transaction(async (tx) => {
       await tx.update(campaignContacts).set({ conversationId: conversation?.id ?? null }).where(eq(campaignContacts.id, contact.id));
@@ -176,7 +186,9 @@ async function contactOne(ctx: AppContext, campaign: Campaign, contact: Contact,
     const optedOut = err instanceof AppError && err.code === 'OPTED_OUT';
     if (!(err instanceof AppError)) ctx.log.warn({ err, campaignId: campaign.id, contactId: contact.id }, 'campaign contact failed');
     const reason = err instanceof AppError ? err.message : 'The contact could not be started (an unexpected error; see the server log).';
-    await ctx.db.transaction((tx) => finishContact(tx, campaign, contact, optedOut ? 'opted_out' : 'failed', optedOut ? 'Opted out: not contacted.' : reason, now));
+    // The refusal's code stays on the row (e.g. NO_WHATSAPP_OPT_IN), so the list can say why at a glance.
+    const code = err instanceof AppError ? err.code : null;
+    await ctx.db.transaction((tx) => finishContact(tx, campaign, contact, optedOut ? 'opted_out' : 'failed', optedOut ? 'Opted out: not contacted.' : reason, now, code));
   }
 }
 
@@ -206,12 +218,13 @@ async function settleCalls(ctx: AppContext, campaign: Campaign, now: Date): Prom
     .where(and(eq(campaignContacts.campaignId, campaign.id), eq(campaignContacts.status, 'calling'), inArray(conversations.callStatus, FINAL_CALL_STATUSES)));
   for (const { contact, callStatus, booked } of ended) {
     const outcome = booked ? 'booked' : (CALL_OUTCOME[callStatus ?? ''] ?? 'failed');
-    if (RETRIED.includes(outcome) && contact.attempts <= campaign.retries) {
+    const limit = RETRY_LIMIT[outcome]?.(campaign) ?? -1;
+    if (contact.attempts <= limit) {
+      // Back in line after the delay; the tick then also waits for the window and quiet hours (waitUntil).
       const at = new Date(now.getTime() + campaign.retryDelayMinutes * 60_000);
-      const said = outcome === 'busy' ? 'Busy' : 'No answer';
       await ctx.db
         .update(campaignContacts)
-        .set({ status: 'queued', notBefore: at, detail: `${said} on attempt ${contact.attempts}; calling again after ${at.toISOString()}.` })
+        .set({ status: 'queued', notBefore: at, detail: `${SAID[outcome]} on attempt ${contact.attempts}; calling again after ${at.toISOString()}.` })
         .where(and(eq(campaignContacts.id, contact.id), eq(campaignContacts.status, 'calling')));
       continue;
     }
@@ -228,10 +241,18 @@ async function settleCalls(ctx: AppContext, campaign: Campaign, now: Date): Prom
  * A contact reaches its final status, with the `campaign.contact_finished` webhook event in the same
  * transaction (in the conversation's lane when there is one). A contact already final is left alone.
  */
-export async function finishContact(tx: Executor, campaign: Campaign, contact: Contact, status: CampaignContactStatus, detail: string | null, now: Date): Promise<void> {
+export async function finishContact(
+  tx: Executor,
+  campaign: Campaign,
+  contact: Contact,
+  status: CampaignContactStatus,
+  detail: string | null,
+  now: Date,
+  code: string | null = null,
+): Promise<void> {
   const rows = await tx
     .update(campaignContacts)
-    .set({ status, detail, finishedAt: now })
+    .set({ status, detail, code: code ?? (status === 'opted_out' ? 'OPTED_OUT' : null), finishedAt: now })
     .where(and(eq(campaignContacts.id, contact.id), inArray(campaignContacts.status, ['queued', 'calling'])))
     .returning({ conversationId: campaignContacts.conversationId, attempts: campaignContacts.attempts });
   if (rows.length === 0) return;

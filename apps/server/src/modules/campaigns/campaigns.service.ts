@@ -1,10 +1,13 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import Papa from 'papaparse';
-import type { CampaignCreateBody, CampaignDetail, CampaignSummary } from '@sales-agent/shared/schemas/campaigns';
+import type { CampaignCreateBody, CampaignDetail, CampaignRetryPolicy, CampaignSummary } from '@sales-agent/shared/schemas/campaigns';
 import { campaignCreateBody } from '@sales-agent/shared/schemas/campaigns';
 import type { Actor, AppContext } from '../../context.ts';
 import { campaignContacts, campaignEvents, campaigns, conversations, conversationTypes, messagingAccounts, users } from '../../db/schema/index.ts';
 import { AppError, conflict, notFound } from '../../lib/errors.ts';
+import { findAccountById } from '../../channels/accounts.ts';
+import { outsideWindowTemplate } from '../../channels/windows.ts';
+import { contactsOfGhlStage } from './campaign-audience.ts';
 import { normaliseContacts, parseContactsCsv, type SkippedRow } from './campaign-contacts.ts';
 import { CAMPAIGN_TICK_JOB, campaignTickKey } from './campaign-tick.ts';
 
@@ -20,9 +23,15 @@ export async function createCampaign(ctx: AppContext, actor: Actor, input: Campa
   const [type] = await ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, body.conversationTypeId)).limit(1);
   if (!type) throw notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
   const messagingAccountId = await checkChannel(ctx, type, body.channel, body.messagingAccountId);
-  const raw = [...(body.contacts ?? []).map((c) => ({ ...c, fields: c.fields ?? undefined })), ...(body.csv?.trim() ? parseContactsCsv(body.csv) : [])];
+  if (body.channel === 'whatsapp') await checkTemplate(ctx, messagingAccountId, body.whatsappTemplate);
+  const raw = [
+    ...(body.contacts ?? []).map((c) => ({ ...c, fields: c.fields ?? undefined })),
+    ...(body.csv?.trim() ? parseContactsCsv(body.csv) : []),
+    ...(body.audience ? await contactsOfGhlStage(ctx, type.config, body.audience.ghlPipelineStageId) : []),
+  ];
   const { rows, skipped } = normaliseContacts(raw);
   if (rows.length === 0) throw new AppError(400, 'CAMPAIGN_CSV_INVALID', 'None of the contacts has a phone number in international format (e.g. +14155550123).');
+  const retries = retryPolicyOf(body.retries, body.retryDelayMinutes);
   const id = await ctx.db.transaction(async (tx) => {
     const [campaign] = await tx
       .insert(campaigns)
@@ -34,8 +43,14 @@ export async function createCampaign(ctx: AppContext, actor: Actor, input: Campa
         callsPerMinute: body.callsPerMinute,
         maxConcurrent: body.maxConcurrent,
         window: body.window ?? null,
-        retries: body.retries,
-        retryDelayMinutes: body.retryDelayMinutes,
+        retries: retries.noAnswer,
+        busyRetries: retries.busy,
+        voicemailRetries: retries.voicemail,
+        retryDelayMinutes: retries.delayMinutes,
+        voicemailMessage: body.voicemailMessage || null,
+        startAt: body.startAt ? new Date(body.startAt) : null,
+        whatsappTemplate: body.channel === 'whatsapp' ? (body.whatsappTemplate ?? null) : null,
+        audience: body.audience ?? null,
         createdBy: actor.id,
       })
       .returning({ id: campaigns.id });
@@ -49,6 +64,23 @@ export async function createCampaign(ctx: AppContext, actor: Actor, input: Campa
     return campaign.id;
   });
   return { id, contacts: rows.length, skipped };
+}
+
+/** `retries` as a number (the older form: no answer and busy alike, no voicemail retries) or per outcome. */
+function retryPolicyOf(retries: number | { noAnswer: number; busy: number; voicemail: number; delayMinutes?: number }, delayMinutes: number): CampaignRetryPolicy {
+  if (typeof retries === 'number') return { noAnswer: retries, busy: retries, voicemail: 0, delayMinutes };
+  return { noAnswer: retries.noAnswer, busy: retries.busy, voicemail: retries.voicemail, delayMinutes: retries.delayMinutes ?? delayMinutes };
+}
+
+/**
+ * A WhatsApp campaign starts conversations, which WhatsApp allows only as an approved template: the campaign's
+ * `whatsappTemplate`, else the account's `config.templates.outsideWindow`. 400 when there is neither.
+ */
+async function checkTemplate(ctx: AppContext, accountId: number | null, template: CampaignCreateBody['whatsappTemplate']): Promise<void> {
+  if (template || accountId === null) return;
+  const account = await findAccountById(ctx, accountId);
+  if (account && outsideWindowTemplate(account.config)) return;
+  throw unavailable('A WhatsApp campaign opens each conversation with an approved template: give whatsappTemplate {name, language}, or set config.templates.outsideWindow on the account.');
 }
 
 /**
@@ -138,6 +170,11 @@ function summaryOf(c: Campaign, tallies: { status: string; n: number }[]): Campa
     window: (c.window ?? null) as CampaignSummary['window'],
     retries: c.retries,
     retryDelayMinutes: c.retryDelayMinutes,
+    retryPolicy: { noAnswer: c.retries, busy: c.busyRetries, voicemail: c.voicemailRetries, delayMinutes: c.retryDelayMinutes },
+    voicemailMessage: c.voicemailMessage,
+    startAt: iso(c.startAt),
+    whatsappTemplate: c.whatsappTemplate ? { name: c.whatsappTemplate.name, language: c.whatsappTemplate.language } : null,
+    audience: c.audience ?? null,
     createdAt: c.createdAt.toISOString(),
     startedAt: iso(c.startedAt),
     finishedAt: iso(c.finishedAt),
@@ -169,6 +206,7 @@ async function contactsOf(ctx: AppContext, id: number) {
       attempts: campaignContacts.attempts,
       conversationUuid: conversations.uuid,
       detail: campaignContacts.detail,
+      code: campaignContacts.code,
       finishedAt: campaignContacts.finishedAt,
     })
     .from(campaignContacts)

@@ -11,6 +11,11 @@ import { assertWhatsAppOptIn, recordConsent } from '../../conversations/consent.
 import { contactWaitMessage, quietNow } from '../../conversations/quiet-hours.ts';
 import { placeCall } from '../calls/calls.service.ts';
 
+/** What a campaign adds to a lead: the approved WhatsApp template its opening message goes as (docs/campaigns.md). */
+export interface LeadOptions {
+  whatsappTemplate?: { name: string; language: string; components?: unknown[] } | null;
+}
+
 /** Accounts a lead can be written to by phone number. */
 const PHONE_ACCOUNTS = ['TWILIO', 'SMS_GATEWAY', 'WHATSAPP'] as const;
 
@@ -21,7 +26,7 @@ const unavailable = (message: string) => new AppError(400, 'LEAD_CHANNEL_UNAVAIL
  * of the type, the form's fields as its first note, and the type's opening message queued on the channel — or a
  * call. The opt-out list and quiet hours apply first, as to every outbound contact (docs/compliance.md).
  */
-export async function startLead(ctx: AppContext, input: LeadBody): Promise<LeadResult> {
+export async function startLead(ctx: AppContext, input: LeadBody, options: LeadOptions = {}): Promise<LeadResult> {
   const phone = phoneAddress(input.phone);
   if (!phone || !isE164(phone)) throw badRequest(E164_MESSAGE, 'INVALID_PHONE');
   const [type] = await ctx.db.select().from(conversationTypes).where(eq(conversationTypes.id, input.conversationTypeId)).limit(1);
@@ -70,7 +75,11 @@ export async function startLead(ctx: AppContext, input: LeadBody): Promise<LeadR
       phases: [],
       prospect: { id: prospect.id, externalId, messagingAccountId: account.id, accountType: account.type, simulated: false },
     };
-    const stored = await insertMessage(tx, { conversationId: conversation.id, role: 'AGENT', message: opening }, { outboxFor: loaded, jobs: ctx.jobs });
+    const stored = await insertMessage(tx, { conversationId: conversation.id, role: 'AGENT', message: opening }, {
+      outboxFor: loaded,
+      jobs: ctx.jobs,
+      template: account.type === 'WHATSAPP' ? options.whatsappTemplate : null,
+    });
     return { conversation, messageId: stored?.id ?? null };
   });
   emitConversationChanged(ctx, created.conversation);

@@ -1,10 +1,10 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { AbComparison, CostResult, FunnelResult, OutcomesResult, SpeedResult, VoiceResult } from '@sales-agent/shared/schemas/analytics';
+import type { AbComparison, CampaignFiguresResult, CostResult, FunnelResult, OutcomesResult, SpeedResult, VoiceResult } from '@sales-agent/shared/schemas/analytics';
 import type { AbTest, AbTestList, AbTestStartBody } from '@sales-agent/shared/schemas/ab-tests';
 import { api } from '../../../lib/api-client.ts';
 import { useWrite } from '../../../lib/use-write.ts';
 
-export type { AbComparison, AbTest, CostResult, OutcomesResult, VoiceResult, AbTestList, FunnelResult, SpeedResult };
+export type { AbComparison, AbTest, CampaignFiguresResult, CostResult, OutcomesResult, VoiceResult, AbTestList, FunnelResult, SpeedResult };
 
 /** The screen's filters, as they sit in the query string (docs/analytics.md). */
 export interface AnalyticsFilters {
@@ -103,5 +103,13 @@ export const voiceQuery = (f: AnalyticsFilters) =>
   queryOptions({
     queryKey: [...analyticsKeys.all(), 'voice', f],
     queryFn: () => api.get<VoiceResult>('/api/admin/analytics/voice', params(f)),
+    enabled: f.conversationType !== '',
+  });
+
+/** Per campaign of the type: its contacts finished in the range by outcome (ADMIN only; docs/analytics.md "Campaigns"). */
+export const campaignFiguresQuery = (f: AnalyticsFilters) =>
+  queryOptions({
+    queryKey: [...analyticsKeys.all(), 'campaigns', f],
+    queryFn: () => api.get<CampaignFiguresResult>('/api/admin/analytics/campaigns', params(f)),
     enabled: f.conversationType !== '',
   });

@@ -15,6 +15,7 @@ import { messagingAccountsQuery } from '../../messaging-accounts/api/messaging-a
 import { type AnalyticsFilters, funnelQuery, speedQuery, stepConversationsQuery } from '../api/analytics.ts';
 import { AbTestSection } from '../components/ab-test-section.tsx';
 import { FigureTable } from '../components/figure-table.tsx';
+import { CampaignsSection } from '../components/campaigns-section.tsx';
 import { CostSection } from '../components/cost-section.tsx';
 import { OutcomesSection } from '../components/outcomes-section.tsx';
 import { VoiceSection } from '../components/voice-section.tsx';
@@ -120,6 +121,11 @@ export default function AnalyticsPage() {
           <Card withBorder style={{ gridColumn: '1 / -1' }}>
             <AbTestSection filters={filters} />
           </Card>
+          {isAdmin && (
+            <Card withBorder style={{ gridColumn: '1 / -1' }}>
+              <CampaignsSection filters={filters} />
+            </Card>
+          )}
         </SimpleGrid>
       )}
     </Stack>

@@ -46,8 +46,12 @@ function CampaignView({ campaign: c }: { campaign: CampaignDetail }) {
         {c.channel === 'call' ? 'Phone calls' : c.channel === 'sms' ? 'SMS' : 'WhatsApp'}, {c.callsPerMinute} per minute
         {c.channel === 'call' ? `, at most ${c.maxConcurrent} at once` : ''}
         {c.window ? `, between ${c.window.start} and ${c.window.end} in each person's local time` : ''}
-        {c.channel === 'call' && c.retries > 0 ? `; no answer or busy: ${c.retries} more ${c.retries === 1 ? 'try' : 'tries'} after ${c.retryDelayMinutes} min` : ''}.
+        {c.channel === 'call' ? retriesInWords(c) : ''}.
+        {c.startAt ? ` Starts at ${new Date(c.startAt).toLocaleString()}.` : ''}
+        {c.audience ? ` Contacts from the GoHighLevel stage ${c.audience.ghlPipelineStageId}.` : ''}
+        {c.whatsappTemplate ? ` Opens with the WhatsApp template ${c.whatsappTemplate.name} (${c.whatsappTemplate.language}).` : ''}
       </Text>
+      {c.channel === 'call' && c.voicemailMessage && <Text size="sm">Voicemail message: “{c.voicemailMessage}”</Text>}
       <Group>
         {(c.status === 'draft' || c.status === 'paused') && (
           <Button onClick={() => run('start')} loading={action.isPending}>
@@ -117,4 +121,16 @@ function CampaignView({ campaign: c }: { campaign: CampaignDetail }) {
       </Text>
     </Stack>
   );
+}
+
+/** "; tried again after no answer (1×), busy (1×), voicemail (2×), 60 min later" — or nothing without retries. */
+export function retriesInWords(c: Pick<CampaignDetail, 'retryPolicy'>): string {
+  const p = c.retryPolicy;
+  const parts = [
+    ['no answer', p.noAnswer],
+    ['busy', p.busy],
+    ['voicemail', p.voicemail],
+  ].filter(([, n]) => Number(n) > 0);
+  if (parts.length === 0) return '';
+  return `; tried again after ${parts.map(([what, n]) => `${what} (${n}×)`).join(', ')}, ${p.delayMinutes} min later`;
 }
