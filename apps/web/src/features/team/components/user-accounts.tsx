@@ -18,7 +18,7 @@ export function UserAccountsButton({ user }: { user: TeamUser }) {
       <Button size="xs" variant="subtle" onClick={() => setOpen(true)} aria-label={`Messaging accounts of ${user.email}`}>
         {count === 1 ? '1 account' : `${count} accounts`}
       </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={`Messaging accounts of ${user.email}`}>
+      <Modal opened={open} onClose={() => setOpen(false)} title={`Messaging accounts of ${user.email}`} closeButtonProps={{ 'aria-label': 'Close' }}>
         {open && <UserAccounts user={user} />}
       </Modal>
     </>
