@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { receiveProspectMessage } from '../../agent/agent.service.ts';
+import { receiveInboundEvent } from '../../channels/receive.ts';
+import { buildChannelAccount, conversationOfProspect } from '../../test/channel-factories.ts';
 import { contacts, messagingAccounts, prospects } from '../../db/schema/index.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import { at, buildConversation, buildConversationType, buildMessagingAccount, buildProspect, grantAccount } from '../../test/conversation-factories.ts';
@@ -163,12 +164,15 @@ describe('what a visitor types about themselves', () => {
     expect((await t.request({ method: 'GET', url: `/api/conversation/${uuid}` })).json().contact ?? null).toBeNull();
   });
 
-  it('keeps the email a channel prospect writes on their contact', async () => {
-    const { conversation } = await prospectConversation({ grant: [alice.id] });
-    await receiveProspectMessage(t.ctx, conversation.id, 'my mail: bo@example.org');
-    // receiveProspectMessage is the agent's store; the capture runs where messages arrive (routes, channels).
-    const { captureContactDetails } = await import('./contact-capture.ts');
-    await captureContactDetails(t.ctx, conversation.id, 'my mail: bo@example.org');
-    expect((await detail(conversation.uuid, alice.cookie)).contact).toMatchObject({ email: 'bo@example.org' });
+  it('keeps the email and number an Instagram prospect writes (the channel receive path) on their contact', async () => {
+    const type = await buildConversationType(t.ctx, { phases: 2 });
+    const account = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', conversationTypeId: type.id });
+    await grantAccount(t.ctx, alice.id, account.id);
+    const event = (externalId: string, text: string) =>
+      ({ kind: 'message', channel: 'INSTAGRAM', accountKey: account.pageId, senderId: 'ig-person-1', senderName: null, externalId, text, sentAt: new Date() }) as const;
+    expect(await receiveInboundEvent(t.ctx, event('mid-c1', 'Hi! Mail me at bo@example.org'), { simulated: false })).toBe('stored');
+    expect(await receiveInboundEvent(t.ctx, event('mid-c2', 'or text +1 213 373 4253'), { simulated: false })).toBe('stored');
+    const { conversation } = (await conversationOfProspect(t.ctx, account.id, 'ig-person-1'))!;
+    expect((await detail(conversation.uuid, alice.cookie)).contact).toMatchObject({ email: 'bo@example.org', phone: '+12133734253' });
   });
 });
