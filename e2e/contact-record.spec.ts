@@ -116,3 +116,30 @@ test.describe('contact record at 1366×800', () => {
     await bob.context.close();
   });
 });
+
+test.describe('contact record on a phone', () => {
+  test.use({ viewport: DESKTOP });
+
+  test('edit the contact from "About the prospect"', async ({ page }) => {
+    await loginAsAdmin(page);
+    await page.setViewportSize(PHONE);
+    const phone = `+1415${unique().slice(-7)}`;
+    const sms = await smsProspect(page.request, phone, 'Is the offer still on?');
+    await page.goto(`/conversation/list?open=${sms.uuid}`);
+    await page.getByTestId('prospect-details').getByText('About the prospect').click();
+    const about = page.getByTestId('prospect-details');
+    await expect(about.getByTestId('contact-phone')).toHaveText(phone);
+    await about.getByRole('button', { name: 'Edit contact' }).click();
+    const form = page.getByRole('form', { name: 'Edit contact' });
+    await form.getByLabel('Phone').fill('0044');
+    await form.getByRole('button', { name: 'Save contact' }).click();
+    await expect(form.getByRole('alert')).toContainText('country code');
+    await form.getByLabel('Phone').fill(phone);
+    await form.getByLabel('Email').fill('kim@example.com');
+    await form.getByLabel('Name').fill('Kim Lee');
+    await form.getByRole('button', { name: 'Save contact' }).click();
+    await expect(about.getByTestId('contact-email')).toHaveText('kim@example.com');
+    await expect(about.getByTestId('contact-name')).toHaveText('Kim Lee');
+    await expectNoSeriousAxe(page);
+  });
+});
