@@ -4,14 +4,16 @@ import type { ContactView, ConversationListItem } from '@sales-agent/shared/sche
 import { Link } from 'react-router';
 import { paths } from '../../../config/paths.ts';
 import { relativeTime } from '../lib/relative-time.ts';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { channelLabel } from '../../../components/channel-badge.tsx';
 import { conversationQuery } from '../api/conversations.ts';
 import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
 import { conversationName, prospectName } from './inbox-row.tsx';
-import { ContactActions } from './contact-editor.tsx';
 import { LeadFields } from './lead-fields.tsx';
 import { PanelBookings } from './panel-bookings.tsx';
+
+// Loaded with the first contact shown: the inbox's first paint does not wait for the editor.
+const ContactActions = lazy(() => import('./contact-editor.tsx').then((m) => ({ default: m.ContactActions })));
 
 const money = (usd: number) =>
   usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd > 0 && usd < 0.01 ? 4 : 2 });
@@ -81,7 +83,11 @@ export function ProspectPanel(props: { row: ConversationListItem | null; detailU
           </Box>
         ))}
       </Box>
-      {contact && <ContactActions key={contact.id} contact={contact} />}
+      {contact && (
+        <Suspense fallback={null}>
+          <ContactActions key={contact.id} contact={contact} />
+        </Suspense>
+      )}
       {contact && <ContactHistory contact={contact} currentUuid={d!.uuid} />}
       {(row?.uuid ?? props.detailUuid) && <PanelBookings uuid={(row?.uuid ?? props.detailUuid)!} />}
       {(row?.uuid ?? props.detailUuid) && <LeadFields uuid={(row?.uuid ?? props.detailUuid)!} />}
