@@ -45,6 +45,7 @@ import { userRoutes } from './modules/users/users.routes.ts';
 import { registrationRoutes } from './modules/users/registration.routes.ts';
 import { teamRoutes } from './modules/users/team.routes.ts';
 import { cannedRepliesRoutes } from './modules/canned-replies/canned-replies.routes.ts';
+import { contactsRoutes } from './modules/contacts/contacts.routes.ts';
 import { mediaStreamRoutes } from './voice/realtime/media-stream.routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler, registerNotFound } from './plugins/error-handler.ts';
@@ -162,6 +163,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     campaignsRoutes,
     teamRoutes,
     cannedRepliesRoutes,
+    contactsRoutes,
   ];
   for (const plugin of modules) await app.register(plugin, { ctx });
 

@@ -3,6 +3,7 @@ import { recordConversationEvent } from '../lib/webhook-outbox.ts';
 import type { AppContext } from '../context.ts';
 import { agentError } from '../conversations/agent-errors.ts';
 import { channelMessages, conversations, conversationTypeVersions, messages, prospects } from '../db/schema/index.ts';
+import { captureContactDetailsAfterMessage } from '../modules/contacts/contact-capture.ts';
 import { agentSettingsOf, startingVersion, emitConversationChanged, type Executor, insertMessage, storeProspectMessage } from '../conversations/conversation-store.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
 import { scheduleTurn } from '../agent/turn.job.ts';
@@ -118,6 +119,8 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
   // moves it; one that already ran finds nothing left to answer.
   if (result.waiting) await scheduleTurn(ctx, conversationId, agentSettingsOf(ctx, result.typeConfig).debounceSeconds);
   if (result.optOut) await confirmOptOutChange(ctx, conversationId, result.optOut);
+  // An email or phone number the prospect wrote goes onto their contact (issue 24).
+  if (text) await captureContactDetailsAfterMessage(ctx, conversationId, text);
   // After the turn is scheduled: the lookup is a network call the reply must not wait for.
   if (result.prospect.isNew && !result.prospect.name && !simulated) await nameNewProspect(ctx, account, result.prospect.id, event.senderId);
   return 'stored';

@@ -202,7 +202,8 @@ export const contactView = z.object({
     z.object({
       uuid: z.string(),
       id: z.number(),
-      channel: z.enum(ACCOUNT_TYPES),
+      /** null: a web chat (the visitor typed an email or phone number that became this contact's). */
+      channel: z.enum(ACCOUNT_TYPES).nullable(),
       phase: z.number(),
       phaseCount: z.number(),
       state: z.enum(CONVERSATION_STATES),

@@ -137,6 +137,11 @@ export const conversations = pgTable(
     state: text({ enum: ['open', 'resolved'] }).notNull().default('open'),
     /** Snoozed until then (hidden from the open views); cleared when the prospect writes. */
     snoozedUntil: timestampTz(),
+    /**
+     * A web chat's contact (issue 24): created when the visitor types an email or phone number. Null on prospect
+     * conversations, whose contact is their prospect's.
+     */
+    contactId: optionalRef(() => contacts.id),
     createdAt: timestampNow(),
     updatedAt: timestampNow(),
   },
@@ -188,6 +193,7 @@ export const conversations = pgTable(
     index('conversations_analytics_index').on(
       t.conversationTypeId, t.createdAt, t.maxPhase, t.messagingAccountId, t.firstProspectMessageAt, t.firstReplyAt,
     ),
+    index('conversations_contact_index').on(t.contactId).where(sql`${t.contactId} is not null`),
     index('conversations_assignee_last_message_index').on(t.assigneeUserId, t.lastMessageDate.desc(), t.id.desc()),
     uniqueIndex('conversations_call_sid_unique')
       .on(t.callSid)

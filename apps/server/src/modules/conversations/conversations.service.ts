@@ -30,6 +30,7 @@ import { removeCallRecording } from '../../voice/call-recording-file.ts';
 import { isUnreadFor } from './conversation-reads.ts';
 import { readConversationActions } from './conversation-actions.ts';
 import { readWorkspaceDetail, searchSql } from './workspace.service.ts';
+import { captureContactDetailsAfterMessage } from '../contacts/contact-capture.ts';
 import { isEnded, parseJson, presentDetail, presentListRow, type StoredDetail } from './conversations.presenter.ts';
 
 /**
@@ -481,6 +482,7 @@ export async function writeMessage(ctx: AppContext, actor: Actor | null, conv: A
     const phaseCount = conv.conversationTypeId ? await countPhases(ctx, conv.conversationTypeId) : 0;
     if (isEnded(conv.phase, phaseCount)) throw conflict(CONVERSATION_ENDED_MESSAGE, 'CONVERSATION_ENDED');
     await receiveProspectMessage(ctx, conv.id, text, { webChat: true });
+    await captureContactDetailsAfterMessage(ctx, conv.id, text);
   } else {
     // loadConversationToView already hid the conversation from anyone who cannot administer it.
     await sendHumanMessage(ctx, conv.id, text, actor as Actor);

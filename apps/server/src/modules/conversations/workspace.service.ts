@@ -15,7 +15,7 @@ import {
   users,
 } from '../../db/schema/index.ts';
 import { badRequest } from '../../lib/errors.ts';
-import { grantedAccountIds } from '../messaging-accounts/access.ts';
+import { readContact, readContactView } from '../contacts/contacts.service.ts';
 import { type AccessibleConversation, grantedAccountSql } from './conversation-policy.ts';
 
 /**
@@ -166,83 +166,8 @@ export async function listNotes(ctx: AppContext, conversationId: number): Promis
   return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
 }
 
-/**
- * The contact of a prospect, created on first need: a prospect with a phone number joins the contact that
- * already has it (the same person on SMS and WhatsApp), else gets a new one named as the prospect.
- */
-export async function ensureContact(ctx: AppContext, prospectId: number): Promise<number | null> {
-  const [p] = await ctx.db
-    .select({ contactId: prospects.contactId, name: prospects.name, externalId: prospects.externalId, type: messagingAccounts.type })
-    .from(prospects)
-    .innerJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
-    .where(eq(prospects.id, prospectId))
-    .limit(1);
-  if (!p) return null;
-  if (p.contactId !== null) return p.contactId;
-  const phone = phoneOf(p.type, p.externalId);
-  return ctx.db.transaction(async (tx) => {
-    let contactId: number | null = null;
-    if (phone) {
-      const [same] = await tx.select({ id: contacts.id }).from(contacts).where(eq(contacts.phone, phone)).orderBy(asc(contacts.id)).limit(1);
-      contactId = same?.id ?? null;
-    }
-    if (contactId === null) {
-      const [created] = await tx.insert(contacts).values({ name: p.name, phone }).returning({ id: contacts.id });
-      contactId = created.id;
-    }
-    // Another request may have linked it meanwhile: keep the first link.
-    const [linked] = await tx
-      .update(prospects)
-      .set({ contactId })
-      .where(and(eq(prospects.id, prospectId), isNull(prospects.contactId)))
-      .returning({ contactId: prospects.contactId });
-    if (linked) return contactId;
-    const [now] = await tx.select({ contactId: prospects.contactId }).from(prospects).where(eq(prospects.id, prospectId));
-    return now?.contactId ?? contactId;
-  });
-}
-
-/** The contact panel of a prospect conversation: handles and conversations limited to what the viewer may see. */
-export async function readContact(ctx: AppContext, actor: Actor, prospectId: number): Promise<ContactView | null> {
-  const contactId = await ensureContact(ctx, prospectId);
-  if (contactId === null) return null;
-  const [contact] = await ctx.db.select().from(contacts).where(eq(contacts.id, contactId)).limit(1);
-  if (!contact) return null;
-  const granted = await grantedAccountIds(ctx, actor);
-  const scope: SQL | undefined = granted === 'all' ? undefined : inArray(prospects.messagingAccountId, granted.length ? granted : [-1]);
-  const handles = await ctx.db
-    .select({ channel: messagingAccounts.type, accountName: messagingAccounts.pageName, externalId: prospects.externalId, name: prospects.name })
-    .from(prospects)
-    .innerJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
-    .where(and(eq(prospects.contactId, contactId), scope))
-    .orderBy(asc(prospects.id));
-  const convs = await ctx.db
-    .select({
-      id: conversations.id,
-      uuid: conversations.uuid,
-      channel: messagingAccounts.type,
-      phase: conversations.phase,
-      state: conversations.state,
-      lastMessageDate: conversations.lastMessageDate,
-      phaseCount: sql<number>`(select count(*) from ${conversationPhases} where ${conversationPhases.conversationTypeId} = ${conversations.conversationTypeId})`.mapWith(Number),
-    })
-    .from(conversations)
-    .innerJoin(prospects, eq(prospects.id, conversations.prospectId))
-    .innerJoin(messagingAccounts, eq(messagingAccounts.id, prospects.messagingAccountId))
-    .where(and(eq(prospects.contactId, contactId), scope))
-    .orderBy(sql`${conversations.lastMessageDate} desc nulls last`, desc(conversations.id))
-    .limit(50);
-  const firstPhone = handles.map((h) => phoneOf(h.channel, h.externalId)).find((x) => x !== null) ?? null;
-  const phone = contact.phone ?? firstPhone;
-  return {
-    id: contact.id,
-    name: contact.name ?? handles.find((h) => h.name)?.name ?? null,
-    ...(phone ? { phone } : {}),
-    ...(contact.email ? { email: contact.email } : {}),
-    handles: handles.map((h) => ({ channel: h.channel, accountName: h.accountName, externalId: h.externalId, name: h.name })),
-    conversations: convs.map((c) => ({ ...c, lastMessageDate: c.lastMessageDate?.toISOString() ?? null })),
-  };
-}
+// Kept here for callers that found it with the workspace (tests): contacts live in modules/contacts.
+export { ensureContact } from '../contacts/contacts.service.ts';
 
 /** Message words as a prefix tsquery ("ana sil" → 'ana':* & 'sil':*), or null when q has no word. */
 export function searchTsQuery(q: string): string | null {
@@ -349,9 +274,15 @@ export async function readWorkspaceDetail(
   if (!actor || !canAdminister) return { notes: [], contact: null };
   const [notes, contact] = await Promise.all([
     listNotes(ctx, detail.id),
-    detail.prospectId === null ? Promise.resolve(null) : readContact(ctx, actor, detail.prospectId),
+    detail.prospectId === null ? webChatContact(ctx, actor, detail.id) : readContact(ctx, actor, detail.prospectId),
   ]);
   return { notes, contact };
+}
+
+/** A web chat's contact: there once the visitor typed an email or phone number (contacts/contact-capture.ts). */
+async function webChatContact(ctx: AppContext, actor: Actor, conversationId: number): Promise<ContactView | null> {
+  const [row] = await ctx.db.select({ contactId: conversations.contactId }).from(conversations).where(eq(conversations.id, conversationId));
+  return row?.contactId ? readContactView(ctx, actor, row.contactId) : null;
 }
 
 /** The teammates a conversation may be assigned to: active ADMINs and the NORMAL users granted its account. */

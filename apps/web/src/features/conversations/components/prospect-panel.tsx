@@ -4,13 +4,16 @@ import type { ContactView, ConversationListItem } from '@sales-agent/shared/sche
 import { Link } from 'react-router';
 import { paths } from '../../../config/paths.ts';
 import { relativeTime } from '../lib/relative-time.ts';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { channelLabel } from '../../../components/channel-badge.tsx';
 import { conversationQuery } from '../api/conversations.ts';
 import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
 import { conversationName, prospectName } from './inbox-row.tsx';
 import { LeadFields } from './lead-fields.tsx';
 import { PanelBookings } from './panel-bookings.tsx';
+
+// Loaded with the first contact shown: the inbox's first paint does not wait for the editor.
+const ContactActions = lazy(() => import('./contact-editor.tsx').then((m) => ({ default: m.ContactActions })));
 
 const money = (usd: number) =>
   usd.toLocaleString(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: usd > 0 && usd < 0.01 ? 4 : 2 });
@@ -34,8 +37,9 @@ export function ProspectPanel(props: { row: ConversationListItem | null; detailU
   const prospect = row?.Prospect ?? d?.Prospect ?? null;
   const contact = d?.contact ?? null;
   const items: [string, ReactNode][] = [
+    ...(contact?.name ? [['Name', <span key="name" data-testid="contact-name">{contact.name}</span>] as [string, ReactNode]] : []),
     ...(contact?.phone ? [['Phone', <span key="phone" data-testid="contact-phone">{contact.phone}</span>] as [string, ReactNode]] : []),
-    ...(contact?.email ? [['Email', contact.email] as [string, ReactNode]] : []),
+    ...(contact?.email ? [['Email', <span key="email" data-testid="contact-email">{contact.email}</span>] as [string, ReactNode]] : []),
     ...(d?.assignee !== undefined ? [['Assignee', d.assignee ?? 'Unassigned'] as [string, ReactNode]] : []),
     ['Channel', channelLabel(prospect?.messagingAccount.type)],
     ['Account', prospect?.messagingAccount.pageName ?? '—'],
@@ -79,6 +83,11 @@ export function ProspectPanel(props: { row: ConversationListItem | null; detailU
           </Box>
         ))}
       </Box>
+      {contact && (
+        <Suspense fallback={null}>
+          <ContactActions key={contact.id} contact={contact} />
+        </Suspense>
+      )}
       {contact && <ContactHistory contact={contact} currentUuid={d!.uuid} />}
       {(row?.uuid ?? props.detailUuid) && <PanelBookings uuid={(row?.uuid ?? props.detailUuid)!} />}
       {(row?.uuid ?? props.detailUuid) && <LeadFields uuid={(row?.uuid ?? props.detailUuid)!} />}
@@ -90,9 +99,11 @@ export function ProspectPanel(props: { row: ConversationListItem | null; detailU
 function ContactHistory({ contact, currentUuid }: { contact: ContactView; currentUuid: string }) {
   return (
     <Stack gap={4} mt="xs" data-testid="contact-history">
-      <Title order={3} fz="sm">
-        Handles
-      </Title>
+      {contact.handles.length > 0 && (
+        <Title order={3} fz="sm">
+          Handles
+        </Title>
+      )}
       {contact.handles.map((h) => (
         <Text key={`${h.channel}-${h.externalId}`} size="xs">
           {channelLabel(h.channel)} · {h.name ?? h.externalId} ({h.accountName})

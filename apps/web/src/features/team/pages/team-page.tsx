@@ -7,6 +7,7 @@ import { QueryState } from '../../../components/query-state.tsx';
 import { useAuth } from '../../../lib/auth.ts';
 import { teamQuery, useInviteUser, usePatchUser } from '../api/team.ts';
 import { CannedRepliesCard } from '../components/canned-replies-card.tsx';
+import { UserAccountsButton } from '../components/user-accounts.tsx';
 
 const ROLE_OPTIONS = [
   { value: 'NORMAL', label: 'Team member' },
@@ -119,7 +120,7 @@ function UsersTable({ users }: { users: TeamUser[] }) {
                     <Badge color="green" variant="light">Active</Badge>
                   )}
                 </Table.Td>
-                <Table.Td>{u.role === 'ADMIN' ? 'All' : u.messagingAccountIds.length}</Table.Td>
+                <Table.Td>{u.role === 'ADMIN' ? 'All' : <UserAccountsButton user={u} />}</Table.Td>
                 <Table.Td>
                   {!self && (
                     <Button

@@ -1,0 +1,3 @@
+ALTER TABLE "conversations" ADD COLUMN "contact_id" integer;--> statement-breakpoint
+ALTER TABLE "conversations" ADD CONSTRAINT "conversations_contact_id_contacts_id_fk" FOREIGN KEY ("contact_id") REFERENCES "public"."contacts"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "conversations_contact_index" ON "conversations" USING btree ("contact_id") WHERE "conversations"."contact_id" is not null;
