@@ -249,6 +249,8 @@ describe('POST /api/meta-api/connect-meta-page', () => {
     expect(t.ctx.secrets.open(account.accessTokenEncrypted)).toMatch(/^IGQ/);
     expect(account.expirationDate!.getTime()).toBeGreaterThan(Date.now() + 59 * 86_400_000);
     expect(fake.subscribed).toContain(fake.instagram.userId);
+    // Read receipts too: the replies' delivery states (docs/channels.md).
+    expect(fake.requests.find((r) => r.path.endsWith('/me/subscribed_apps'))?.query.subscribed_fields).toBe('messages,messaging_seen');
     const exchange = fake.requests.find((r) => r.path === '/oauth/access_token' && r.method === 'POST')!;
     expect(exchange.form).toMatchObject({ grant_type: 'authorization_code', redirect_uri: 'http://localhost:3000/user/connect-meta-page?type=INSTAGRAM' });
 
@@ -266,6 +268,9 @@ describe('POST /api/meta-api/connect-meta-page', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ type: 'FACEBOOK', pageName: 'Fake Bakery (renamed)', expirationDate: null, createdByUserId: user.id });
     expect(fake.subscribed).toContain('200001');
+    expect(fake.requests.find((r) => r.path.endsWith('/200001/subscribed_apps'))?.query.subscribed_fields).toBe(
+      'messages,messaging_postbacks,message_echoes,message_deliveries,message_reads',
+    );
     expect(fake.requests.some((r) => r.query.grant_type === 'fb_exchange_token')).toBe(true);
   });
 

@@ -27,8 +27,12 @@ export const SCOPES: Record<OAuthPurpose | 'INSTAGRAM_VIA_FACEBOOK', string> = {
   WHATSAPP: 'whatsapp_business_management,whatsapp_business_messaging,business_management',
 };
 
-/** Webhook fields a connected Page is subscribed to (channels read messages, postbacks and echoes). */
+/**
+ * Webhook fields a connected Page is subscribed to: messages, postbacks and echoes, and for a Messenger Page also
+ * delivery and read receipts (the replies' delivery states, docs/channels.md).
+ */
 const PAGE_FIELDS = 'messages,messaging_postbacks,message_echoes';
+const MESSENGER_PAGE_FIELDS = `${PAGE_FIELDS},message_deliveries,message_reads`;
 
 /** What the browser needs to start the flows (issue 9 §7): ids and dialog bases, read at run time. */
 export function publicMetaConfig(ctx: AppContext) {
@@ -238,7 +242,7 @@ async function findGrantedAccounts(ctx: AppContext, type: ConnectType, code: str
     const pages = await graph.pages(long.accessToken);
     const found: FoundAccount[] = [];
     for (const page of pages) {
-      await graph.subscribeApp(page.id, page.access_token, PAGE_FIELDS);
+      await graph.subscribeApp(page.id, page.access_token, MESSENGER_PAGE_FIELDS);
       // Page tokens obtained from a long-lived user token do not expire (expires_at 0).
       const { expiresAt } = await graph.debugToken(page.access_token);
       found.push({ pageId: page.id, pageName: page.name, accessToken: page.access_token, expirationDate: expiresAt ? new Date(expiresAt * 1000) : null, config: {} });
