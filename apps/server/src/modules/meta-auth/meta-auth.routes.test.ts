@@ -65,9 +65,12 @@ describe('GET /api/meta-api/config', () => {
       instagramAppId: fake.instagramAppId,
       facebookDialogUrl: `${fake.baseUrl}/v27.0/dialog/oauth`,
       instagramDialogUrl: `${fake.baseUrl}/oauth/authorize`,
+      canConnect: { INSTAGRAM: true, FACEBOOK: true, WHATSAPP: true },
     });
     const none = await bare.request({ method: 'GET', url: '/api/meta-api/config' });
     expect(none.json().metaAppId).toBeNull();
+    // Without the Meta app no connect flow can start: the web disables the buttons with the reason.
+    expect(none.json().canConnect).toEqual({ INSTAGRAM: false, FACEBOOK: false, WHATSAPP: false });
   });
 });
 
@@ -96,6 +99,12 @@ describe('GET /api/meta-api/connect-url', () => {
     const off = await bare.request({ method: 'GET', url: '/api/meta-api/connect-url?type=LOGIN' });
     expect(off.statusCode).toBe(503);
     expect(off.json()).toMatchObject({ code: 'META_NOT_CONFIGURED' });
+    // What to set is for an ADMIN; a member (and a visitor) reads to ask their admin, never the type's internal name.
+    const [bareMember, bareAdmin] = [await buildUser(bare.ctx), await buildAdmin(bare.ctx)];
+    const member = await bare.request({ method: 'GET', url: '/api/meta-api/connect-url?type=FACEBOOK', as: bareMember.cookie });
+    expect(member.json()).toEqual({ code: 'META_NOT_CONFIGURED', error: 'Connecting Facebook Page accounts is not set up on this server yet. Ask your admin.' });
+    const forAdmin = await bare.request({ method: 'GET', url: '/api/meta-api/connect-url?type=WHATSAPP', as: bareAdmin.cookie });
+    expect(forAdmin.json()).toEqual({ code: 'META_NOT_CONFIGURED', error: 'Connecting WhatsApp accounts is not set up on this server: set META_APP_ID and META_APP_SECRET.' });
   });
 });
 
