@@ -206,7 +206,8 @@ test('transcript generation without a speech-to-text provider: the button is dis
   await newUserOnStatistics(page, request);
   const dialogs = collectDialogs(page);
   const id = await seedRecording(page, { name: 'call.mp3', mimeType: 'audio/mpeg', buffer: toneMp3 });
-  const reason = 'Transcription is not configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server) on the server.';
+  // A team member is told to ask their admin, never what to set on the server (issue 24).
+  const reason = 'Transcription is not set up on this server yet. Ask your admin.';
   // Honest action (issue 12): the server says no provider is configured, so the button cannot work.
   await openStatistics(page);
   await expect(row(page, id).getByRole('button', { name: 'Generate Transcript' })).toBeDisabled();

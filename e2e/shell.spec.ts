@@ -102,3 +102,25 @@ test.describe('shell', () => {
     await expect(page.getByText('404 Not Found')).toBeVisible();
   });
 });
+
+for (const viewport of [
+  { name: 'desktop', width: 1366, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+]) {
+  test(`a toast opens below the header and never covers the navigation (${viewport.name}, issue 24)`, async ({ page, request }) => {
+    await page.setViewportSize({ width: viewport.width, height: viewport.height });
+    const user = await registerUser(request);
+    await page.goto('/register');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password', { exact: true }).fill('blue-harbor-71');
+    await page.getByLabel('Confirm password').fill('blue-harbor-71');
+    await page.getByRole('button', { name: 'Register' }).click();
+    const toast = page.locator('[data-toast-type="error"]');
+    await expect(toast).toContainText('An account with this email already exists.');
+    const header = (await page.locator('header').first().boundingBox())!;
+    const shown = (await toast.boundingBox())!;
+    expect(shown.y).toBeGreaterThanOrEqual(header.y + header.height);
+    // The navigation stays usable while the toast is up.
+    await page.locator('header').getByRole('link').first().click({ trial: true });
+  });
+}

@@ -93,3 +93,32 @@ test('only the widget and the embed pages may be framed by another site', async 
   expect(home.headers()['x-frame-options']).toBe('SAMEORIGIN');
   expect(home.headers()['content-security-policy']).toContain("frame-ancestors 'self'");
 });
+
+test('a long chat keeps the widget footer in view, and Escape while typing closes the widget (issue 24)', async ({ page, request }) => {
+  await page.setViewportSize({ width: 1366, height: 800 });
+  const typeId = await demoTypeId(request);
+  await page.goto(`${hostUrl}/?type=${typeId}`);
+  const launcher = page.getByRole('button', { name: 'Chat with us' });
+  await launcher.click();
+  const panel = page.getByRole('dialog', { name: 'Chat with us' });
+  const box = chatFrame(page).getByRole('textbox', { name: 'Message' });
+  const log = chatFrame(page).getByRole('log', { name: 'Messages' });
+  // Four rounds: the demo playbook ends the conversation after six prospect messages.
+  for (let i = 1; i <= 4; i += 1) {
+    const text = `Question number ${i}: do you also have a slot on Friday afternoon or on Saturday morning?`;
+    await box.fill(text);
+    await box.press('Enter');
+    await expect(log.getByText(text, { exact: true })).toBeVisible();
+  }
+  // The thread is taller than the panel now; the footer and the message box are both still on screen.
+  const main = chatFrame(page).getByTestId('embed-main');
+  expect(await main.evaluate((el) => el.scrollHeight > el.clientHeight)).toBe(true);
+  await expect(chatFrame(page).getByRole('button', { name: 'New conversation' })).toBeInViewport();
+  await expect(box).toBeInViewport();
+
+  // Typing, then Escape: the keys are the frame's, yet the widget closes and focus goes back to the launcher.
+  await box.fill('Actually, never mind');
+  await box.press('Escape');
+  await expect(panel).toBeHidden();
+  await expect(launcher).toBeFocused();
+});

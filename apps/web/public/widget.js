@@ -40,8 +40,14 @@
   }
   window.addEventListener('message', function (event) {
     var data = event.data;
-    if (event.origin !== origin || !data || data.source !== PREFIX || data.type !== 'conversation') return;
+    if (event.origin !== origin || !data || data.source !== PREFIX) return;
     if (String(data.typeId) !== String(typeId)) return;
+    // Escape pressed inside the chat (its keys never reach this page): close, focus back on the launcher.
+    if (data.type === 'close') {
+      if (panel.getAttribute('data-open') === 'true') setOpen(false);
+      return;
+    }
+    if (data.type !== 'conversation') return;
     keepConversation(typeof data.uuid === 'string' ? data.uuid : null);
   });
   var css =

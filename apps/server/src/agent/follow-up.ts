@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { decideWindow, STANDARD_WINDOW_MS } from '../channels/windows.ts';
 import { hasOptIn, NO_WHATSAPP_OPT_IN_MESSAGE } from '../conversations/consent.ts';
 import { conversations, conversationTypes, unansweredConversations } from '../db/schema/index.ts';
-import { AppError, conflict, notFound } from '../lib/errors.ts';
+import { AppError, askYourAdmin, conflict, notFound } from '../lib/errors.ts';
 import { ConversationBusyError, withConversationLock } from '../conversations/conversation-lock.ts';
 import { reportConversationOutcome } from '../conversations/conversation-outcome.ts';
 import {
@@ -160,7 +160,7 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
       if (demoAgentMustNotAnswer(ctx, loaded.prospect)) {
         // No demo text to a real prospect (a conversation that was working before the LLM was removed).
         await handOver(ctx, loaded, phase, NO_LLM_REASON);
-        if (manual) throw new AppError(409, 'NO_LLM', NO_LLM_REASON);
+        if (manual) throw new AppError(409, 'NO_LLM', NO_LLM_REASON, askYourAdmin('The AI model'));
         return 'failed';
       }
       const playbook = playbookOf(loaded, settings);

@@ -52,6 +52,11 @@ describe('outcome analysis', () => {
     expect(detail.statusCode).toBe(200);
     // The score is held to 0–100 whatever the model says.
     expect(detail.json().analysis).toEqual({ summary: 'Wants panels; agreed to a follow-up.', outcome: 'qualified', score: 100 });
+    // The visitor of the web chat never reads the team's verdict on them (issue 24).
+    const asVisitor = await t.request({ method: 'GET', url: `/api/conversation/${uuid}` });
+    expect(asVisitor.statusCode).toBe(200);
+    expect(asVisitor.json().analysis).toBeNull();
+    expect(asVisitor.body).not.toContain('Wants panels; agreed');
 
     const list = (q: string) => t.request({ method: 'GET', url: `/api/conversation/list?limit=100${q}`, as: admin.cookie });
     const qualified = await list('&outcome=qualified');

@@ -54,6 +54,7 @@ export function endpointsOf(ctx: AppContext): ChannelEndpoints {
     META_GRAPH_VERSION,
     INSTAGRAM_GRAPH_URL: INSTAGRAM_GRAPH_URL!,
     TWILIO_API_URL: TWILIO_API_URL!,
+    PUBLIC_URL: ctx.config.PUBLIC_URL,
     ALLOW_PRIVATE_URLS: ctx.config.ALLOW_PRIVATE_URLS,
   };
 }

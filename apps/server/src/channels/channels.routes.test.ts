@@ -126,19 +126,22 @@ describe('channel webhooks', () => {
   });
 
   describe('POST /api/sms-gateway/webhook', () => {
-    it('stores a signed sms:received, skips other events, and refuses bad signatures and stale timestamps', async () => {
+    it('stores a signed sms:received and delivery reports, skips other events, and refuses bad signatures and stale timestamps', async () => {
       const account = await buildChannelAccount(t.ctx, { type: 'SMS_GATEWAY', pageId: 'device-sig', token: 'user:pass', config: { baseUrl: 'http://127.0.0.1:9', signingKey: 'sign-key' } });
       const before = await countRows(t.ctx, 'webhook_inbox');
       const event = smsGatewayEvent(account.pageId, '+34600111222', 'evt-sig-1', 'Hola');
       expect((await postSmsGateway(t, 'sign-key', event)).json()).toEqual({ received: true });
-      expect((await postSmsGateway(t, 'sign-key', { ...event, event: 'sms:delivered', id: 'evt-sig-2' })).statusCode).toBe(200);
+      expect((await postSmsGateway(t, 'sign-key', { ...event, event: 'system:ping', id: 'evt-sig-2' })).statusCode).toBe(200);
       expect(await countRows(t.ctx, 'webhook_inbox')).toBe(before + 1);
+      // A report on one of our sends is kept for its delivery state (delivery-states-channels.test.ts).
+      expect((await postSmsGateway(t, 'sign-key', { ...event, event: 'sms:delivered', id: 'evt-sig-6' })).statusCode).toBe(200);
+      expect(await countRows(t.ctx, 'webhook_inbox')).toBe(before + 2);
       expect((await postSmsGateway(t, 'other-key', { ...event, id: 'evt-sig-3' })).statusCode).toBe(403);
       const stale = await postSmsGateway(t, 'sign-key', { ...event, id: 'evt-sig-4' }, Math.floor(Date.now() / 1000) - 600);
       expect(stale.statusCode).toBe(403);
       expect(stale.json().error).toMatch(/5 minutes/);
       expect((await postSmsGateway(t, 'sign-key', { ...event, id: 'evt-sig-5', deviceId: 'unknown-device' })).statusCode).toBe(403);
-      expect(await countRows(t.ctx, 'webhook_inbox')).toBe(before + 1);
+      expect(await countRows(t.ctx, 'webhook_inbox')).toBe(before + 2);
     });
   });
 

@@ -25,6 +25,7 @@ import { verifyMetaSignature, verifySmsGatewaySignature, verifyTwilioSignature }
 const tags = ['channels'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
+const STORED_GATEWAY_EVENTS = new Set(['sms:received', 'sms:sent', 'sms:delivered', 'sms:failed']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -112,6 +113,23 @@ export async function channelsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     return reply.type('text/xml').send(EMPTY_TWIML);
   });
 
+  // Status callbacks of our SMS (the StatusCallback each send names, senders/twilio.ts): From is our number, so
+  // the account and its Auth Token; stored once per (message, status) so a repeated callback is a no-op.
+  r.post('/api/twilio/sms-status', { schema: { tags } }, async (request, reply) => {
+    const params = request.body;
+    if (!isObject(params) || typeof params.From !== 'string' || typeof params.MessageSid !== 'string' || typeof params.MessageStatus !== 'string') {
+      throw badRequest("Twilio's From, MessageSid and MessageStatus parameters are required.", 'INVALID_WEBHOOK');
+    }
+    const form = params as Record<string, string>;
+    const account = await findAccountByKey(ctx, 'TWILIO', form.From);
+    if (!account) refuse(request, 403, 'no TWILIO account for From', 'No Twilio messaging account has this number.');
+    if (!verifyTwilioSignature(account!.accessToken, headerOf(request, 'x-twilio-signature'), ctx.config.PUBLIC_URL + request.url, form)) {
+      refuse(request, 403, 'bad X-Twilio-Signature', 'The X-Twilio-Signature signature does not match.');
+    }
+    await inbox.accept({ source: 'twilio-status', externalId: `${form.MessageSid}:${form.MessageStatus}`, payload: form, simulated: false });
+    return reply.code(204).send();
+  });
+
   r.post('/api/sms-gateway/webhook', { schema: { tags, response: { 200: webhookReceived, ...errors } } }, async (request) => {
     const event = request.body;
     if (!isObject(event) || typeof event.deviceId !== 'string' || typeof event.event !== 'string') {
@@ -124,8 +142,9 @@ export async function channelsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     const verdict = verifySmsGatewaySignature(request.rawBody!, headerOf(request, 'x-timestamp'), headerOf(request, 'x-signature'), signingKey);
     if (verdict === 'stale') refuse(request, 403, 'stale X-Timestamp', 'The X-Timestamp is more than 5 minutes off.');
     if (verdict !== 'ok') refuse(request, 403, 'bad X-Signature', 'The X-Signature signature does not match.');
-    // Sent / delivered / failed / ping events carry nothing to store.
-    if (event.event === 'sms:received' && typeof event.id === 'string') {
+    // Received messages and the reports on our sends (sms:sent / sms:delivered / sms:failed); ping and the
+    // rest carry nothing to store.
+    if (typeof event.event === 'string' && STORED_GATEWAY_EVENTS.has(event.event) && typeof event.id === 'string') {
       await inbox.accept({ source: 'sms-gateway', externalId: event.id, payload: event, simulated: false });
     }
     return { received: true as const };

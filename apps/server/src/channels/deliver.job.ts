@@ -235,6 +235,9 @@ async function deliver(ctx: AppContext, row: OutboxRow): Promise<void> {
   // A template replaces the text (WhatsApp outside 24 h): it is one message.
   const parts = window.send.template ? [text] : splitMessage(text, sender.limit);
   for (let index = row.sent_parts; index < parts.length; index += 1) {
+    // Taken before the request: never later than the channel's own timestamp of the message, which Meta's
+    // delivery and read watermarks are compared with (delivery-state.ts).
+    const requestedAt = new Date();
     const result = await sender.send(endpointsOf(ctx), account, { recipientId, text: parts[index], ...window.send });
     await ctx.db
       .insert(channelMessages)
@@ -245,10 +248,11 @@ async function deliver(ctx: AppContext, row: OutboxRow): Promise<void> {
         conversationId: row.conversation_id,
         messageId: row.payload.messageId,
         deliveryState: 'sent',
+        createdAt: requestedAt,
       })
       .onConflictDoUpdate({
         target: [channelMessages.messagingAccountId, channelMessages.externalId],
-        set: { conversationId: row.conversation_id, messageId: row.payload.messageId },
+        set: { conversationId: row.conversation_id, messageId: row.payload.messageId, createdAt: requestedAt },
       });
     await ctx.db.execute(sql`update outbox set sent_parts = ${index + 1} where id = ${row.id}`);
   }

@@ -3,7 +3,7 @@ import { whatsAppChange } from '../test/channel-factories.ts';
 import { parseMetaPayload, parseSmsGatewayEvent, parseTwilioSms } from './inbound-events.ts';
 
 describe('parseMetaPayload', () => {
-  it('reads every entry and messaging item of an Instagram payload, skipping receipts and reactions', () => {
+  it('reads every entry and messaging item of an Instagram payload (a read receipt as a delivery event), skipping reactions', () => {
     const events = parseMetaPayload({
       object: 'instagram',
       entry: [
@@ -35,6 +35,7 @@ describe('parseMetaPayload', () => {
     });
     expect(events).toEqual([
       { kind: 'message', channel: 'INSTAGRAM', accountKey: 'IG1', senderId: 'u1', senderName: null, externalId: 'm1', text: 'Hi', sentAt: new Date(1_700_000_000_000) },
+      { kind: 'delivery-watermark', channel: 'INSTAGRAM', accountKey: 'IG1', prospectId: 'u1', externalId: 'm0', state: 'read', watermark: null, mids: ['m0'] },
       expect.objectContaining({ kind: 'delete', senderId: 'u1', externalId: 'm9' }),
       expect.objectContaining({ kind: 'edit', senderId: 'u1', externalId: 'm1', text: 'Hi there' }),
       expect.objectContaining({ kind: 'unsupported', senderId: 'u1', externalId: 'm8', reason: 'is_unsupported' }),
@@ -52,6 +53,8 @@ describe('parseMetaPayload', () => {
             { sender: { id: 'P1' }, recipient: { id: 'u1' }, timestamp: 1, message: { mid: 'e1', text: 'from the inbox', is_echo: true, app_id: 263902037430900 } },
             { sender: { id: 'u1' }, recipient: { id: 'P1' }, timestamp: 2, postback: { title: 'Book a demo', payload: 'BOOK' } },
             { sender: { id: 'u1' }, recipient: { id: 'P1' }, timestamp: 3, delivery: { mids: ['e1'] } },
+            { sender: { id: 'u1' }, recipient: { id: 'P1' }, timestamp: 4, read: { watermark: 1_700_000_000_000 } },
+            { sender: { id: 'u1' }, recipient: { id: 'P1' }, timestamp: 5, read: {} },
           ],
         },
       ],
@@ -59,6 +62,8 @@ describe('parseMetaPayload', () => {
     expect(events).toEqual([
       expect.objectContaining({ kind: 'echo', channel: 'FACEBOOK', accountKey: 'P1', recipientId: 'u1', externalId: 'e1', appId: '263902037430900' }),
       expect.objectContaining({ kind: 'message', channel: 'FACEBOOK', senderId: 'u1', text: 'Book a demo [payload: BOOK]', externalId: 'postback:u1:2' }),
+      { kind: 'delivery-watermark', channel: 'FACEBOOK', accountKey: 'P1', prospectId: 'u1', externalId: 'e1', state: 'delivered', watermark: null, mids: ['e1'] },
+      expect.objectContaining({ kind: 'delivery-watermark', prospectId: 'u1', state: 'read', watermark: new Date(1_700_000_000_000), mids: [] }),
     ]);
   });
 

@@ -2,8 +2,8 @@ import type { ChannelType } from './types.ts';
 
 /**
  * Provider payloads turned into the few events the product acts on. Every item of `entry[]`, `messaging[]`
- * and `changes[]` is looked at; what the product does not act on (Messenger/Instagram delivery and read
- * receipts, reactions, unknown statuses) is skipped without error, and a message we cannot read becomes an
+ * and `changes[]` is looked at; what the product does not act on (reactions, referrals, unknown statuses) is
+ * skipped without error, and a message we cannot read becomes an
  * `unsupported` event (a visible note), never nothing. Parsing is defensive: a
  * payload is already verified, but a field of an unexpected type skips that item, never the whole event.
  */
@@ -46,7 +46,10 @@ export type InboundEvent =
       sentAt: Date;
     }
   | {
-      /** WhatsApp reported one of our sends sent, delivered or read (issue 24: the message's delivery state). */
+      /**
+       * The channel reported one of our sends sent, delivered or read (issue 24: the message's delivery state):
+       * WhatsApp `statuses`, Twilio status callbacks, the SMS gateway's `sms:sent` / `sms:delivered`.
+       */
       kind: 'delivery-status';
       channel: ChannelType;
       accountKey: string;
@@ -54,7 +57,25 @@ export type InboundEvent =
       state: 'sent' | 'delivered' | 'read';
     }
   | {
-      /** WhatsApp reported that one of our sends failed after it was accepted (e.g. 131047 outside 24 h). */
+      /**
+       * Messenger `delivery` / `read` and Instagram `read` (messaging_seen): everything we sent to `prospectId`
+       * up to `watermark` (Meta's ms timestamp) — and the messages `mids`, and anything we sent before them —
+       * reached the prospect or was read. `externalId` only names the event in logs.
+       */
+      kind: 'delivery-watermark';
+      channel: ChannelType;
+      accountKey: string;
+      prospectId: string;
+      externalId: string;
+      state: 'delivered' | 'read';
+      watermark: Date | null;
+      mids: string[];
+    }
+  | {
+      /**
+       * The channel reported that one of our sends failed after it was accepted: WhatsApp (e.g. 131047 outside
+       * 24 h), Twilio `undelivered` / `failed`, the SMS gateway's `sms:failed`.
+       */
       kind: 'send-failed';
       channel: ChannelType;
       accountKey: string;
@@ -181,8 +202,25 @@ function parseMessagingItem(channel: ChannelType, entryId: string | null, item: 
     const externalId = str(item.postback.mid) ?? `postback:${senderId}:${String(item.timestamp ?? '')}`;
     return [{ kind: 'message', channel, accountKey, senderId, senderName: null, externalId, text, sentAt, ...(standby ? { standby } : {}) }];
   }
-  // delivery, read, reaction, referral, optin …: nothing to act on.
+  const receipt = parseReceipt(channel, recipientId ?? entryId, senderId, item);
+  if (receipt) return [receipt];
+  // reaction, referral, optin …: nothing to act on.
   return [];
+}
+
+/**
+ * Messenger `delivery {mids?, watermark}` (message_deliveries) and `read {watermark}` (message_reads);
+ * Instagram `read {mid}` (messaging_seen; a watermark is read too when given). The prospect is the sender.
+ */
+function parseReceipt(channel: ChannelType, accountKey: string | null, prospectId: string | null, item: Json): InboundEvent | null {
+  const receipt = isObject(item.read) ? item.read : isObject(item.delivery) ? item.delivery : null;
+  if (!receipt || !accountKey || !prospectId) return null;
+  const state = receipt === item.read ? 'read' : 'delivered';
+  const mids = [...asArray(receipt.mids).map(str), str(receipt.mid)].filter((mid): mid is string => mid !== null);
+  const watermark = typeof receipt.watermark === 'number' && Number.isFinite(receipt.watermark) ? new Date(receipt.watermark) : null;
+  if (!watermark && mids.length === 0) return null;
+  const externalId = mids[0] ?? `${state}:${prospectId}:${String(receipt.watermark)}`;
+  return { kind: 'delivery-watermark', channel, accountKey, prospectId, externalId, state, watermark, mids };
 }
 
 /** "title [payload: X]": a button's or quick reply's payload kept with what the prospect saw. */

@@ -5,6 +5,7 @@ import { webhookInbox } from '../db/schema/index.ts';
 import type { JobDefinition } from '../jobs/runner.ts';
 import { INBOUND_JOB, type InboxSource, markInboxProcessed } from './inbox.ts';
 import { type InboundEvent, parseMetaPayload, parseSmsGatewayEvent, parseTwilioSms } from './inbound-events.ts';
+import { parseSmsGatewayStatus, parseTwilioStatus } from './delivery-events.ts';
 import { redactText } from '../lib/redact.ts';
 import { receiveInboundEvent } from './receive.ts';
 
@@ -14,8 +15,10 @@ function eventsOf(source: InboxSource, payload: unknown): InboundEvent[] {
       return parseMetaPayload(payload);
     case 'twilio':
       return parseTwilioSms(payload as Record<string, string>);
+    case 'twilio-status':
+      return parseTwilioStatus(payload as Record<string, string>);
     case 'sms-gateway':
-      return parseSmsGatewayEvent(payload);
+      return [...parseSmsGatewayEvent(payload), ...parseSmsGatewayStatus(payload)];
   }
 }
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 
 /** Where an inbox row came from; decides how the inbound job reads its payload. */
-export type InboxSource = 'meta' | 'twilio' | 'sms-gateway';
+export type InboxSource = 'meta' | 'twilio' | 'twilio-status' | 'sms-gateway';
 
 export const INBOUND_JOB = 'channels.inbound';
 

@@ -11,6 +11,7 @@ import { endSilence, followUpJobKey, recordAgentError } from '../conversations/u
 import { endpointsOf, findAccountByKey, type LiveAccount } from './accounts.ts';
 import { fetchProfileName } from './profile-name.ts';
 import type { InboundEvent } from './inbound-events.ts';
+import { recordDeliveryState, recordDeliveryWatermark, recordLateSendFailure } from './delivery-state.ts';
 import { type ReceivedMedia, receiveInboundMedia } from './inbound-media.ts';
 import { applyOptOutWords, confirmOptOutChange, type OptOutChange } from './opt-out-words.ts';
 import { recordConsent, recordOptInFromConversation } from '../conversations/consent.ts';
@@ -54,7 +55,9 @@ export async function receiveInboundEvent(ctx: AppContext, event: InboundEvent, 
     case 'send-failed':
       return recordLateSendFailure(ctx, account, event);
     case 'delivery-status':
-      return recordDeliveryState(ctx, account, event.externalId, event.state, null);
+      return recordDeliveryState(ctx, account, event.externalId, event.state);
+    case 'delivery-watermark':
+      return recordDeliveryWatermark(ctx, account, event);
     case 'unsupported':
       return receiveUnsupported(ctx, account, event, options.simulated);
     case 'edit':
@@ -405,62 +408,4 @@ async function receiveEcho(ctx: AppContext, account: LiveAccount, event: Extract
   await endSilence(ctx, outcome.conversation.id);
   emitConversationChanged(ctx, outcome.conversation);
   return 'human-reply-stored';
-}
-
-/** WhatsApp accepted a send and later reported it failed: the error shows in the unanswered list (spec §2.9). */
-async function recordLateSendFailure(
-  ctx: AppContext,
-  account: LiveAccount,
-  event: Extract<InboundEvent, { kind: 'send-failed' }>,
-): Promise<ReceiveOutcome> {
-  const [sent] = await ctx.db
-    .select({ conversationId: channelMessages.conversationId })
-    .from(channelMessages)
-    .where(and(eq(channelMessages.messagingAccountId, account.id), eq(channelMessages.externalId, event.externalId)))
-    .limit(1);
-  if (!sent?.conversationId) return 'unknown-recipient';
-  await recordDeliveryState(ctx, account, event.externalId, 'failed', event.message);
-  await recordAgentError(ctx, sent.conversationId, {
-    message: event.message,
-    type: 'whatsapp',
-    code: event.code,
-    status: null,
-    method: null,
-    url: null,
-    response: null,
-    details: event.details,
-  });
-  return 'send-failure-recorded';
-}
-
-const DELIVERY_RANK = sql`case channel_messages.delivery_state when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 when 'failed' then 4 else 0 end`;
-
-/**
- * The channel's word on one of our sends (issue 24): the message's delivery state moves forward only (a late
- * "delivered" after "read" changes nothing; webhooks arrive in any order), and the open views refresh.
- */
-async function recordDeliveryState(
-  ctx: AppContext,
-  account: LiveAccount,
-  externalId: string,
-  state: 'sent' | 'delivered' | 'read' | 'failed',
-  error: string | null,
-): Promise<ReceiveOutcome> {
-  const rank = { sent: 1, delivered: 2, read: 3, failed: 4 }[state];
-  const [row] = await ctx.db
-    .update(channelMessages)
-    .set({ deliveryState: state, deliveryError: error })
-    .where(
-      and(
-        eq(channelMessages.messagingAccountId, account.id),
-        eq(channelMessages.externalId, externalId),
-        eq(channelMessages.direction, 'OUT'),
-        sql`${DELIVERY_RANK} < ${rank}`,
-      ),
-    )
-    .returning({ conversationId: channelMessages.conversationId });
-  if (!row?.conversationId) return 'delivery-recorded';
-  const [conversation] = await ctx.db.select({ id: conversations.id, uuid: conversations.uuid }).from(conversations).where(eq(conversations.id, row.conversationId));
-  if (conversation) emitConversationChanged(ctx, conversation);
-  return 'delivery-recorded';
 }

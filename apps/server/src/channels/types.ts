@@ -59,6 +59,8 @@ export interface ChannelEndpoints {
   META_GRAPH_VERSION: string;
   INSTAGRAM_GRAPH_URL: string;
   TWILIO_API_URL: string;
+  /** Our public address: Twilio posts each SMS's status callbacks to PUBLIC_URL/api/twilio/sms-status. */
+  PUBLIC_URL?: string;
   /** ALLOW_PRIVATE_URLS: ADMIN-set provider URLs (an SMS gateway's baseUrl) may reach private addresses. */
   ALLOW_PRIVATE_URLS?: boolean;
 }

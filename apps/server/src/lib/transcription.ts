@@ -1,7 +1,8 @@
 import OpenAI, { toFile } from 'openai';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.ts';
-import { AppError, unavailable } from './errors.ts';
+import type { Actor } from '../context.ts';
+import { AppError, askYourAdmin, unavailable } from './errors.ts';
 
 /**
  * Speech to text through any OpenAI-compatible server (POST {OPENAI_BASE_URL}/audio/transcriptions with
@@ -12,19 +13,23 @@ import { AppError, unavailable } from './errors.ts';
 export const TRANSCRIPTION_NOT_CONFIGURED =
   'Transcription is not configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server) on the server.';
 
+/** What a team member reads instead: the server's settings are their admin's business (issue 24). */
+export const TRANSCRIPTION_NOT_CONFIGURED_FOR_MEMBERS = askYourAdmin('Transcription');
+
 /**
  * Whether Generate Transcript can work at all (issue 12 "honest actions"): the web disables the button with
- * this reason instead of offering a retry that cannot help.
+ * this reason instead of offering a retry that cannot help. An ADMIN reads what to set, a member to ask.
  */
-export function transcriptionAvailability(ctx: AppContext): { available: boolean; reason: string | null } {
-  return ctx.config.OPENAI_API_KEY ? { available: true, reason: null } : { available: false, reason: TRANSCRIPTION_NOT_CONFIGURED };
+export function transcriptionAvailability(ctx: AppContext, actor: Actor): { available: boolean; reason: string | null } {
+  if (ctx.config.OPENAI_API_KEY) return { available: true, reason: null };
+  return { available: false, reason: actor.role === 'ADMIN' ? TRANSCRIPTION_NOT_CONFIGURED : TRANSCRIPTION_NOT_CONFIGURED_FOR_MEMBERS };
 }
 
 export async function transcribeAudio(ctx: AppContext, audio: Readable, fileName: string, mimeType: string): Promise<string> {
   const { OPENAI_API_KEY, OPENAI_BASE_URL, TRANSCRIBE_MODEL } = ctx.config;
   if (!OPENAI_API_KEY) {
     audio.destroy();
-    throw unavailable(TRANSCRIPTION_NOT_CONFIGURED, 'TRANSCRIPTION_NOT_CONFIGURED');
+    throw unavailable(TRANSCRIPTION_NOT_CONFIGURED, 'TRANSCRIPTION_NOT_CONFIGURED', TRANSCRIPTION_NOT_CONFIGURED_FOR_MEMBERS);
   }
   const client = new OpenAI({ apiKey: OPENAI_API_KEY, baseURL: OPENAI_BASE_URL, maxRetries: 1, timeout: 10 * 60_000 });
   try {

@@ -10,7 +10,8 @@ import { AppError } from '../lib/errors.ts';
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
-      return reply.status(err.status).send({ error: err.message, code: err.code });
+      const forMember = err.memberMessage !== undefined && request.actor?.role !== 'ADMIN';
+      return reply.status(err.status).send({ error: forMember ? err.memberMessage : err.message, code: err.code });
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const problems = err.validation.map((v) => {

@@ -140,6 +140,7 @@ const SUMMARIES: Record<string, string> = {
   'GET /api/meta-api/webhook': 'Meta webhook subscription handshake',
   'POST /api/meta-api/webhook': 'Meta webhook (Instagram, Messenger, WhatsApp)',
   'POST /api/twilio/sms': 'Twilio SMS webhook',
+  'POST /api/twilio/sms-status': 'Twilio SMS status callback (delivery states)',
   'POST /api/sms-gateway/webhook': 'SMS gateway webhook',
   'POST /api/admin/webhook-simulation/twilio': 'Simulate a Twilio webhook',
   'POST /api/admin/webhook-simulation/sms-gateway': 'Simulate an SMS gateway webhook',

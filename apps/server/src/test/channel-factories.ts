@@ -135,6 +135,34 @@ export function postTwilioSms(t: TestApp, authToken: string, params: Record<stri
   });
 }
 
+/** Posts a Twilio status callback for one of our SMS (form MessageSid, MessageStatus, ErrorCode?, From = our number). */
+export function postTwilioStatus(t: TestApp, authToken: string, params: Record<string, string>, signatureFor = authToken) {
+  const url = `${PUBLIC_URL}/api/twilio/sms-status`;
+  const signature = twilio.getExpectedTwilioSignature(signatureFor, url, params);
+  return t.request({
+    method: 'POST',
+    url: '/api/twilio/sms-status',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+    payload: new URLSearchParams(params).toString(),
+  });
+}
+
+/**
+ * The gateway's report on a message we sent, as it sends it today (docs-web features/webhooks.md): `messageId` is
+ * the id our send was answered with, `sender` our SIM's number, `recipient` the prospect.
+ */
+export function smsGatewayReport(deviceId: string, event: 'sms:sent' | 'sms:delivered' | 'sms:failed', id: string, messageId: string, recipient: string, extra: Record<string, unknown> = {}) {
+  const at = new Date().toISOString();
+  const when = event === 'sms:sent' ? { sentAt: at, partsCount: 1 } : event === 'sms:delivered' ? { deliveredAt: at } : { failedAt: at };
+  return { deviceId, event, id, webhookId: 'wh-2', payload: { messageId, sender: '+34600000999', recipient, simNumber: 1, ...when, ...extra } };
+}
+
+/** A Messenger `delivery` / `read` item or an Instagram `read` (messaging_seen) from the prospect. */
+export function metaReceipt(object: 'instagram' | 'page', pageId: string, prospectId: string, receipt: { delivery: unknown } | { read: unknown }) {
+  const timestamp = Date.now();
+  return { object, entry: [{ id: pageId, time: timestamp, messaging: [{ sender: { id: prospectId }, recipient: { id: pageId }, timestamp, ...receipt }] }] };
+}
+
 /**
  * An `sms:received` event as the gateway sends it today (android-sms-gateway docs, features/webhooks, and the
  * server's webhook payload since 2026-02-17): `sender` is the prospect, `recipient` our SIM's number; `format:

@@ -48,20 +48,40 @@ function store(typeId: string, uuid: string | null): void {
   }
 }
 
+/**
+ * Escape closes the widget from inside the chat too (issue 24): keys typed in this frame never reach the host
+ * page's listener, so the frame asks the widget script to close. A key a control of the chat already used (a
+ * menu or list closing) is left to it.
+ */
+function useEscapeClosesWidget(typeId: string): void {
+  useEffect(() => {
+    if (window.parent === window) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      window.parent.postMessage({ source: 'sales-agent-widget', type: 'close', typeId }, '*');
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [typeId]);
+}
+
 export function EmbedLayout() {
   const { typeId = '' } = useParams();
   const navigate = useNavigate();
+  useEscapeClosesWidget(typeId);
   const restart = () => {
     store(typeId, null);
     tellHost(typeId, null);
     navigate(embedPaths.start(typeId), { replace: true });
   };
   return (
-    <Box style={{ minHeight: '100dvh', display: 'flex', flexDirection: 'column' }}>
-      <Box component="main" p="sm" style={{ flex: 1 }}>
+    // The frame's height, the chat scrolling inside it: the footer (New conversation) stays in view however long
+    // the conversation grows, with the message box pinned just above it (issue 24).
+    <Box style={{ height: '100dvh', display: 'flex', flexDirection: 'column' }}>
+      <Box component="main" p="sm" style={{ flex: 1, minHeight: 0, overflowY: 'auto' }} data-testid="embed-main">
         <Outlet />
       </Box>
-      <Group justify="space-between" px="sm" py={6} style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>
+      <Group justify="space-between" px="sm" py={6} style={{ flex: 'none', borderTop: '1px solid var(--mantine-color-default-border)' }} data-testid="embed-footer">
         <Button variant="subtle" size="compact-sm" leftSection={<IconRefresh size={16} aria-hidden />} onClick={restart}>
           New conversation
         </Button>

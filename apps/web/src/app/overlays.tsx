@@ -2,6 +2,7 @@ import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { useEffect } from 'react';
 import { overlaysMounted } from '../lib/deferred-overlays.ts';
+import './toasts.css';
 
 /**
  * The toast area (spec §2.1: at the top of the layout) and the host of the confirmation modals (lib/confirm.tsx),
@@ -13,7 +14,7 @@ export default function Overlays() {
   useEffect(() => overlaysMounted(), []);
   return (
     <>
-      <Notifications position="top-center" limit={5} zIndex={1000} />
+      <Notifications position="top-center" limit={5} zIndex={1000} classNames={{ root: 'app-toasts' }} />
       <ModalsProvider />
     </>
   );

@@ -102,6 +102,11 @@ export const conversationTypeConfigObject = z.looseObject({
    * `find-out` (default) says it will find out; `hand-over` hands the conversation to a person.
    */
   knowledge: z.looseObject({ whenUnknown: z.enum(KNOWLEDGE_WHEN_UNKNOWN).optional() }).optional(),
+  /**
+   * The chat's name as visitors and prospects see it (issue 24), e.g. "Talk to Smile Studio": the type's own
+   * title is the team's internal name and is never shown to them. Absent: PUBLIC_CHAT_TITLE.
+   */
+  publicTitle: z.string().trim().min(1, 'must not be empty').max(80, 'must be at most 80 characters').optional(),
   /** The calendar the agent books into (booking-config.ts). */
   booking: bookingConfig.optional(),
   /** When automated contact of this type may happen (businessHoursConfig). */
@@ -171,6 +176,14 @@ export const AGENT_CONFIG_DEFAULTS = {
 } as const;
 
 /** Parses stored config text leniently (bad stored text means "no settings"), for readers such as the agent. */
+/** What a visitor or prospect sees as the name of a chat whose type has no `publicTitle`. */
+export const PUBLIC_CHAT_TITLE = 'Chat';
+
+/** The name visitors and prospects see for a type (its config's `publicTitle`, else PUBLIC_CHAT_TITLE). */
+export function publicTitleOf(configText: string | null | undefined): string {
+  return readConversationTypeConfig(configText).publicTitle ?? PUBLIC_CHAT_TITLE;
+}
+
 export function readConversationTypeConfig(text: string | null | undefined): ConversationTypeConfig {
   const trimmed = (text ?? '').trim();
   if (!trimmed || trimmed === 'GHL') return trimmed === 'GHL' ? { crm: 'GHL' } : {};

@@ -5,7 +5,8 @@ import { TWILIO_ACCOUNT_SID } from '../account-config.ts';
 
 /**
  * Twilio SMS through the official SDK (Messages create: form To, From, Body; Basic AccountSid:AuthToken),
- * pointed at TWILIO_API_URL. From = the account's number (pageId); the AccountSid is in the account config.
+ * pointed at TWILIO_API_URL. From = the account's number (pageId); the AccountSid is in the account config;
+ * StatusCallback = PUBLIC_URL/api/twilio/sms-status.
  */
 export const twilioSender: ChannelSender = {
   limit: { unit: 'chars', max: 1600 },
@@ -28,7 +29,9 @@ export const twilioSender: ChannelSender = {
     };
     try {
       const client = twilioClient(endpoints.TWILIO_API_URL, accountSid, account.accessToken);
-      const message = await client.messages.create({ to: part.recipientId, from: account.pageId, body: part.text });
+      // Twilio reports sent / delivered / undelivered / failed there (the message's delivery state, issue 24).
+      const statusCallback = endpoints.PUBLIC_URL ? `${endpoints.PUBLIC_URL}/api/twilio/sms-status` : undefined;
+      const message = await client.messages.create({ to: part.recipientId, from: account.pageId, body: part.text, ...(statusCallback ? { statusCallback } : {}) });
       return { externalId: message.sid };
     } catch (err) {
       // The SDK's RestException carries Twilio's error body; anything else never got an answer.

@@ -79,11 +79,13 @@ export const channelMessages = pgTable(
     messageId: bigint({ mode: 'number' }),
     /**
      * What the channel last reported about one of our sends (issue 24): sent when the provider accepted it, then
-     * delivered / read / failed from its status webhooks (WhatsApp statuses). Never moves backwards; null inbound.
+     * delivered / read / failed from its status webhooks (WhatsApp statuses, Meta delivery/read watermarks, Twilio
+     * status callbacks, the SMS gateway's reports). Never moves backwards; null inbound.
      */
     deliveryState: text({ enum: ['sent', 'delivered', 'read', 'failed'] }),
     /** The channel's reason, for a failed send. */
     deliveryError: text(),
+    /** Outbound: the moment we asked the channel to send it (Meta's delivery/read watermarks are compared with it). */
     createdAt: timestampNow(),
   },
   (t) => [primaryKey({ columns: [t.messagingAccountId, t.externalId] }), index().on(t.conversationId)],

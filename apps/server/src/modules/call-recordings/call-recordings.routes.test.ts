@@ -329,6 +329,7 @@ describe('limits and configuration', () => {
   const smallStorage = path.join(root, 'small');
   const small = useTestApp({ env: { STORAGE_DIR: smallStorage, UPLOAD_MAX_BYTES: '8000' } });
   const user = useUser(small);
+  const smallAdmin = useUser(small, 'ADMIN');
 
   it('answers 413 for a file over UPLOAD_MAX_BYTES and keeps nothing of it', async () => {
     const res = await upload(user.cookie, [{ name: 'big.wav', type: 'audio/wav', data: WAV }], {}, small);
@@ -339,20 +340,26 @@ describe('limits and configuration', () => {
     expect(ok.statusCode).toBe(201);
   });
 
-  it('answers 503 naming OPENAI_API_KEY when no speech-to-text provider is configured', async () => {
+  it('answers 503 when no speech-to-text provider is configured: an ADMIN reads OPENAI_API_KEY, a member to ask their admin', async () => {
     const list = (await small.request({ method: 'GET', url: '/api/call-recording/list', as: user.cookie })).json().recordings;
     const res = await small.request({ method: 'POST', url: `/api/call-recording/${list[0].id}/transcript`, as: user.cookie });
     expect(res.statusCode).toBe(503);
-    expect(res.json().code).toBe('TRANSCRIPTION_NOT_CONFIGURED');
-    expect(res.json().error).toContain('OPENAI_API_KEY');
-    expect(res.json().error).toContain('OPENAI_BASE_URL');
+    expect(res.json()).toEqual({ code: 'TRANSCRIPTION_NOT_CONFIGURED', error: 'Transcription is not set up on this server yet. Ask your admin.' });
+    // An ADMIN may open any recording (the member's here).
+    const asAdmin = await small.request({ method: 'POST', url: `/api/call-recording/${list[0].id}/transcript`, as: smallAdmin.cookie });
+    expect(asAdmin.statusCode).toBe(503);
+    expect(asAdmin.json().code).toBe('TRANSCRIPTION_NOT_CONFIGURED');
+    expect(asAdmin.json().error).toContain('OPENAI_API_KEY');
+    expect(asAdmin.json().error).toContain('OPENAI_BASE_URL');
   });
 
-  it('GET /api/call-recording/transcription says ahead of time that transcripts cannot be generated, with the sentence', async () => {
+  it('GET /api/call-recording/transcription says ahead of time that transcripts cannot be generated, with the sentence for the reader', async () => {
     const res = await small.request({ method: 'GET', url: '/api/call-recording/transcription', as: user.cookie });
     expect(res.statusCode).toBe(200);
-    expect(res.json().available).toBe(false);
-    expect(res.json().reason).toContain('OPENAI_API_KEY');
+    expect(res.json()).toEqual({ available: false, reason: 'Transcription is not set up on this server yet. Ask your admin.' });
+    const forAdmin = await small.request({ method: 'GET', url: '/api/call-recording/transcription', as: smallAdmin.cookie });
+    expect(forAdmin.json().available).toBe(false);
+    expect(forAdmin.json().reason).toContain('OPENAI_API_KEY');
     const configured = await t.request({ method: 'GET', url: '/api/call-recording/transcription', as: alice.cookie });
     expect(configured.json()).toEqual({ available: true, reason: null });
     const anonymous = await small.request({ method: 'GET', url: '/api/call-recording/transcription' });

@@ -60,7 +60,8 @@ export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx:
     },
   );
 
-  // Issue 12: whether Generate Transcript can work, with the server's sentence when it cannot (signed-in users).
+  // Issue 12: whether Generate Transcript can work, with the server's sentence when it cannot (signed-in users;
+  // a member is told to ask their admin, issue 24).
   r.get(
     '/api/call-recording/transcription',
     {
@@ -70,8 +71,7 @@ export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx:
       },
     },
     async (request) => {
-      requireUser(request);
-      return transcriptionAvailability(ctx);
+      return transcriptionAvailability(ctx, requireUser(request));
     },
   );
 

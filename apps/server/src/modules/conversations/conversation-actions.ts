@@ -7,7 +7,8 @@ import { agentToolCalls, bookings, conversationTypes } from '../../db/schema/ind
 
 /**
  * What the agent did on a conversation (issue 22), added to GET /api/conversation/{uuid}: its `bookings`
- * for everyone who may read it, and the compact tool-call lines (`toolCalls`) for admins only.
+ * for everyone who may read it, the outcome analysis and the compact tool-call lines (`toolCalls`) for those
+ * who may administer it only.
  */
 export async function readConversationActions(ctx: AppContext, conversationId: number, canAdminister: boolean, typeId: number | null) {
   const [type] = typeId === null ? [] : await ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, typeId));
@@ -20,7 +21,8 @@ export async function readConversationActions(ctx: AppContext, conversationId: n
     bookings: booked.map((b) => ({ ...b, start: b.start.toISOString(), end: b.end.toISOString() })),
     leadFields: await readLeadFields(ctx.db, conversationId),
     leadFieldDefinitions: readConversationTypeConfig(type?.config).leadFields ?? [],
-    analysis: await readAnalysis(ctx, conversationId),
+    // The team's verdict on the lead (outcome, score, summary) is never shown to the visitor (issue 24).
+    analysis: canAdminister ? await readAnalysis(ctx, conversationId) : null,
   };
   if (!canAdminister) return result;
   const calls = await ctx.db

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { conversationTypes } from '../../db/schema/index.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import {
   at,
@@ -101,6 +102,17 @@ describe('GET /api/conversation/:uuid answers every field exactly', () => {
     });
     const body = (await read(conversation.uuid)).json();
     expect(body.messages.map((m: { message: string }) => m.message)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a visitor reads the type\'s public title, never its internal title; the team reads the internal one (issue 24)', async () => {
+    const type = await buildConversationType(t.ctx, { title: 'Q4 solar — aggressive closer v3', phases: 1 });
+    const chat = await buildConversation(t.ctx, { conversationTypeId: type.id, messages: [{ role: 'AGENT', message: 'hi', dateSent: at(1) }] });
+    const visitor = await read(chat.uuid);
+    expect(visitor.json().ConversationType.title).toBe('Chat');
+    expect(visitor.body).not.toContain('aggressive closer');
+    await t.ctx.db.update(conversationTypes).set({ config: JSON.stringify({ publicTitle: 'Talk to Sunny Roofs' }) }).where(sql`${conversationTypes.id} = ${type.id}`);
+    expect((await read(chat.uuid)).json().ConversationType.title).toBe('Talk to Sunny Roofs');
+    expect((await read(chat.uuid, admin.cookie)).json().ConversationType.title).toBe('Q4 solar — aggressive closer v3');
   });
 
   it('answers a conversation without a type or messages with null and empty arrays', async () => {

@@ -1,5 +1,6 @@
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
 import { phoneOf } from '@sales-agent/shared/phone';
+import { publicTitleOf } from '@sales-agent/shared/schemas/conversation-type-config';
 import type { MessageDelivery } from '@sales-agent/shared/schemas/conversation';
 import { isUnreadFor } from './conversation-reads.ts';
 
@@ -120,7 +121,7 @@ export interface StoredDetail {
   state: 'open' | 'resolved';
   assignee: string | null;
   snoozedUntil: string | null;
-  type: { id: number; title: string | null; initialMessage: string | null } | null;
+  type: { id: number; title: string | null; config?: string | null; initialMessage: string | null } | null;
   prospect: { uuid: string; name: string | null; externalId: string } | null;
   account: { id: number; pageName: string; type: AccountType } | null;
   phases: { index: number; prompt: string }[] | null;
@@ -156,7 +157,8 @@ export function presentDetail(detail: StoredDetail, canAdminister: boolean, isDe
     ConversationType: detail.type
       ? {
           id: detail.type.id,
-          title: detail.type.title,
+          // The type's title is the team's name for it; a visitor reads its public title (issue 24).
+          title: canAdminister ? detail.type.title : publicTitleOf(detail.type.config),
           initialMessage: detail.type.initialMessage,
           conversation_phases: canAdminister ? phases : [],
         }

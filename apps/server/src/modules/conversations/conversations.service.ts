@@ -323,7 +323,7 @@ function prepareDetail(db: Db) {
     'messagingAccountId', ${c.messagingAccountId}, 'aiPaused', ${c.aiPaused},
     'state', ${c.state}, 'assignee', (select u.email from ${users} u where u.id = ${c.assigneeUserId}),
     'snoozedUntil', to_char(${c.snoozedUntil} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'type', case when ${t.id} is null then null else json_build_object('id', ${t.id}, 'title', ${t.title}, 'initialMessage', ${t.initialMessage}) end,
+    'type', case when ${t.id} is null then null else json_build_object('id', ${t.id}, 'title', ${t.title}, 'config', ${t.config}, 'initialMessage', ${t.initialMessage}) end,
     'prospect', case when ${p.id} is null then null else json_build_object('uuid', ${p.uuid}, 'name', ${p.name}, 'externalId', ${p.externalId}) end,
     'account', case when ${a.id} is null then null else json_build_object('id', ${a.id}, 'pageName', ${a.pageName}, 'type', ${a.type}) end,
     'phases', (select json_agg(json_build_object('index', ${cp.index}, 'prompt', ${cp.prompt}) order by ${cp.index})

@@ -207,9 +207,9 @@ export function graphOAuthClient(config: Endpoints) {
       return call(`${igGraph}/${config.META_GRAPH_VERSION}/me?${q({ fields: 'user_id,username,name', access_token: token })}`);
     },
 
-    /** Subscribes an Instagram Login account to our app's message webhooks. */
+    /** Subscribes an Instagram Login account to our app's message webhooks and read receipts (messaging_seen). */
     async instagramSubscribe(token: string): Promise<void> {
-      await call(`${igGraph}/${config.META_GRAPH_VERSION}/me/subscribed_apps?${q({ subscribed_fields: 'messages', access_token: token })}`, {
+      await call(`${igGraph}/${config.META_GRAPH_VERSION}/me/subscribed_apps?${q({ subscribed_fields: 'messages,messaging_seen', access_token: token })}`, {
         method: 'POST',
       });
     },

@@ -65,9 +65,12 @@ describe('GET /api/meta-api/config', () => {
       instagramAppId: fake.instagramAppId,
       facebookDialogUrl: `${fake.baseUrl}/v27.0/dialog/oauth`,
       instagramDialogUrl: `${fake.baseUrl}/oauth/authorize`,
+      canConnect: { INSTAGRAM: true, FACEBOOK: true, WHATSAPP: true },
     });
     const none = await bare.request({ method: 'GET', url: '/api/meta-api/config' });
     expect(none.json().metaAppId).toBeNull();
+    // Without the Meta app no connect flow can start: the web disables the buttons with the reason.
+    expect(none.json().canConnect).toEqual({ INSTAGRAM: false, FACEBOOK: false, WHATSAPP: false });
   });
 });
 
@@ -96,6 +99,12 @@ describe('GET /api/meta-api/connect-url', () => {
     const off = await bare.request({ method: 'GET', url: '/api/meta-api/connect-url?type=LOGIN' });
     expect(off.statusCode).toBe(503);
     expect(off.json()).toMatchObject({ code: 'META_NOT_CONFIGURED' });
+    // What to set is for an ADMIN; a member (and a visitor) reads to ask their admin, never the type's internal name.
+    const [bareMember, bareAdmin] = [await buildUser(bare.ctx), await buildAdmin(bare.ctx)];
+    const member = await bare.request({ method: 'GET', url: '/api/meta-api/connect-url?type=FACEBOOK', as: bareMember.cookie });
+    expect(member.json()).toEqual({ code: 'META_NOT_CONFIGURED', error: 'Connecting Facebook Page accounts is not set up on this server yet. Ask your admin.' });
+    const forAdmin = await bare.request({ method: 'GET', url: '/api/meta-api/connect-url?type=WHATSAPP', as: bareAdmin.cookie });
+    expect(forAdmin.json()).toEqual({ code: 'META_NOT_CONFIGURED', error: 'Connecting WhatsApp accounts is not set up on this server: set META_APP_ID and META_APP_SECRET.' });
   });
 });
 
@@ -249,6 +258,8 @@ describe('POST /api/meta-api/connect-meta-page', () => {
     expect(t.ctx.secrets.open(account.accessTokenEncrypted)).toMatch(/^IGQ/);
     expect(account.expirationDate!.getTime()).toBeGreaterThan(Date.now() + 59 * 86_400_000);
     expect(fake.subscribed).toContain(fake.instagram.userId);
+    // Read receipts too: the replies' delivery states (docs/channels.md).
+    expect(fake.requests.find((r) => r.path.endsWith('/me/subscribed_apps'))?.query.subscribed_fields).toBe('messages,messaging_seen');
     const exchange = fake.requests.find((r) => r.path === '/oauth/access_token' && r.method === 'POST')!;
     expect(exchange.form).toMatchObject({ grant_type: 'authorization_code', redirect_uri: 'http://localhost:3000/user/connect-meta-page?type=INSTAGRAM' });
 
@@ -266,6 +277,9 @@ describe('POST /api/meta-api/connect-meta-page', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ type: 'FACEBOOK', pageName: 'Fake Bakery (renamed)', expirationDate: null, createdByUserId: user.id });
     expect(fake.subscribed).toContain('200001');
+    expect(fake.requests.find((r) => r.path.endsWith('/200001/subscribed_apps'))?.query.subscribed_fields).toBe(
+      'messages,messaging_postbacks,message_echoes,message_deliveries,message_reads',
+    );
     expect(fake.requests.some((r) => r.query.grant_type === 'fb_exchange_token')).toBe(true);
   });
 

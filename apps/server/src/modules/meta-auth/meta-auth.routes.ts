@@ -31,7 +31,13 @@ export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
         tags,
         summary: 'Public Meta settings for the browser: client ids and OAuth dialog URLs (read at run time)',
         response: {
-          200: z.object({ metaAppId: z.string().nullable(), instagramAppId: z.string().nullable(), facebookDialogUrl: z.string(), instagramDialogUrl: z.string() }),
+          200: z.object({
+            metaAppId: z.string().nullable(),
+            instagramAppId: z.string().nullable(),
+            facebookDialogUrl: z.string(),
+            instagramDialogUrl: z.string(),
+            canConnect: z.object({ INSTAGRAM: z.boolean(), FACEBOOK: z.boolean(), WHATSAPP: z.boolean() }),
+          }),
         },
       },
     },

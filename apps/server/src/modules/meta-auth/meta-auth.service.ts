@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context.ts';
 import { messagingAccounts, userMessagingAccounts, users } from '../../db/schema/index.ts';
-import { AppError, badRequest, conflict, forbidden, notFound, unauthorized, unavailable } from '../../lib/errors.ts';
+import { AppError, askYourAdmin, badRequest, conflict, forbidden, notFound, unauthorized, unavailable } from '../../lib/errors.ts';
 import { registrationInfo } from '../users/registration.ts';
 import { authenticate } from '../users/users.service.ts';
 import { canAccessAccount, flagTokenRejected, readAccessToken } from '../messaging-accounts/access.ts';
@@ -27,8 +27,12 @@ export const SCOPES: Record<OAuthPurpose | 'INSTAGRAM_VIA_FACEBOOK', string> = {
   WHATSAPP: 'whatsapp_business_management,whatsapp_business_messaging,business_management',
 };
 
-/** Webhook fields a connected Page is subscribed to (channels read messages, postbacks and echoes). */
+/**
+ * Webhook fields a connected Page is subscribed to: messages, postbacks and echoes, and for a Messenger Page also
+ * delivery and read receipts (the replies' delivery states, docs/channels.md).
+ */
 const PAGE_FIELDS = 'messages,messaging_postbacks,message_echoes';
+const MESSENGER_PAGE_FIELDS = `${PAGE_FIELDS},message_deliveries,message_reads`;
 
 /** What the browser needs to start the flows (issue 9 §7): ids and dialog bases, read at run time. */
 export function publicMetaConfig(ctx: AppContext) {
@@ -38,6 +42,12 @@ export function publicMetaConfig(ctx: AppContext) {
     instagramAppId: c.INSTAGRAM_APP_ID ?? null,
     facebookDialogUrl: `${c.META_DIALOG_URL!.replace(/\/$/, '')}/${c.META_GRAPH_VERSION}/dialog/oauth`,
     instagramDialogUrl: `${c.INSTAGRAM_DIALOG_URL!.replace(/\/$/, '')}/oauth/authorize`,
+    /** Which connect flows can start (issue 24): the web disables the others with the reason. */
+    canConnect: {
+      INSTAGRAM: appOf(ctx, 'INSTAGRAM').configured,
+      FACEBOOK: appOf(ctx, 'FACEBOOK').configured,
+      WHATSAPP: appOf(ctx, 'WHATSAPP').configured,
+    },
   };
 }
 
@@ -50,12 +60,21 @@ const loginRedirectUri = (ctx: AppContext) => `${ctx.config.PUBLIC_URL}${LOGIN_R
  */
 const instagramLogin = (ctx: AppContext) => Boolean(ctx.config.INSTAGRAM_APP_ID && ctx.config.INSTAGRAM_APP_SECRET);
 
-function requireApp(ctx: AppContext, purpose: OAuthPurpose): void {
+/** The account types as the screens name them (never the internal type names). */
+const CONNECT_NAMES: Record<ConnectType, string> = { INSTAGRAM: 'Instagram', FACEBOOK: 'Facebook Page', WHATSAPP: 'WhatsApp' };
+
+/** The app a flow needs (Instagram Login's, else the Facebook app) and whether both its id and secret are set. */
+function appOf(ctx: AppContext, purpose: OAuthPurpose): { configured: boolean; names: string } {
   const instagram = purpose === 'INSTAGRAM' && (instagramLogin(ctx) || !ctx.config.META_APP_ID);
   const [id, secret] = instagram ? [ctx.config.INSTAGRAM_APP_ID, ctx.config.INSTAGRAM_APP_SECRET] : [ctx.config.META_APP_ID, ctx.config.META_APP_SECRET];
-  if (!id || !secret) {
-    const names = instagram ? 'INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET' : 'META_APP_ID and META_APP_SECRET';
-    throw unavailable(`${purpose === 'LOGIN' ? 'Facebook login' : `Connecting ${purpose} accounts`} is not set up on this server (${names}).`, 'META_NOT_CONFIGURED');
+  return { configured: Boolean(id && secret), names: instagram ? 'INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET' : 'META_APP_ID and META_APP_SECRET' };
+}
+
+function requireApp(ctx: AppContext, purpose: OAuthPurpose): void {
+  const { configured, names } = appOf(ctx, purpose);
+  if (!configured) {
+    const feature = purpose === 'LOGIN' ? 'Facebook login' : `Connecting ${CONNECT_NAMES[purpose]} accounts`;
+    throw unavailable(`${feature} is not set up on this server: set ${names}.`, 'META_NOT_CONFIGURED', askYourAdmin(feature));
   }
 }
 
@@ -238,7 +257,7 @@ async function findGrantedAccounts(ctx: AppContext, type: ConnectType, code: str
     const pages = await graph.pages(long.accessToken);
     const found: FoundAccount[] = [];
     for (const page of pages) {
-      await graph.subscribeApp(page.id, page.access_token, PAGE_FIELDS);
+      await graph.subscribeApp(page.id, page.access_token, MESSENGER_PAGE_FIELDS);
       // Page tokens obtained from a long-lived user token do not expire (expires_at 0).
       const { expiresAt } = await graph.debugToken(page.access_token);
       found.push({ pageId: page.id, pageName: page.name, accessToken: page.access_token, expirationDate: expiresAt ? new Date(expiresAt * 1000) : null, config: {} });

@@ -91,3 +91,26 @@ describe('transcriptLines', () => {
     expect(transcriptLines('a\r\n\nb\n  \nc')).toEqual(['a', 'b', 'c']);
   });
 });
+
+describe('RecordingPlayer opened from the table (autoPlay)', () => {
+  it('comes into view and plays at once; without autoPlay it waits for the Play button', async () => {
+    browserCanPlay('maybe');
+    const play = vi.spyOn(HTMLMediaElement.prototype, 'play').mockResolvedValue(undefined);
+    const scroll = vi.fn();
+    Element.prototype.scrollIntoView = scroll;
+    renderPlayer();
+    expect(play).not.toHaveBeenCalled();
+    expect(scroll).not.toHaveBeenCalled();
+    cleanup();
+    await act(async () => {
+      render(
+        <MantineProvider>
+          <RecordingPlayer recording={recording} autoPlay />
+        </MantineProvider>,
+      );
+    });
+    expect(play).toHaveBeenCalledTimes(1);
+    expect(scroll).toHaveBeenCalledTimes(1);
+    expect(scroll.mock.contexts[0]).toBe(screen.getByTestId('recording-player'));
+  });
+});

@@ -20,8 +20,9 @@ const MEDIA_ERROR_TEXT: Record<number, string> = {
  * Spec §2.12 inline player: play/pause, seek bar, time display and the transcript; spec §8.3 errors with
  * Download (unsupported format) or Retry (load error).
  */
-export function RecordingPlayer({ recording }: { recording: CallRecording }) {
+export function RecordingPlayer({ recording, autoPlay = false }: { recording: CallRecording; autoPlay?: boolean }) {
   const audioRef = useRef<HTMLAudioElement>(null);
+  const cardRef = useRef<HTMLDivElement>(null);
   const [playing, setPlaying] = useState(false);
   const [current, setCurrent] = useState(0);
   const [mediaDuration, setMediaDuration] = useState<number | null>(null);
@@ -44,13 +45,7 @@ export function RecordingPlayer({ recording }: { recording: CallRecording }) {
     else setProblem({ kind: 'load', reason: error.message || MEDIA_ERROR_TEXT[error.code] || 'unknown error' });
   };
 
-  const togglePlay = async () => {
-    const audio = audioRef.current;
-    if (!audio) return;
-    if (!audio.paused) {
-      audio.pause();
-      return;
-    }
+  const startPlaying = async (audio: HTMLAudioElement) => {
     try {
       await audio.play();
     } catch (err) {
@@ -59,6 +54,25 @@ export function RecordingPlayer({ recording }: { recording: CallRecording }) {
       if (!audio.error) setProblem({ kind: 'play', reason: typeof message === 'string' && message ? message : String(err) });
     }
   };
+
+  const togglePlay = async () => {
+    const audio = audioRef.current;
+    if (!audio) return;
+    if (!audio.paused) {
+      audio.pause();
+      return;
+    }
+    await startPlaying(audio);
+  };
+
+  // Play in the recordings table (issue 24): the player below the table comes into view and plays at once.
+  useEffect(() => {
+    if (!autoPlay) return;
+    cardRef.current?.scrollIntoView?.({ behavior: 'smooth', block: 'nearest' });
+    const audio = audioRef.current;
+    if (audio && audio.canPlayType(recording.mimeType) !== '') void startPlaying(audio);
+    // Once per recording opened (startPlaying only sets state).
+  }, [autoPlay, recording.id]);
 
   const retry = () => {
     setProblem(null);
@@ -73,7 +87,7 @@ export function RecordingPlayer({ recording }: { recording: CallRecording }) {
   };
 
   return (
-    <Card withBorder data-testid="recording-player">
+    <Card withBorder data-testid="recording-player" ref={cardRef}>
       <Stack gap="sm">
         <Group justify="space-between">
           <Title order={4}>Player: {recording.originalName}</Title>

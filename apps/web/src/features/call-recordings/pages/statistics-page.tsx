@@ -198,7 +198,7 @@ export default function StatisticsPage() {
             )}
           </Card>
 
-          {playing && <RecordingPlayer recording={playing} />}
+          {playing && <RecordingPlayer recording={playing} autoPlay />}
         </>
       )}
     </Stack>

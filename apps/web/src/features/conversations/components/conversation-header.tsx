@@ -16,7 +16,8 @@ import { WorkspaceControls } from './workspace-controls.tsx';
 export function ConversationHeader({ conversation: c, mode }: { conversation: ConversationDetail; mode: 'page' | 'pane' }) {
   const admin = c.canAdminister;
   const state = aiState(c);
-  const typeTitle = c.ConversationType?.title ?? (c.conversationTypeId ? `Type ${c.conversationTypeId}` : 'No type');
+  // A visitor reads the type's public title (the server sends it); "Type 12" and "No type" are the team's words.
+  const typeTitle = admin ? (c.ConversationType?.title ?? (c.conversationTypeId ? `Type ${c.conversationTypeId}` : 'No type')) : (c.ConversationType?.title ?? 'Chat');
   return (
     <Stack gap="xs">
       {mode === 'pane' && (

@@ -18,6 +18,8 @@ export interface MetaPublicConfig {
   instagramAppId: string | null;
   facebookDialogUrl: string;
   instagramDialogUrl: string;
+  /** Which connect flows the server can start (its Meta / Instagram app is configured). */
+  canConnect?: Record<ConnectType, boolean>;
 }
 
 export const metaConfigQuery = () =>
