@@ -147,3 +147,44 @@ export const voiceResult = z.object({
   averageDurationSeconds: z.number().nullable(),
 });
 export type VoiceResult = z.infer<typeof voiceResult>;
+
+/** One reason's hand-offs; `answerSeconds` from the hand-off to a person's first message after it. */
+export const handoffReasonRow = z.object({
+  /** HUMAN_REQUESTED, NOT_IN_KNOWLEDGE, GUARD_FAILED, NO_LLM or TAKEN_OVER (docs/analytics.md "Hand-offs"). */
+  reason: z.string(),
+  handoffs: z.number(),
+  answered: z.number(),
+  answerSeconds: percentiles,
+});
+export type HandoffReasonRow = z.infer<typeof handoffReasonRow>;
+
+/** GET /api/admin/analytics/handoffs: how often the conversations went to a person, why, and how fast one answered. */
+export const handoffsResult = z.object({
+  /** Conversations in the filters, and those handed to a person at least once. */
+  conversations: z.number(),
+  handedOff: z.number(),
+  /** handedOff ÷ conversations (0..1); null without conversations. */
+  handedOffShare: z.number().nullable(),
+  /** All of them: the totals, then one row per reason (most frequent first). */
+  total: handoffReasonRow,
+  byReason: z.array(handoffReasonRow),
+});
+export type HandoffsResult = z.infer<typeof handoffsResult>;
+
+/** One follow-up rank (1st, 2nd …) or all of them (`number` null). */
+export const followUpRow = z.object({
+  number: z.number().nullable(),
+  sent: z.number(),
+  /** Follow-ups after which the prospect wrote (before the next follow-up). */
+  broughtBack: z.number(),
+  /** broughtBack ÷ sent (0..1); null when none was sent. */
+  broughtBackShare: z.number().nullable(),
+});
+export type FollowUpRow = z.infer<typeof followUpRow>;
+
+/**
+ * GET /api/admin/analytics/follow-ups: the follow-ups sent to the conversations in the filters and what they
+ * brought; `followedUp` counts the conversations that got at least one, `byNumber` the 1st, 2nd … of each.
+ */
+export const followUpsResult = z.object({ followedUp: z.number(), total: followUpRow, byNumber: z.array(followUpRow) });
+export type FollowUpsResult = z.infer<typeof followUpsResult>;

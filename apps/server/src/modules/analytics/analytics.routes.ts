@@ -6,6 +6,8 @@ import {
   abComparisonQuery,
   analyticsQuery,
   costResult,
+  followUpsResult,
+  handoffsResult,
   outcomesResult,
   voiceResult,
   funnelConversations,
@@ -19,6 +21,7 @@ import { abComparison } from './ab-comparison.ts';
 import { cost } from './cost.ts';
 import { outcomes } from './outcomes.ts';
 import { voice } from './voice.ts';
+import { followUpFigures, handoffFigures } from './handoffs.ts';
 import { funnel, funnelStepConversations, speed } from './analytics.service.ts';
 
 const tags = ['analytics'];
@@ -65,5 +68,15 @@ export async function analyticsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     '/api/admin/analytics/voice',
     { schema: { tags, querystring: analyticsQuery, response: { 200: voiceResult, ...errors } } },
     async (request) => voice(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/handoffs',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: handoffsResult, ...errors } } },
+    async (request) => handoffFigures(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/follow-ups',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: followUpsResult, ...errors } } },
+    async (request) => followUpFigures(ctx, requireUser(request), request.query),
   );
 }
