@@ -117,8 +117,13 @@ export type CostRow = z.infer<typeof costRow>;
 export const costResult = z.object({ total: costRow, byChannel: z.array(costRow) });
 export type CostResult = z.infer<typeof costResult>;
 
-/** GET /api/admin/analytics/outcomes: per day (UTC) of creation, the conversations by outcome (docs/analytics.md). */
+/**
+ * GET /api/admin/analytics/outcomes: per day (UTC) of creation, the conversations by outcome (docs/analytics.md):
+ * `analysed` counts those with an outcome analysis by its outcome (names listed in `analysedOutcomes`, most
+ * frequent first); the other fields count those without one, by their state.
+ */
 export const outcomesResult = z.object({
+  analysedOutcomes: z.array(z.string()),
   days: z.array(
     z.object({
       day: z.string(),
@@ -128,6 +133,7 @@ export const outcomesResult = z.object({
       ignored: z.number(),
       noResponse: z.number(),
       inProgress: z.number(),
+      analysed: z.record(z.string(), z.number()),
     }),
   ),
 });
