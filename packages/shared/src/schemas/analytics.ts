@@ -151,6 +151,12 @@ export const voiceResult = z.object({
   voicemailRate: z.number().nullable(),
   /** Mean billed length of the calls with a duration (seconds, one decimal). */
   averageDurationSeconds: z.number().nullable(),
+  /**
+   * The agent's response latency on realtime calls (caller stops speaking → first audio sent), milliseconds,
+   * p50/p90 over every measured turn of the calls; `latencyCalls` the calls with at least one measured turn.
+   */
+  responseLatencyMs: percentiles,
+  latencyCalls: z.number(),
 });
 export type VoiceResult = z.infer<typeof voiceResult>;
 

@@ -33,6 +33,18 @@ export class ResponseLatency {
   }
 }
 
+/** p50/p90 of a call's samples, interpolated like PostgreSQL's percentile_cont (the analytics figures' way). */
+export function latencySummary(samples: number[]): { p50: number | null; p90: number | null; turns: number } {
+  if (samples.length === 0) return { p50: null, p90: null, turns: 0 };
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => {
+    const pos = p * (sorted.length - 1);
+    const low = Math.floor(pos);
+    return Math.round(sorted[low] + (sorted[Math.min(low + 1, sorted.length - 1)] - sorted[low]) * (pos - low));
+  };
+  return { p50: at(0.5), p90: at(0.9), turns: sorted.length };
+}
+
 /** Appends one sample to the call's conversation (one statement, beside the audio). */
 export async function storeResponseLatency(ctx: AppContext, conversationId: number, ms: number): Promise<void> {
   const c = conversations;
