@@ -86,7 +86,8 @@ async function generate(url: string) {
 
 await withBenchDatabase(DB_NAME, async (database, url) => {
   await generate(url);
-  const ctx = { db: database.db } as unknown as AppContext;
+  // config: the cost figure reads the price list (PRICING_FILE unset: the bundled one).
+  const ctx = { db: database.db, config: {} } as unknown as AppContext;
   const rows = <T>(text: string) => rowsOf<T>(database, text);
   const [{ id: adminId }] = await rows<{ id: number }>(`select id from users where role = 'ADMIN'`);
   const [{ id: normalId }] = await rows<{ id: number }>(`select id from users where role = 'NORMAL'`);
