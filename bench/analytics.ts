@@ -1,17 +1,20 @@
 /**
- * Benchmark of the analytics API (GET /api/admin/analytics/funnel and /speed, issue 26) on PostgreSQL, and of
- * what its triggers add to storing a message. Not part of `npm test`.
+ * Benchmark of the analytics API (GET /api/admin/analytics/funnel, /speed, /outcomes, /cost, /handoffs and
+ * /follow-ups, issue 26) on PostgreSQL, and of what its triggers on messages add to storing a message. Not part of `npm test`.
  *
  *   node --import tsx bench/analytics.ts
  *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); the script creates `sa_bench_analytics`,
  * generates BENCH_CONVERSATIONS conversations (default 1,000,000) with 10 messages each through INSERT … SELECT
- * generate_series (the message trigger is switched off for the bulk load and the migration's backfill statements
+ * generate_series (the message triggers are switched off for the bulk load and the migrations' backfill statements
  * run instead, as they would on an existing database), then times the real service functions and drops the
  * database (BENCH_KEEP=1 keeps and reuses it).
  */
 import os from 'node:os';
 import { funnel, speed } from '../apps/server/src/modules/analytics/analytics.service.ts';
+import { cost } from '../apps/server/src/modules/analytics/cost.ts';
+import { followUpFigures, handoffFigures } from '../apps/server/src/modules/analytics/handoffs.ts';
+import { outcomes } from '../apps/server/src/modules/analytics/outcomes.ts';
 import { insertMessage } from '../apps/server/src/conversations/conversation-store.ts';
 import type { Actor, AppContext } from '../apps/server/src/context.ts';
 import { analyticsQuery } from '../packages/shared/src/schemas/analytics.ts';
@@ -44,14 +47,14 @@ async function generate(url: string) {
                from (select i, abs(hashint4(i)) as h from generate_series(1, ${CONVERSATIONS}) i) r) s
          left join prospects p on p.id = s.prospect_id order by i`),
     );
-    await time('messages (trigger off, backfill after)', async () => {
-      await q(`alter table messages disable trigger messages_analytics_firsts`);
+    await time('messages (triggers off, backfill after)', async () => {
+      await q(`alter table messages disable trigger user`);
       await q(`insert into messages (conversation_id, role, message, date_sent, written_by_human)
                select c.id, case when m % 2 = 1 then 'PROSPECT' else 'AGENT' end, 'Bench message ' || m,
                       c.created_at + (m * interval '1 minute') + ((abs(hashint4(c.id)) % 90) * interval '1 second') * (m % 2 - 1) * -1,
                       m = 2 and c.id % 10 = 0
                from conversations c, generate_series(1, ${MESSAGES_PER_CONVERSATION}) m`);
-      await q(`alter table messages enable trigger messages_analytics_firsts`);
+      await q(`alter table messages enable trigger user`);
       await q(`update conversations c set first_prospect_message_at = m.first
                from (select conversation_id, min(date_sent) as first from messages where role = 'PROSPECT' group by conversation_id) m
                where m.conversation_id = c.id`);
@@ -62,13 +65,29 @@ async function generate(url: string) {
                      order by m.conversation_id, m.date_sent, m.id) r
                where r.conversation_id = c.id`);
     });
+    // Hand-offs as migration "handoff-follow-up-triggers" backfills them (a take-over at the first message a
+    // person wrote, 10 % of conversations), plus 5 % asked for by the agent, half of them answered; follow-ups on
+    // 20 % of conversations (1–2 each), a third of them answered by the prospect.
+    await time('hand-offs and follow-ups', async () => {
+      await q(`insert into handoffs (conversation_id, reason, handed_at, answered_at)
+               select m.conversation_id, 'TAKEN_OVER', min(m.date_sent), min(m.date_sent) from messages m
+               where m.role = 'AGENT' and m.written_by_human group by m.conversation_id`);
+      await q(`insert into handoffs (conversation_id, reason, handed_at, answered_at)
+               select id, case when id % 3 = 0 then 'NOT_IN_KNOWLEDGE' else 'HUMAN_REQUESTED' end, created_at + interval '5 minutes',
+                      case when id % 2 = 0 then created_at + interval '5 minutes' + (id % 3600) * interval '1 second' end
+               from conversations where phase = -2`);
+      await q(`insert into follow_ups (conversation_id, sent_at, replied_at)
+               select c.id, c.created_at + n * interval '1 day', case when (c.id + n) % 3 = 0 then c.created_at + n * interval '1 day' + interval '1 hour' end
+               from conversations c, generate_series(1, 2) n where c.id % 5 = 0 and (n = 1 or c.id % 2 = 0)`);
+    });
     await time('vacuum analyze', () => q('vacuum analyze'));
   });
 }
 
 await withBenchDatabase(DB_NAME, async (database, url) => {
   await generate(url);
-  const ctx = { db: database.db } as unknown as AppContext;
+  // config: the cost figure reads the price list (PRICING_FILE unset: the bundled one).
+  const ctx = { db: database.db, config: {} } as unknown as AppContext;
   const rows = <T>(text: string) => rowsOf<T>(database, text);
   const [{ id: adminId }] = await rows<{ id: number }>(`select id from users where role = 'ADMIN'`);
   const [{ id: normalId }] = await rows<{ id: number }>(`select id from users where role = 'NORMAL'`);
@@ -88,24 +107,35 @@ await withBenchDatabase(DB_NAME, async (database, url) => {
     { name: 'speed, last 30 days', run: () => speed(ctx, adminActor, q(daysBack(30))) },
     { name: 'speed, all time', run: () => speed(ctx, adminActor, q('2000-01-01')) },
     { name: 'speed, all time, NORMAL (5 of 50 accounts)', run: () => speed(ctx, normalActor, q('2000-01-01')) },
+    { name: 'outcomes, last 30 days', run: () => outcomes(ctx, adminActor, q(daysBack(30))) },
+    { name: 'outcomes, all time', run: () => outcomes(ctx, adminActor, q('2000-01-01')) },
+    { name: 'cost, last 30 days', run: () => cost(ctx, adminActor, q(daysBack(30))) },
+    { name: 'cost, all time', run: () => cost(ctx, adminActor, q('2000-01-01')) },
+    { name: 'hand-offs, last 30 days', run: () => handoffFigures(ctx, adminActor, q(daysBack(30))) },
+    { name: 'hand-offs, all time', run: () => handoffFigures(ctx, adminActor, q('2000-01-01')) },
+    { name: 'hand-offs, all time, NORMAL (5 of 50 accounts)', run: () => handoffFigures(ctx, normalActor, q('2000-01-01')) },
+    { name: 'follow-ups, last 30 days', run: () => followUpFigures(ctx, adminActor, q(daysBack(30))) },
+    { name: 'follow-ups, all time', run: () => followUpFigures(ctx, adminActor, q('2000-01-01')) },
   ];
   console.log(`load average before: ${loadAverage()} on ${os.cpus().length} cores`);
-  console.log('\n| scenario | p50 ms | p95 ms | started / withProspectMessage |\n|---|---:|---:|---:|');
+  console.log('\n| scenario | p50 ms | p95 ms | started / withProspectMessage / follow-ups sent |\n|---|---:|---:|---:|');
   for (const scenario of scenarios) {
     const { timings, last } = await timeRuns(RUNS, () => scenario.run());
-    const r = last as { started?: number; withProspectMessage?: number };
-    console.log(`| ${scenario.name} | ${percentile(timings, 50).toFixed(1)} | ${percentile(timings, 95).toFixed(1)} | ${r.started ?? r.withProspectMessage} |`);
+    const r = last as { started?: number; withProspectMessage?: number; conversations?: number; total?: { conversations?: number; sent?: number }; days?: unknown[] };
+    const size = r.started ?? r.withProspectMessage ?? r.conversations ?? r.total?.conversations ?? r.total?.sent ?? `${r.days?.length} days`;
+    console.log(`| ${scenario.name} | ${percentile(timings, 50).toFixed(1)} | ${percentile(timings, 95).toFixed(1)} | ${size} |`);
   }
 
   // What the triggers add to storing a message: insertMessage (the store's one statement) on fresh
-  // conversations, alternating PROSPECT / AGENT, with the message trigger on and off.
+  // conversations, alternating PROSPECT / AGENT (every tenth AGENT one written by a person, so the hand-off
+  // trigger fires too), with the message triggers (firsts, hand-offs, follow-ups) on and off.
   const [{ base }] = await rows<{ base: number }>(`select min(id)::int as base from conversations`);
   const measure = async (label: string) => {
     const timings: number[] = [];
     for (let i = 0; i < INSERTS; i++) {
       const conversationId = base + ((i * 7919) % CONVERSATIONS);
       const start = performance.now();
-      await insertMessage(database.db, { conversationId, role: i % 2 === 0 ? 'PROSPECT' : 'AGENT', message: `turn ${i}` });
+      await insertMessage(database.db, { conversationId, role: i % 2 === 0 ? 'PROSPECT' : 'AGENT', message: `turn ${i}`, writtenByHuman: i % 20 === 1 });
       timings.push(performance.now() - start);
     }
     timings.sort((a, b) => a - b);
@@ -113,13 +143,13 @@ await withBenchDatabase(DB_NAME, async (database, url) => {
     return percentile(timings, 50);
   };
   console.log(`\n| storing a message (${INSERTS} inserts) | p50 ms | p95 ms |\n|---|---:|---:|`);
-  await rows(`alter table messages disable trigger messages_analytics_firsts`);
-  const off = await measure('trigger off');
-  await rows(`alter table messages enable trigger messages_analytics_firsts`);
-  const on = await measure('trigger on');
-  await rows(`alter table messages disable trigger messages_analytics_firsts`);
-  const off2 = await measure('trigger off (again)');
-  await rows(`alter table messages enable trigger messages_analytics_firsts`);
+  await rows(`alter table messages disable trigger user`);
+  const off = await measure('triggers off');
+  await rows(`alter table messages enable trigger user`);
+  const on = await measure('triggers on');
+  await rows(`alter table messages disable trigger user`);
+  const off2 = await measure('triggers off (again)');
+  await rows(`alter table messages enable trigger user`);
   console.log(`\nadded p50 per stored message: ${(on - (off + off2) / 2).toFixed(3)} ms`);
   console.log(`load average after: ${loadAverage()}`);
 });

@@ -89,7 +89,7 @@ test.describe('analytics screen (issue 26)', () => {
     await page.screenshot({ path: 'test-results/analytics-ab-stopped.png', fullPage: true });
   });
 
-  test('outcomes per day and cost by channel as tables and CSV, and the messaging-account filter in the query string', async ({ page }) => {
+  test('outcomes per day, cost by channel, voice, hand-offs and follow-ups as tables and CSV, and the messaging-account filter in the query string', async ({ page }) => {
     await loginAsAdmin(page);
     const stamp = Date.now();
     const created = await page.request.post('/api/admin/conversation-type/create-edit', { data: { rolePrompt: `Cost ${stamp}`, errorPrompt: 'Sorry.' } });
@@ -116,6 +116,20 @@ test.describe('analytics screen (issue 26)', () => {
     await main.getByRole('button', { name: 'Export Outcomes CSV' }).click();
     expect((await readFile(await (await outcomesCsv).path(), 'utf8')).split('\r\n')[0]).toBe('day,ended,needs human,errored,ignored,no response,in progress');
     await expect(main.getByRole('table', { name: 'Voice' }).getByRole('row', { name: /^Calls/ })).toContainText('0');
+    await expect(main.getByRole('table', { name: 'Voice' }).getByRole('row', { name: /^Response latency/ })).toBeVisible();
+    // Hand-offs and follow-ups: a web chat has neither; the totals' rows and their CSV.
+    await expect(main.getByText('0 of 1 conversations handed to a person (0 %)')).toBeVisible();
+    await expect(main.getByRole('table', { name: 'Hand-offs by reason' }).getByRole('row', { name: /^All hand-offs 0 0/ })).toBeVisible();
+    const handoffsCsv = page.waitForEvent('download');
+    await main.getByRole('button', { name: 'Export Hand-offs CSV' }).click();
+    expect((await readFile(await (await handoffsCsv).path(), 'utf8')).split('\r\n').slice(0, 2)).toEqual([
+      'Reason,Hand-offs,Answered,Until a person answered p50,p90',
+      'All hand-offs,0,0,–,–',
+    ]);
+    await expect(main.getByRole('table', { name: 'Follow-ups by rank' }).getByRole('row', { name: /^All follow-ups 0 0/ })).toBeVisible();
+    const followUpsCsv = page.waitForEvent('download');
+    await main.getByRole('button', { name: 'Export Follow-ups CSV' }).click();
+    expect((await readFile(await (await followUpsCsv).path(), 'utf8')).split('\r\n')[0]).toBe('Follow-up,Sent,Brought the prospect back,Share');
     await page.screenshot({ path: 'test-results/analytics-cost.png', fullPage: true });
 
     // Only the account's conversations: the web chat drops out.

@@ -26,6 +26,7 @@ import { leaveWorkingPhase } from '../conversations/phase-moves.ts';
 import { sendAgentMessage } from '../conversations/agent-messages.ts';
 import { writeGuardedReply } from './guarded-reply.ts';
 import { countFollowUp, findUnanswered, followUpJobKey, recordAgentError, type UnansweredEntry } from '../conversations/unanswered.ts';
+import { openHandoff, recordFollowUp } from '../conversations/analytics-events.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
 export const FOLLOW_UP_JOB = 'agent.follow-up';
@@ -69,6 +70,7 @@ async function handOver(ctx: AppContext, loaded: LoadedConversation, phase: numb
     // A person pressed Take over while the follow-up was written: theirs now, no hand-over to record.
     if (!left && (await lockConversationRow(tx, conversationId))?.aiPaused) return;
     await recordAgentError(ctx, conversationId, error, tx);
+    if (left) await openHandoff(tx, conversationId, 'GUARD_FAILED');
     if (left) await reportConversationOutcome(ctx, loaded.conversation, 'needsHuman', tx);
   });
 }
@@ -186,6 +188,7 @@ export async function sendFollowUp(ctx: AppContext, conversationId: number, opti
       const sent = await ctx.db.transaction(async (tx) => {
         const stored = await sendAgentMessage(ctx, loaded, written.value.reply, { phase, lastIds, messagesCount: conversation.messagesCount }, tx);
         if (stored) await countFollowUp(ctx, conversationId, settings.followUpDelaysMinutes, tx);
+        if (stored) await recordFollowUp(tx, conversationId, stored.dateSent);
         return stored;
       });
       if (!sent) return refuse(conflict('The conversation changed while the follow-up was written. Try again.', 'CONVERSATION_CHANGED'));

@@ -32,6 +32,7 @@ import { sendAgentMessage, type SendExpectation, type TurnOrigin } from '../conv
 import { leaveWorkingPhase, moveWorkingPhase, setRating } from '../conversations/phase-moves.ts';
 import { runToolStep } from './tools/tool-step.ts';
 import { endSilence, recordAgentError, startSilence } from '../conversations/unanswered.ts';
+import { type HandoffReason, openHandoff } from '../conversations/analytics-events.ts';
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from './llm/demo-policy.ts';
 
 /** How a turn ended; returned for logs and tests. */
@@ -281,7 +282,7 @@ async function needsHuman(
   ctx: AppContext,
   loaded: LoadedConversation,
   phase: number,
-  code: string,
+  code: Exclude<HandoffReason, 'TAKEN_OVER'>,
   message: string,
   holding?: { text: string; expect: SendExpectation },
   origin: TurnOrigin = 'channel',
@@ -324,5 +325,7 @@ async function stopWorking(
   // A person pressed Take over meanwhile: the conversation is theirs; no phase, no CRM note, no error entry.
   if (!left && (await lockConversationRow(tx, loaded.conversation.id))?.aiPaused) return;
   await recordAgentError(ctx, loaded.conversation.id, error, tx);
+  // needsHuman's codes are hand-off reasons (HandoffReason).
+  if (left && to === PHASE.NEEDS_HUMAN) await openHandoff(tx, loaded.conversation.id, error.code as HandoffReason);
   if (left) await reportConversationOutcome(ctx, loaded.conversation, to === PHASE.NEEDS_HUMAN ? 'needsHuman' : 'errored', tx);
 }

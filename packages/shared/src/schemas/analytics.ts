@@ -117,8 +117,13 @@ export type CostRow = z.infer<typeof costRow>;
 export const costResult = z.object({ total: costRow, byChannel: z.array(costRow) });
 export type CostResult = z.infer<typeof costResult>;
 
-/** GET /api/admin/analytics/outcomes: per day (UTC) of creation, the conversations by outcome (docs/analytics.md). */
+/**
+ * GET /api/admin/analytics/outcomes: per day (UTC) of creation, the conversations by outcome (docs/analytics.md):
+ * `analysed` counts those with an outcome analysis by its outcome (names listed in `analysedOutcomes`, most
+ * frequent first); the other fields count those without one, by their state.
+ */
 export const outcomesResult = z.object({
+  analysedOutcomes: z.array(z.string()),
   days: z.array(
     z.object({
       day: z.string(),
@@ -128,6 +133,7 @@ export const outcomesResult = z.object({
       ignored: z.number(),
       noResponse: z.number(),
       inProgress: z.number(),
+      analysed: z.record(z.string(), z.number()),
     }),
   ),
 });
@@ -145,6 +151,12 @@ export const voiceResult = z.object({
   voicemailRate: z.number().nullable(),
   /** Mean billed length of the calls with a duration (seconds, one decimal). */
   averageDurationSeconds: z.number().nullable(),
+  /**
+   * The agent's response latency on realtime calls (caller stops speaking → first audio sent), milliseconds,
+   * p50/p90 over every measured turn of the calls; `latencyCalls` the calls with at least one measured turn.
+   */
+  responseLatencyMs: percentiles,
+  latencyCalls: z.number(),
 });
 export type VoiceResult = z.infer<typeof voiceResult>;
 
@@ -172,3 +184,43 @@ export const campaignFiguresResult = z.object({
   ),
 });
 export type CampaignFiguresResult = z.infer<typeof campaignFiguresResult>;
+/** One reason's hand-offs; `answerSeconds` from the hand-off to a person's first message after it. */
+export const handoffReasonRow = z.object({
+  /** HUMAN_REQUESTED, NOT_IN_KNOWLEDGE, GUARD_FAILED, NO_LLM or TAKEN_OVER (docs/analytics.md "Hand-offs"). */
+  reason: z.string(),
+  handoffs: z.number(),
+  answered: z.number(),
+  answerSeconds: percentiles,
+});
+export type HandoffReasonRow = z.infer<typeof handoffReasonRow>;
+
+/** GET /api/admin/analytics/handoffs: how often the conversations went to a person, why, and how fast one answered. */
+export const handoffsResult = z.object({
+  /** Conversations in the filters, and those handed to a person at least once. */
+  conversations: z.number(),
+  handedOff: z.number(),
+  /** handedOff ÷ conversations (0..1); null without conversations. */
+  handedOffShare: z.number().nullable(),
+  /** All of them: the totals, then one row per reason (most frequent first). */
+  total: handoffReasonRow,
+  byReason: z.array(handoffReasonRow),
+});
+export type HandoffsResult = z.infer<typeof handoffsResult>;
+
+/** One follow-up rank (1st, 2nd …) or all of them (`number` null). */
+export const followUpRow = z.object({
+  number: z.number().nullable(),
+  sent: z.number(),
+  /** Follow-ups after which the prospect wrote (before the next follow-up). */
+  broughtBack: z.number(),
+  /** broughtBack ÷ sent (0..1); null when none was sent. */
+  broughtBackShare: z.number().nullable(),
+});
+export type FollowUpRow = z.infer<typeof followUpRow>;
+
+/**
+ * GET /api/admin/analytics/follow-ups: the follow-ups sent to the conversations in the filters and what they
+ * brought; `followedUp` counts the conversations that got at least one, `byNumber` the 1st, 2nd … of each.
+ */
+export const followUpsResult = z.object({ followedUp: z.number(), total: followUpRow, byNumber: z.array(followUpRow) });
+export type FollowUpsResult = z.infer<typeof followUpsResult>;

@@ -65,6 +65,11 @@ export const callInfo = z.object({
       callCostUsd: z.number(),
       /** The conversation's total: callCostUsd plus the LLM tokens. */
       totalCostUsd: z.number(),
+      /**
+       * Realtime calls: the agent's response latency (caller stops speaking → first audio sent), milliseconds,
+       * over the call's `turns` measured (docs/analytics.md "Voice"); p50/p90 null before the first.
+       */
+      responseLatencyMs: z.object({ p50: z.number().nullable(), p90: z.number().nullable(), turns: z.number() }),
     })
     .nullable(),
 });

@@ -130,6 +130,12 @@ export const conversations = pgTable(
     firstReplyAt: timestampTz(),
     /** Whether a person (true) or the AI (false) wrote that first reply. */
     firstReplyByHuman: boolean(),
+    /**
+     * Realtime calls (docs/analytics.md "Voice"): the agent's response latency of each turn in milliseconds, the
+     * caller's end of speech (OpenAI's input_audio_buffer.speech_stopped) to the first agent audio sent to Twilio,
+     * appended by the bridge (voice/realtime/bridge.ts) as it measures them; null on other conversations.
+     */
+    responseLatenciesMs: integer().array(),
     // The team's workspace (issue 24, docs/workspace.md).
     /** The teammate who owns it; null = unassigned. */
     assigneeUserId: optionalRef(() => users.id),

@@ -15,3 +15,4 @@ export * from './lead-fields.ts';
 export * from './versions.ts';
 export * from './campaigns.ts';
 export * from './ab-tests.ts';
+export * from './analytics.ts';

@@ -33,12 +33,12 @@ beforeAll(async () => {
     return c.id;
   };
   await seed(0, { costUsd: 0.02 });
-  await seed(10, { costUsd: 0.5, callCostUsd: 0.4, ttsCharacters: 10_000, callSid: 'CA-cost-1', callStatus: 'completed', callDirection: 'outbound', answeredBy: 'human', callDuration: 90 }, account1.id, true);
+  await seed(10, { costUsd: 0.5, callCostUsd: 0.4, ttsCharacters: 10_000, callSid: 'CA-cost-1', callStatus: 'completed', callDirection: 'outbound', answeredBy: 'human', callDuration: 90, responseLatenciesMs: [400, 800, 1200] }, account1.id, true);
   await seed(20, { costUsd: 0.06 }, account2.id, true);
   await seed(-86_400, { costUsd: 9 });
-  await seed(30, { callSid: 'CA-vm-1', callStatus: 'completed', callDirection: 'outbound', answeredBy: 'machine_end_beep', callDuration: 30 }, account2.id);
+  await seed(30, { callSid: 'CA-vm-1', callStatus: 'completed', callDirection: 'outbound', answeredBy: 'machine_end_beep', callDuration: 30, responseLatenciesMs: [2000] }, account2.id);
   await seed(40, { callSid: 'CA-na-1', callStatus: 'no-answer', callDirection: 'outbound' }, account2.id);
-  await seed(50, { callSid: 'CA-in-1', callStatus: 'completed', callDirection: 'inbound', callDuration: 60 }, account1.id);
+  await seed(50, { callSid: 'CA-in-1', callStatus: 'completed', callDirection: 'inbound', callDuration: 60, responseLatenciesMs: [600] }, account1.id);
 });
 
 const get = (as: string | undefined, extra = '') =>
@@ -84,9 +84,17 @@ describe('analytics voice', () => {
     const res = await t.request({ method: 'GET', url, as: admin.cookie });
     expect(res.statusCode).toBe(200);
     // C human 90 s, V voicemail 30 s, N no answer, I inbound 60 s (connected, no verdict).
-    expect(res.json()).toEqual({ calls: 4, inbound: 1, outbound: 3, pickedUp: 2, voicemail: 1, pickUpRate: 0.5, voicemailRate: 0.25, averageDurationSeconds: 60 });
+    // Latencies: C 400/800/1200, V 2000, I 600 ms → p50 800, p90 1200 + 0.6 × 800 = 1680, over 3 calls.
+    expect(res.json()).toEqual({
+      calls: 4, inbound: 1, outbound: 3, pickedUp: 2, voicemail: 1, pickUpRate: 0.5, voicemailRate: 0.25, averageDurationSeconds: 60,
+      responseLatencyMs: { p50: 800, p90: 1680 }, latencyCalls: 3,
+    });
     const mine = await t.request({ method: 'GET', url, as: normal.cookie });
-    expect(mine.json()).toEqual({ calls: 2, inbound: 1, outbound: 1, pickedUp: 2, voicemail: 0, pickUpRate: 1, voicemailRate: 0, averageDurationSeconds: 75 });
+    // C and I only: 400, 600, 800, 1200 → p50 700, p90 800 + 0.7 × 400 = 1080.
+    expect(mine.json()).toEqual({
+      calls: 2, inbound: 1, outbound: 1, pickedUp: 2, voicemail: 0, pickUpRate: 1, voicemailRate: 0, averageDurationSeconds: 75,
+      responseLatencyMs: { p50: 700, p90: 1080 }, latencyCalls: 2,
+    });
     expect((await t.request({ method: 'GET', url })).statusCode).toBe(401);
   });
 });

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bookings, conversations } from '../../db/schema/index.ts';
+import { bookings, conversationAnalyses, conversations } from '../../db/schema/index.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import {
   buildConversation,
@@ -194,11 +194,43 @@ describe('analytics outcomes', () => {
     const res = await t.request({ method: 'GET', url, as: admin.cookie });
     expect(res.statusCode).toBe(200);
     // C ended; D needs a human; F ignored; A and G no prospect message; B and I in progress.
-    expect(res.json()).toEqual({ days: [{ day: '2025-03-10', ended: 1, needsHuman: 1, errored: 0, ignored: 1, noResponse: 2, inProgress: 2 }] });
+    expect(res.json()).toEqual({
+      analysedOutcomes: [],
+      days: [{ day: '2025-03-10', ended: 1, needsHuman: 1, errored: 0, ignored: 1, noResponse: 2, inProgress: 2, analysed: {} }],
+    });
     const mine = await t.request({ method: 'GET', url, as: normal.cookie });
-    expect(mine.json()).toEqual({ days: [{ day: '2025-03-10', ended: 0, needsHuman: 0, errored: 0, ignored: 0, noResponse: 1, inProgress: 1 }] });
+    expect(mine.json()).toEqual({
+      analysedOutcomes: [],
+      days: [{ day: '2025-03-10', ended: 0, needsHuman: 0, errored: 0, ignored: 0, noResponse: 1, inProgress: 1, analysed: {} }],
+    });
     expect((await t.request({ method: 'GET', url })).statusCode).toBe(401);
     expect((await t.request({ method: 'GET', url: `${url}&channel=pigeon`, as: admin.cookie })).statusCode).toBe(400);
+  });
+});
+
+describe('analytics outcomes from the outcome analysis', () => {
+  it('counts an analysed conversation under its analysed outcome, the others by their state', async () => {
+    const url = `/api/admin/analytics/outcomes?conversationType=${typeId}&${RANGE}`;
+    const analysed = { C: 'booked', B: 'qualified', D: 'needs human' } as const;
+    await t.ctx.db.insert(conversationAnalyses).values(
+      Object.entries(analysed).map(([key, outcome]) => ({ conversationId: ids[key], outcome, summary: 'A summary.', score: 50 })),
+    );
+    try {
+      // C, B and D by their analysis; F ignored; A and G no prospect message; I in progress.
+      expect((await t.request({ method: 'GET', url, as: admin.cookie })).json()).toEqual({
+        analysedOutcomes: ['booked', 'needs human', 'qualified'],
+        days: [{
+          day: '2025-03-10', ended: 0, needsHuman: 0, errored: 0, ignored: 1, noResponse: 2, inProgress: 1,
+          analysed: { booked: 1, 'needs human': 1, qualified: 1 },
+        }],
+      });
+      expect((await t.request({ method: 'GET', url, as: normal.cookie })).json()).toEqual({
+        analysedOutcomes: ['qualified'],
+        days: [{ day: '2025-03-10', ended: 0, needsHuman: 0, errored: 0, ignored: 0, noResponse: 1, inProgress: 0, analysed: { qualified: 1 } }],
+      });
+    } finally {
+      await t.ctx.db.delete(conversationAnalyses).where(inArray(conversationAnalyses.conversationId, Object.keys(analysed).map((k) => ids[k])));
+    }
   });
 });
 

@@ -7,6 +7,8 @@ import {
   analyticsQuery,
   campaignFiguresResult,
   costResult,
+  followUpsResult,
+  handoffsResult,
   outcomesResult,
   voiceResult,
   funnelConversations,
@@ -21,6 +23,7 @@ import { campaignFigures } from './campaigns.ts';
 import { cost } from './cost.ts';
 import { outcomes } from './outcomes.ts';
 import { voice } from './voice.ts';
+import { followUpFigures, handoffFigures } from './handoffs.ts';
 import { funnel, funnelStepConversations, speed } from './analytics.service.ts';
 
 const tags = ['analytics'];
@@ -72,5 +75,15 @@ export async function analyticsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     '/api/admin/analytics/campaigns',
     { schema: { tags, querystring: analyticsQuery, response: { 200: campaignFiguresResult, ...errors } } },
     async (request) => campaignFigures(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/handoffs',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: handoffsResult, ...errors } } },
+    async (request) => handoffFigures(ctx, requireUser(request), request.query),
+  );
+  r.get(
+    '/api/admin/analytics/follow-ups',
+    { schema: { tags, querystring: analyticsQuery, response: { 200: followUpsResult, ...errors } } },
+    async (request) => followUpFigures(ctx, requireUser(request), request.query),
   );
 }

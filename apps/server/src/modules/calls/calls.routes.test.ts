@@ -195,7 +195,13 @@ describe('GET /api/conversation/{uuid}/call', () => {
       ttsCharacters: 0,
       callCostUsd: 0.028,
       totalCostUsd: 0.03,
+      responseLatencyMs: { p50: null, p90: null, turns: 0 },
     });
+    // The realtime bridge's measured turns (response-latency.ts), as p50/p90 of the call.
+    await t.ctx.db.update(conversations).set({ responseLatenciesMs: [900, 500, 700, 1100] }).where(eq(conversations.uuid, uuid));
+    const measured = await t.request({ method: 'GET', url: `/api/conversation/${uuid}/call`, as: admin.cookie });
+    // 500, 700, 900, 1100: p50 800, p90 900 + 0.7 × 200 = 1040.
+    expect(measured.json().call.responseLatencyMs).toEqual({ p50: 800, p90: 1040, turns: 4 });
 
     const granted = await buildUser(t.ctx);
     await grantAccount(t.ctx, granted.id, account.id);

@@ -14,6 +14,7 @@ import { accountSidOf } from '../../voice/call-context.ts';
 import { callbackUrls, recordingStorageKey } from '../../voice/urls.ts';
 import { loadConversationToView } from '../conversations/conversation-policy.ts';
 import { recordingStorage } from '../../lib/recording-storage.ts';
+import { latencySummary } from '../../voice/realtime/response-latency.ts';
 
 /** Twilio errors a caller can act on, said plainly (the code stays in the sentence for support). */
 const TWILIO_HINTS: Record<number, string> = {
@@ -129,6 +130,7 @@ export async function callInfoOf(ctx: AppContext, actor: Actor | null, uuid: str
       ttsCharacters: row.ttsCharacters,
       callCostUsd: row.callCostUsd,
       totalCostUsd: row.costUsd,
+      responseLatencyMs: latencySummary(row.responseLatenciesMs ?? []),
     },
   };
 }

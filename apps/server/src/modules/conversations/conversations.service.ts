@@ -22,6 +22,7 @@ import {
 import { isWorkingPhase } from '../../conversations/phases.ts';
 import { cancelConversationJobs } from '../../agent/agent.service.ts';
 import { endSilence } from '../../conversations/unanswered.ts';
+import { openHandoff } from '../../conversations/analytics-events.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { assertTypeExists } from '../conversation-types/conversation-types.service.ts';
 import { grantedAccountIds } from '../messaging-accounts/access.ts';
@@ -504,7 +505,15 @@ export async function takeOver(ctx: AppContext, conv: AccessibleConversation) {
   if (conv.prospectId === null) {
     throw conflict('A web chat cannot be taken over: only conversations with a prospect on a channel can.', 'NOT_A_PROSPECT_CONVERSATION');
   }
-  await ctx.db.update(conversations).set({ aiPaused: true, updatedAt: new Date() }).where(eq(conversations.id, conv.id));
+  await ctx.db.transaction(async (tx) => {
+    const paused = await tx
+      .update(conversations)
+      .set({ aiPaused: true, updatedAt: new Date() })
+      .where(and(eq(conversations.id, conv.id), eq(conversations.aiPaused, false)))
+      .returning({ id: conversations.id });
+    // Counted once per take-over (analytics "Hand-offs"); pressing it again on a paused conversation is no new one.
+    if (paused.length > 0) await openHandoff(tx, conv.id, 'TAKEN_OVER');
+  });
   await cancelConversationJobs(ctx, conv.id);
   // No follow-up will come while a person answers: its pending entry leaves the unanswered list (errors stay).
   await endSilence(ctx, conv.id);

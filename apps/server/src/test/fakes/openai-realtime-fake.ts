@@ -107,6 +107,10 @@ export class FakeRealtimeSession {
     this.send({ type: 'input_audio_buffer.speech_started', item_id: itemId, audio_start_ms: audioStartMs });
   }
 
+  speechStopped(itemId: string, audioEndMs = 0): void {
+    this.send({ type: 'input_audio_buffer.speech_stopped', item_id: itemId, audio_end_ms: audioEndMs });
+  }
+
   inputTranscript(itemId: string, transcript: string): void {
     this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript });
   }

@@ -8,6 +8,7 @@ import { verifyStreamSignature } from './stream-signature.ts';
 import { dialTwiml, goodbyeTwiml } from '../twiml.ts';
 import { verifyStreamBinding } from '../urls.ts';
 import { PlaybackTracker, splitPayload } from './playback.ts';
+import { ResponseLatency, storeResponseLatency } from './response-latency.ts';
 import { DEFAULT_REALTIME_VOICE, openingResponse, sessionUpdate, voiceSettingsOf } from './session.ts';
 import { KNOWLEDGE_TOOL, runKnowledgeTool, withKnowledgeTool } from './knowledge-tool.ts';
 import { typeCollectionIds } from '../../knowledge/type-collections.ts';
@@ -59,6 +60,7 @@ export class MediaStreamBridge {
   private lastCallerLine: { text: string; at: number } | null = null;
   private transcribedWaiters: (() => void)[] = [];
   private readonly playback = new PlaybackTracker();
+  private readonly latency = new ResponseLatency();
   /** Items cut by a barge-in: their late deltas are dropped so the agent cannot keep talking. */
   private readonly truncated = new Set<string>();
   private queuedAudio: string[] = [];
@@ -247,7 +249,11 @@ export class MediaStreamBridge {
         this.onAgentAudio(event.item_id, event.delta);
         break;
       case 'input_audio_buffer.speech_started':
+        this.latency.speechStarted();
         this.onBargeIn(event.item_id);
+        break;
+      case 'input_audio_buffer.speech_stopped':
+        this.latency.speechStopped();
         break;
       case 'conversation.item.input_audio_transcription.completed':
         this.store('PROSPECT', event.item_id, event.transcript);
@@ -291,6 +297,9 @@ export class MediaStreamBridge {
       this.sendTwilio(twilioMedia(this.streamSid, piece));
       this.sendTwilio(twilioMark(this.streamSid, this.playback.sent(itemId, piece)));
     }
+    // Measured once the audio is on its way; the write runs beside the call.
+    const latencyMs = this.latency.audioSent();
+    if (latencyMs !== null && this.call) this.track(storeResponseLatency(this.ctx, this.call.loaded.conversation.id, latencyMs));
   }
 
   /**

@@ -248,6 +248,32 @@ describe('media stream bridge', () => {
     expect(row.messagesCount).toBe(2);
   });
 
+  it("stores the agent's response latency per caller turn: speech stopped → first audio sent to Twilio", async () => {
+    const { client, session, conversation } = await liveCall();
+    const latencies = async () => (await t.ctx.db.select({ ms: conversations.responseLatenciesMs }).from(conversations).where(eq(conversations.id, conversation.id)))[0].ms;
+    // The opening line answers nobody: no sample.
+    session.responseCreated('resp_0');
+    session.audioDelta('resp_0', 'item_open', randomBytes(160));
+    await client.until((c) => c.of('media').length === 1);
+    session.speechStarted('item_caller');
+    const stoppedBefore = performance.now();
+    session.speechStopped('item_caller', 1200);
+    session.responseCreated('resp_1');
+    session.audioDelta('resp_1', 'item_a', randomBytes(160));
+    session.audioDelta('resp_1', 'item_a', randomBytes(160));
+    await client.until((c) => c.of('media').length === 3);
+    const upperBound = performance.now() - stoppedBefore;
+    await vi.waitFor(async () => expect(await latencies()).toHaveLength(1));
+    const [ms] = (await latencies())!;
+    expect(ms).toBeGreaterThanOrEqual(0);
+    expect(ms).toBeLessThanOrEqual(Math.ceil(upperBound));
+    // A second turn adds a second sample.
+    session.speechStarted('item_caller_2');
+    session.speechStopped('item_caller_2', 3000);
+    session.audioDelta('resp_2', 'item_b', randomBytes(160));
+    await vi.waitFor(async () => expect(await latencies()).toHaveLength(2));
+  });
+
   it('books the tokens of each response on the conversation', async () => {
     const { session, conversation } = await liveCall();
     session.responseCreated('resp_1');

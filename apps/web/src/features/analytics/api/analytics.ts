@@ -1,10 +1,20 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { AbComparison, CampaignFiguresResult, CostResult, FunnelResult, OutcomesResult, SpeedResult, VoiceResult } from '@sales-agent/shared/schemas/analytics';
+import type {
+  AbComparison,
+  CampaignFiguresResult,
+  CostResult,
+  FollowUpsResult,
+  FunnelResult,
+  HandoffsResult,
+  OutcomesResult,
+  SpeedResult,
+  VoiceResult,
+} from '@sales-agent/shared/schemas/analytics';
 import type { AbTest, AbTestList, AbTestStartBody } from '@sales-agent/shared/schemas/ab-tests';
 import { api } from '../../../lib/api-client.ts';
 import { useWrite } from '../../../lib/use-write.ts';
 
-export type { AbComparison, AbTest, CampaignFiguresResult, CostResult, OutcomesResult, VoiceResult, AbTestList, FunnelResult, SpeedResult };
+export type { AbComparison, AbTest, CampaignFiguresResult, CostResult, FollowUpsResult, HandoffsResult, OutcomesResult, VoiceResult, AbTestList, FunnelResult, SpeedResult };
 
 /** The screen's filters, as they sit in the query string (docs/analytics.md). */
 export interface AnalyticsFilters {
@@ -26,19 +36,17 @@ const params = (f: AnalyticsFilters) => ({
 
 export const analyticsKeys = { all: () => ['analytics'] as const };
 
-export const funnelQuery = (f: AnalyticsFilters) =>
+/** One figure of the screen: GET /api/admin/analytics/<name> with the filters, once a type is chosen. */
+const figureQuery = <T,>(name: string, f: AnalyticsFilters) =>
   queryOptions({
-    queryKey: [...analyticsKeys.all(), 'funnel', f],
-    queryFn: () => api.get<FunnelResult>('/api/admin/analytics/funnel', params(f)),
+    queryKey: [...analyticsKeys.all(), name, f],
+    queryFn: () => api.get<T>(`/api/admin/analytics/${name}`, params(f)),
     enabled: f.conversationType !== '',
   });
 
-export const speedQuery = (f: AnalyticsFilters) =>
-  queryOptions({
-    queryKey: [...analyticsKeys.all(), 'speed', f],
-    queryFn: () => api.get<SpeedResult>('/api/admin/analytics/speed', params(f)),
-    enabled: f.conversationType !== '',
-  });
+export const funnelQuery = (f: AnalyticsFilters) => figureQuery<FunnelResult>('funnel', f);
+
+export const speedQuery = (f: AnalyticsFilters) => figureQuery<SpeedResult>('speed', f);
 
 export interface StepConversation {
   id: number;
@@ -56,12 +64,7 @@ export const stepConversationsQuery = (f: AnalyticsFilters, step: string | null)
     enabled: f.conversationType !== '' && step !== null,
   });
 
-export const abComparisonQuery = (f: AnalyticsFilters) =>
-  queryOptions({
-    queryKey: [...analyticsKeys.all(), 'ab-test', f],
-    queryFn: () => api.get<AbComparison>('/api/admin/analytics/ab-test', params(f)),
-    enabled: f.conversationType !== '',
-  });
+export const abComparisonQuery = (f: AnalyticsFilters) => figureQuery<AbComparison>('ab-test', f);
 
 /** The type's A/B tests (ADMIN only: /api/admin/conversation-type/{id}/ab-test). */
 export const abTestsQuery = (typeId: string) =>
@@ -85,31 +88,14 @@ export const useStopAbTest = (typeId: string) =>
     notice: 'A/B test stopped: new conversations start on the chosen version',
   });
 
-export const costQuery = (f: AnalyticsFilters) =>
-  queryOptions({
-    queryKey: [...analyticsKeys.all(), 'cost', f],
-    queryFn: () => api.get<CostResult>('/api/admin/analytics/cost', params(f)),
-    enabled: f.conversationType !== '',
-  });
+export const costQuery = (f: AnalyticsFilters) => figureQuery<CostResult>('cost', f);
 
-export const outcomesQuery = (f: AnalyticsFilters) =>
-  queryOptions({
-    queryKey: [...analyticsKeys.all(), 'outcomes', f],
-    queryFn: () => api.get<OutcomesResult>('/api/admin/analytics/outcomes', params(f)),
-    enabled: f.conversationType !== '',
-  });
+export const outcomesQuery = (f: AnalyticsFilters) => figureQuery<OutcomesResult>('outcomes', f);
 
-export const voiceQuery = (f: AnalyticsFilters) =>
-  queryOptions({
-    queryKey: [...analyticsKeys.all(), 'voice', f],
-    queryFn: () => api.get<VoiceResult>('/api/admin/analytics/voice', params(f)),
-    enabled: f.conversationType !== '',
-  });
+export const voiceQuery = (f: AnalyticsFilters) => figureQuery<VoiceResult>('voice', f);
+
+export const handoffsQuery = (f: AnalyticsFilters) => figureQuery<HandoffsResult>('handoffs', f);
+export const followUpsQuery = (f: AnalyticsFilters) => figureQuery<FollowUpsResult>('follow-ups', f);
 
 /** Per campaign of the type: its contacts finished in the range by outcome (ADMIN only; docs/analytics.md "Campaigns"). */
-export const campaignFiguresQuery = (f: AnalyticsFilters) =>
-  queryOptions({
-    queryKey: [...analyticsKeys.all(), 'campaigns', f],
-    queryFn: () => api.get<CampaignFiguresResult>('/api/admin/analytics/campaigns', params(f)),
-    enabled: f.conversationType !== '',
-  });
+export const campaignFiguresQuery = (f: AnalyticsFilters) => figureQuery<CampaignFiguresResult>('campaigns', f);

@@ -1,10 +1,10 @@
-import { Alert, Anchor, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Table, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { SimpleTable } from '../../../components/simple-table.tsx';
 import { paths } from '../../../config/paths.ts';
-import { errorMessage } from '../../../lib/api-client.ts';
 import { type AnalyticsFilters, type CampaignFiguresResult, campaignFiguresQuery } from '../api/analytics.ts';
+import { FigureSection } from './figure-section.tsx';
 import { FigureToolbar } from './figure-toolbar.tsx';
 
 const COLUMNS = [
@@ -29,35 +29,31 @@ export function campaignCsv(rows: Row[]) {
 export function CampaignsSection({ filters }: { filters: AnalyticsFilters }) {
   const figures = useQuery(campaignFiguresQuery(filters));
   return (
-    <Stack gap="sm">
-      <Group justify="space-between">
-        <Title order={2} size="h4">
-          Campaigns
-        </Title>
-        {figures.data && figures.data.campaigns.length > 0 && <FigureToolbar name="Campaigns" csv={() => campaignCsv(figures.data.campaigns)} />}
-      </Group>
-      {figures.isPending ? (
-        <Loader size="sm" />
-      ) : figures.isError ? (
-        <Alert color="red" role="alert">{errorMessage(figures.error)}</Alert>
-      ) : figures.data.campaigns.length === 0 ? (
-        <Text c="dimmed">No campaign contact of this type finished in the range.</Text>
-      ) : (
-        <SimpleTable aria-label="Campaigns" minWidth={640} columns={['Campaign', ...COLUMNS.map((c) => c.label)]}>
-          {figures.data.campaigns.map((r) => (
-            <Table.Tr key={r.id}>
-              <Table.Th scope="row">
-                <Anchor component={Link} to={paths.admin.campaign(r.id)}>
-                  {r.name}
-                </Anchor>
-              </Table.Th>
-              {COLUMNS.map((c) => (
-                <Table.Td key={c.key}>{r[c.key]}</Table.Td>
-              ))}
-            </Table.Tr>
-          ))}
-        </SimpleTable>
-      )}
-    </Stack>
+    <FigureSection
+      title="Campaigns"
+      query={figures}
+      toolbar={(data) => data.campaigns.length > 0 && <FigureToolbar name="Campaigns" csv={() => campaignCsv(data.campaigns)} />}
+    >
+      {(data) =>
+        data.campaigns.length === 0 ? (
+          <Text c="dimmed">No campaign contact of this type finished in the range.</Text>
+        ) : (
+          <SimpleTable aria-label="Campaigns" minWidth={640} columns={['Campaign', ...COLUMNS.map((c) => c.label)]}>
+            {data.campaigns.map((r) => (
+              <Table.Tr key={r.id}>
+                <Table.Th scope="row">
+                  <Anchor component={Link} to={paths.admin.campaign(r.id)}>
+                    {r.name}
+                  </Anchor>
+                </Table.Th>
+                {COLUMNS.map((c) => (
+                  <Table.Td key={c.key}>{r[c.key]}</Table.Td>
+                ))}
+              </Table.Tr>
+            ))}
+          </SimpleTable>
+        )
+      }
+    </FigureSection>
   );
 }

@@ -12,10 +12,12 @@ import { errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth.ts';
 import { conversationTypesQuery } from '../../conversation-types/api/conversation-types.ts';
 import { messagingAccountsQuery } from '../../messaging-accounts/api/messaging-accounts.ts';
-import { type AnalyticsFilters, funnelQuery, speedQuery, stepConversationsQuery } from '../api/analytics.ts';
+import { type AnalyticsFilters, funnelQuery, type SpeedResult, speedQuery, stepConversationsQuery } from '../api/analytics.ts';
 import { AbTestSection } from '../components/ab-test-section.tsx';
+import { FigureSection } from '../components/figure-section.tsx';
 import { FigureTable } from '../components/figure-table.tsx';
 import { CampaignsSection } from '../components/campaigns-section.tsx';
+import { FollowUpsSection, HandoffsSection } from '../components/handoffs-section.tsx';
 import { CostSection } from '../components/cost-section.tsx';
 import { OutcomesSection } from '../components/outcomes-section.tsx';
 import { VoiceSection } from '../components/voice-section.tsx';
@@ -45,7 +47,6 @@ export default function AnalyticsPage() {
   const types = useQuery(conversationTypesQuery());
   // The account list is an ADMIN route; a NORMAL user's figures are already limited to the granted accounts.
   const accounts = useQuery({ ...messagingAccountsQuery(), enabled: isAdmin });
-  const funnel = useQuery(funnelQuery(filters));
   const speed = useQuery(speedQuery(filters));
 
   return (
@@ -85,29 +86,18 @@ export default function AnalyticsPage() {
       ) : (
         <SimpleGrid cols={{ base: 1, lg: 2 }}>
           <Card withBorder>
-            {funnel.isPending ? <Loader /> : funnel.isError ? <Alert color="red" role="alert">{errorMessage(funnel.error)}</Alert> : <Funnel filters={filters} rows={funnelRows(funnel.data)} />}
+            <Funnel filters={filters} />
           </Card>
           <Card withBorder>
-            <Title order={2} size="h4" mb="sm">
-              Speed to first reply
-            </Title>
-            {speed.isPending ? (
-              <Loader />
-            ) : speed.isError ? (
-              <Alert color="red" role="alert">{errorMessage(speed.error)}</Alert>
-            ) : (
-              <FigureTable
-                label="Speed to first reply"
-                rows={[
-                  ['First reply p50 / p90', seconds(speed.data.firstReplySeconds)],
-                  ['By the AI p50 / p90', seconds(speed.data.agentFirstReplySeconds)],
-                  ['By the team p50 / p90', seconds(speed.data.teamFirstReplySeconds)],
-                  ['With a prospect message', String(speed.data.withProspectMessage)],
-                  ['Replied', String(speed.data.replied)],
-                  ['Answered within 1 minute', speed.data.answeredWithinMinuteShare === null ? '–' : `${Math.round(speed.data.answeredWithinMinuteShare * 1000) / 10} %`],
-                ] as [string, string][]}
-              />
-            )}
+            <FigureSection title="Speed to first reply" query={speed}>
+              {(data) => <FigureTable label="Speed to first reply" rows={speedRows(data)} />}
+            </FigureSection>
+          </Card>
+          <Card withBorder>
+            <HandoffsSection filters={filters} />
+          </Card>
+          <Card withBorder>
+            <FollowUpsSection filters={filters} />
           </Card>
           <Card withBorder>
             <VoiceSection filters={filters} />
@@ -134,27 +124,48 @@ export default function AnalyticsPage() {
 
 const seconds = (p: { p50: number | null; p90: number | null }) => (p.p50 === null ? '–' : `${p.p50} s / ${p.p90} s`);
 
-function Funnel({ filters, rows }: { filters: AnalyticsFilters; rows: FunnelRow[] }) {
+function speedRows(speed: SpeedResult): [string, string][] {
+  return [
+    ['First reply p50 / p90', seconds(speed.firstReplySeconds)],
+    ['By the AI p50 / p90', seconds(speed.agentFirstReplySeconds)],
+    ['By the team p50 / p90', seconds(speed.teamFirstReplySeconds)],
+    ['With a prospect message', String(speed.withProspectMessage)],
+    ['Replied', String(speed.replied)],
+    ['Answered within 1 minute', speed.answeredWithinMinuteShare === null ? '–' : `${Math.round(speed.answeredWithinMinuteShare * 1000) / 10} %`],
+  ];
+}
+
+function Funnel({ filters }: { filters: AnalyticsFilters }) {
+  const funnel = useQuery(funnelQuery(filters));
   const [view, setView] = useState('chart');
   const [step, setStep] = useState<FunnelRow | null>(null);
-  const exportCsv = () =>
+  const exportCsv = (rows: FunnelRow[]) =>
     downloadCsv(
       'funnel.csv',
       toCsv(['step', 'conversations', 'percent of started', 'drop-off'], rows.map((r) => [r.label, r.count, r.percent, r.dropOff])),
     );
   return (
-    <Stack gap="sm">
-      <Group justify="space-between">
-        <Title order={2} size="h4">
-          Funnel
-        </Title>
+    <FigureSection
+      title="Funnel"
+      query={funnel}
+      toolbar={(data) => (
         <Group gap="xs">
           <SegmentedControl size="xs" value={view} onChange={setView} data={[{ value: 'chart', label: 'Chart' }, { value: 'table', label: 'Table' }]} aria-label="Funnel view" />
-          <Button size="xs" variant="default" leftSection={<IconDownload size={14} aria-hidden />} onClick={exportCsv}>
+          <Button size="xs" variant="default" leftSection={<IconDownload size={14} aria-hidden />} onClick={() => exportCsv(funnelRows(data))}>
             Export CSV
           </Button>
         </Group>
-      </Group>
+      )}
+    >
+      {(data) => <FunnelFigure rows={funnelRows(data)} view={view} step={step} onStep={setStep} filters={filters} />}
+    </FigureSection>
+  );
+}
+
+function FunnelFigure({ rows, view, step, onStep, filters }: { rows: FunnelRow[]; view: string; step: FunnelRow | null; onStep: (r: FunnelRow) => void; filters: AnalyticsFilters }) {
+  const setStep = onStep;
+  return (
+    <Stack gap="sm">
       {view === 'chart' ? (
         <div role="img" aria-label="Funnel chart: conversations per step (the table below has the figures)">
           <BarChart h={240} data={rows} dataKey="label" series={[{ name: 'count', label: 'Conversations', color: 'indigo.6' }]} />

@@ -20,7 +20,7 @@ const minutesSeconds = (seconds: number) => `${Math.floor(seconds / 60)}m ${Stri
 
 /**
  * The phone call behind a conversation (docs/voice.md): status (live while the call runs), direction, engine,
- * answering-machine verdict, length, recording and cost. Renders nothing for chats.
+ * answering-machine verdict, length, the agent's response latency (realtime), recording and cost. Renders nothing for chats.
  */
 export function CallStatus({ uuid }: { uuid: string }) {
   const query = useQuery(callInfoQuery(uuid));
@@ -45,6 +45,11 @@ export function CallStatus({ uuid }: { uuid: string }) {
         <Anchor size="sm" href={call.recordingUrl} target="_blank" rel="noreferrer">
           Listen{call.recordingDuration !== null ? ` (${minutesSeconds(call.recordingDuration)})` : ''}
         </Anchor>
+      )}
+      {call.responseLatencyMs.turns > 0 && (
+        <Text size="sm" data-testid="call-latency" title="The agent's response latency: the caller stops speaking → the first audio of the answer is sent">
+          Response p50 {call.responseLatencyMs.p50} ms / p90 {call.responseLatencyMs.p90} ms ({call.responseLatencyMs.turns} turns)
+        </Text>
       )}
       <Text size="sm" c="dimmed" title="Telephony, speech and text to speech; the total adds the LLM tokens">
         Cost {usd(call.totalCostUsd)} (call {usd(call.callCostUsd)})
