@@ -1,11 +1,12 @@
 import { BarChart } from '@mantine/charts';
-import { Alert, Badge, Button, Group, Loader, NativeSelect, NumberInput, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Loader, NativeSelect, NumberInput, Stack, Table, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth.ts';
 import { versionsQuery } from '../../agent-tests/api/agent-tests.ts';
 import { type AbComparison, type AnalyticsFilters, abComparisonQuery, abTestsQuery, useStartAbTest, useStopAbTest } from '../api/analytics.ts';
+import { FigureSection } from './figure-section.tsx';
 import { FigureToolbar } from './figure-toolbar.tsx';
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)} %`);
@@ -29,87 +30,81 @@ export function AbTestSection({ filters }: { filters: AnalyticsFilters }) {
   const comparison = useQuery(abComparisonQuery(filters));
   const [view, setView] = useState('chart');
   return (
-    <Stack gap="sm">
-      <Group justify="space-between">
-        <Title order={2} size="h4">
-          A/B test
-        </Title>
-        {comparison.data?.test && (
-          <Badge color={comparison.data.test.running ? 'green' : 'gray'}>
-            {comparison.data.test.running ? 'Running' : `Stopped${comparison.data.test.winner ? `, winner ${comparison.data.test.winner}` : ''}`}
-          </Badge>
-        )}
-      </Group>
-      {auth.role === 'ADMIN' && <AbTestControls typeId={filters.conversationType} />}
-      {comparison.isPending ? (
-        <Loader size="sm" />
-      ) : comparison.isError ? (
-        <Alert color="red" role="alert">{errorMessage(comparison.error)}</Alert>
-      ) : comparison.data.test === null ? (
-        <Text c="dimmed">{comparison.data.verdict}</Text>
-      ) : (
-        <Stack gap="xs">
-          <Alert color={comparison.data.comparison?.significant ? 'green' : 'yellow'} title={comparison.data.comparison?.significant ? 'Significant difference' : 'Not yet significant'}>
-            {comparison.data.verdict}
-          </Alert>
-          <Group justify="flex-end">
-            <FigureToolbar
-              name="A/B"
-              view={view}
-              onView={setView}
-              csv={() => ({
-                header: ['arm', 'started', 'ended', 'booked', 'converted', 'conversion', '95% interval'],
-                rows: abRows(comparison.data).map((r) => [r.arm, r.started, r.ended, r.booked, r.converted, r.rate === null ? null : Math.round(r.rate * 1000) / 10, r.interval]),
-              })}
-            />
-          </Group>
-          {view === 'chart' && (
-            <div role="img" aria-label="A/B chart: conversion per arm (the table below has the figures)">
-              <BarChart
-                h={180}
-                data={abRows(comparison.data).map((r) => ({ arm: r.arm, conversion: r.rate === null ? 0 : Math.round(r.rate * 1000) / 10 }))}
-                dataKey="arm"
-                unit=" %"
-                series={[{ name: 'conversion', label: 'Conversion (%)', color: 'teal.6' }]}
+    <FigureSection
+      title="A/B test"
+      query={comparison}
+      toolbar={(data) =>
+        data.test && <Badge color={data.test.running ? 'green' : 'gray'}>{data.test.running ? 'Running' : `Stopped${data.test.winner ? `, winner ${data.test.winner}` : ''}`}</Badge>
+      }
+      controls={auth.role === 'ADMIN' && <AbTestControls typeId={filters.conversationType} />}
+    >
+      {(data) =>
+        data.test === null ? (
+          <Text c="dimmed">{data.verdict}</Text>
+        ) : (
+          <Stack gap="xs">
+            <Alert color={data.comparison?.significant ? 'green' : 'yellow'} title={data.comparison?.significant ? 'Significant difference' : 'Not yet significant'}>
+              {data.verdict}
+            </Alert>
+            <Group justify="flex-end">
+              <FigureToolbar
+                name="A/B"
+                view={view}
+                onView={setView}
+                csv={() => ({
+                  header: ['arm', 'started', 'ended', 'booked', 'converted', 'conversion', '95% interval'],
+                  rows: abRows(data).map((r) => [r.arm, r.started, r.ended, r.booked, r.converted, r.rate === null ? null : Math.round(r.rate * 1000) / 10, r.interval]),
+                })}
               />
-            </div>
-          )}
-          <Table aria-label="A/B arms">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Arm</Table.Th>
-                <Table.Th ta="right">Started</Table.Th>
-                <Table.Th ta="right">Ended</Table.Th>
-                <Table.Th ta="right">Booked</Table.Th>
-                <Table.Th ta="right">Converted</Table.Th>
-                <Table.Th ta="right">Conversion</Table.Th>
-                <Table.Th ta="right">95 % interval</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {abRows(comparison.data).map((r) => (
-                <Table.Tr key={r.arm}>
-                  <Table.Td>{r.arm}</Table.Td>
-                  <Table.Td ta="right">{r.started}</Table.Td>
-                  <Table.Td ta="right">{r.ended}</Table.Td>
-                  <Table.Td ta="right">{r.booked}</Table.Td>
-                  <Table.Td ta="right">{r.converted}</Table.Td>
-                  <Table.Td ta="right">{pct(r.rate)}</Table.Td>
-                  <Table.Td ta="right">{r.interval}</Table.Td>
+            </Group>
+            {view === 'chart' && (
+              <div role="img" aria-label="A/B chart: conversion per arm (the table below has the figures)">
+                <BarChart
+                  h={180}
+                  data={abRows(data).map((r) => ({ arm: r.arm, conversion: r.rate === null ? 0 : Math.round(r.rate * 1000) / 10 }))}
+                  dataKey="arm"
+                  unit=" %"
+                  series={[{ name: 'conversion', label: 'Conversion (%)', color: 'teal.6' }]}
+                />
+              </div>
+            )}
+            <Table aria-label="A/B arms">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Arm</Table.Th>
+                  <Table.Th ta="right">Started</Table.Th>
+                  <Table.Th ta="right">Ended</Table.Th>
+                  <Table.Th ta="right">Booked</Table.Th>
+                  <Table.Th ta="right">Converted</Table.Th>
+                  <Table.Th ta="right">Conversion</Table.Th>
+                  <Table.Th ta="right">95 % interval</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-          {comparison.data.comparison && (
-            <Text size="sm" c="dimmed">
-              Difference B − A: {((comparison.data.comparison.difference) * 100).toFixed(1)} points (95 % interval{' '}
-              {(comparison.data.comparison.differenceInterval.low * 100).toFixed(1)} to {(comparison.data.comparison.differenceInterval.high * 100).toFixed(1)}), p ={' '}
-              {comparison.data.comparison.pValue.toFixed(3)}. Converted: ended or booked a meeting.
-            </Text>
-          )}
-        </Stack>
-      )}
-    </Stack>
+              </Table.Thead>
+              <Table.Tbody>
+                {abRows(data).map((r) => (
+                  <Table.Tr key={r.arm}>
+                    <Table.Td>{r.arm}</Table.Td>
+                    <Table.Td ta="right">{r.started}</Table.Td>
+                    <Table.Td ta="right">{r.ended}</Table.Td>
+                    <Table.Td ta="right">{r.booked}</Table.Td>
+                    <Table.Td ta="right">{r.converted}</Table.Td>
+                    <Table.Td ta="right">{pct(r.rate)}</Table.Td>
+                    <Table.Td ta="right">{r.interval}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+            {data.comparison && (
+              <Text size="sm" c="dimmed">
+                Difference B − A: {((data.comparison.difference) * 100).toFixed(1)} points (95 % interval{' '}
+                {(data.comparison.differenceInterval.low * 100).toFixed(1)} to {(data.comparison.differenceInterval.high * 100).toFixed(1)}), p ={' '}
+                {data.comparison.pValue.toFixed(3)}. Converted: ended or booked a meeting.
+              </Text>
+            )}
+          </Stack>
+        )
+      }
+    </FigureSection>
   );
 }
 

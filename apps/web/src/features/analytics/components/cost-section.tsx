@@ -1,9 +1,9 @@
 import { BarChart } from '@mantine/charts';
-import { Alert, Group, Loader, Stack, Table, Title } from '@mantine/core';
+import { Table } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { errorMessage } from '../../../lib/api-client.ts';
 import { type AnalyticsFilters, type CostResult, costQuery } from '../api/analytics.ts';
+import { FigureSection } from './figure-section.tsx';
 import { FigureToolbar } from './figure-toolbar.tsx';
 
 const dollars = (v: number | null) => (v === null ? '–' : `$${v.toFixed(4)}`);
@@ -19,35 +19,29 @@ export function CostSection({ filters }: { filters: AnalyticsFilters }) {
   const cost = useQuery(costQuery(filters));
   const [view, setView] = useState('chart');
   return (
-    <Stack gap="sm">
-      <Group justify="space-between">
-        <Title order={2} size="h4">
-          Cost
-        </Title>
-        {cost.data && (
-          <FigureToolbar
-            name="Cost"
-            view={view}
-            onView={setView}
-            csv={() => ({
-              header: HEADER,
-              rows: costRows(cost.data).map((r) => [r.channel, r.conversations, r.booked, r.llmUsd, r.voiceUsd, r.telephonyUsd, r.totalUsd, r.perConversationUsd, r.perBookedUsd]),
-            })}
-          />
-        )}
-      </Group>
-      {cost.isPending ? (
-        <Loader size="sm" />
-      ) : cost.isError ? (
-        <Alert color="red" role="alert">{errorMessage(cost.error)}</Alert>
-      ) : (
+    <FigureSection
+      title="Cost"
+      query={cost}
+      toolbar={(data) => (
+        <FigureToolbar
+          name="Cost"
+          view={view}
+          onView={setView}
+          csv={() => ({
+            header: HEADER,
+            rows: costRows(data).map((r) => [r.channel, r.conversations, r.booked, r.llmUsd, r.voiceUsd, r.telephonyUsd, r.totalUsd, r.perConversationUsd, r.perBookedUsd]),
+          })}
+        />
+      )}
+    >
+      {(data) => (
         <>
           {view === 'chart' && (
             <div role="img" aria-label="Cost chart: dollars per channel by kind (the table below has the figures)">
               <BarChart
                 h={200}
                 type="stacked"
-                data={cost.data.byChannel}
+                data={data.byChannel}
                 dataKey="channel"
                 unit=" $"
                 series={[
@@ -69,7 +63,7 @@ export function CostSection({ filters }: { filters: AnalyticsFilters }) {
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {costRows(cost.data).map((r) => (
+              {costRows(data).map((r) => (
                 <Table.Tr key={r.channel} fw={r.channel === 'All channels' ? 600 : undefined}>
                   <Table.Td>{r.channel}</Table.Td>
                   <Table.Td ta="right">{r.conversations}</Table.Td>
@@ -86,6 +80,6 @@ export function CostSection({ filters }: { filters: AnalyticsFilters }) {
           </Table>
         </>
       )}
-    </Stack>
+    </FigureSection>
   );
 }

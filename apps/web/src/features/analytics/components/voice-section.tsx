@@ -1,7 +1,6 @@
-import { Alert, Group, Loader, Stack, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage } from '../../../lib/api-client.ts';
 import { type AnalyticsFilters, type VoiceResult, voiceQuery } from '../api/analytics.ts';
+import { FigureSection } from './figure-section.tsx';
 import { FigureTable } from './figure-table.tsx';
 import { FigureToolbar } from './figure-toolbar.tsx';
 
@@ -21,20 +20,12 @@ export function voiceRows(v: VoiceResult): [string, string][] {
 export function VoiceSection({ filters }: { filters: AnalyticsFilters }) {
   const voice = useQuery(voiceQuery(filters));
   return (
-    <Stack gap="sm">
-      <Group justify="space-between">
-        <Title order={2} size="h4">
-          Voice
-        </Title>
-        {voice.data && <FigureToolbar name="Voice" csv={() => ({ header: ['figure', 'value'], rows: voiceRows(voice.data) })} />}
-      </Group>
-      {voice.isPending ? (
-        <Loader size="sm" />
-      ) : voice.isError ? (
-        <Alert color="red" role="alert">{errorMessage(voice.error)}</Alert>
-      ) : (
-        <FigureTable label="Voice" rows={voiceRows(voice.data)} />
-      )}
-    </Stack>
+    <FigureSection
+      title="Voice"
+      query={voice}
+      toolbar={(data) => <FigureToolbar name="Voice" csv={() => ({ header: ['figure', 'value'], rows: voiceRows(data) })} />}
+    >
+      {(data) => <FigureTable label="Voice" rows={voiceRows(data)} />}
+    </FigureSection>
   );
 }

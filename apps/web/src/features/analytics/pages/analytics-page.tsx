@@ -14,6 +14,7 @@ import { conversationTypesQuery } from '../../conversation-types/api/conversatio
 import { messagingAccountsQuery } from '../../messaging-accounts/api/messaging-accounts.ts';
 import { type AnalyticsFilters, funnelQuery, speedQuery, stepConversationsQuery } from '../api/analytics.ts';
 import { AbTestSection } from '../components/ab-test-section.tsx';
+import { FigureState } from '../components/figure-section.tsx';
 import { FigureTable } from '../components/figure-table.tsx';
 import { CostSection } from '../components/cost-section.tsx';
 import { OutcomesSection } from '../components/outcomes-section.tsx';
@@ -190,26 +191,26 @@ function StepConversations({ filters, step }: { filters: AnalyticsFilters; step:
       <Title order={3} size="h5">
         Conversations: {step.label}
       </Title>
-      {list.isPending ? (
-        <Loader size="sm" />
-      ) : list.isError ? (
-        <Alert color="red" role="alert">{errorMessage(list.error)}</Alert>
-      ) : list.data.conversations.length === 0 ? (
-        <Text c="dimmed">No conversations.</Text>
-      ) : (
-        <ul aria-label={`Conversations: ${step.label}`}>
-          {list.data.conversations.map((c) => (
-            <li key={c.id}>
-              <Anchor component={Link} to={paths.conversation(c.uuid, true)}>
-                #{c.id}
-              </Anchor>{' '}
-              <Text span size="sm" c="dimmed">
-                {new Date(c.createdAt).toLocaleString()} · phase {c.phase}
-              </Text>
-            </li>
-          ))}
-        </ul>
-      )}
+      <FigureState query={list}>
+        {(data) =>
+          data.conversations.length === 0 ? (
+            <Text c="dimmed">No conversations.</Text>
+          ) : (
+            <ul aria-label={`Conversations: ${step.label}`}>
+              {data.conversations.map((c) => (
+                <li key={c.id}>
+                  <Anchor component={Link} to={paths.conversation(c.uuid, true)}>
+                    #{c.id}
+                  </Anchor>{' '}
+                  <Text span size="sm" c="dimmed">
+                    {new Date(c.createdAt).toLocaleString()} · phase {c.phase}
+                  </Text>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </FigureState>
     </Stack>
   );
 }
