@@ -4,6 +4,7 @@ import type { InviteUserResponse, TeamUser } from '@sales-agent/shared/schemas/u
 import { useState } from 'react';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
+import { SimpleTable } from '../../../components/simple-table.tsx';
 import { useAuth } from '../../../lib/auth.ts';
 import { teamQuery, useInviteUser, usePatchUser } from '../api/team.ts';
 import { CannedRepliesCard } from '../components/canned-replies-card.tsx';
@@ -80,64 +81,50 @@ function UsersTable({ users }: { users: TeamUser[] }) {
   const patch = usePatchUser();
   const auth = useAuth();
   return (
-    // A phone scrolls the table sideways: keyboard users reach the frame with Tab (axe scrollable-region-focusable).
-    <Table.ScrollContainer minWidth={640} scrollAreaProps={{ viewportProps: { tabIndex: 0 } }}>
-      <Table aria-label="Users" striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Email</Table.Th>
-            <Table.Th>Role</Table.Th>
-            <Table.Th>Status</Table.Th>
-            <Table.Th>Messaging accounts</Table.Th>
-            <Table.Th>Actions</Table.Th>
+    <SimpleTable minWidth={640} aria-label="Users" striped columns={['Email', 'Role', 'Status', 'Messaging accounts', 'Actions']}>
+      {users.map((u) => {
+        const self = u.email === auth.email;
+        return (
+          <Table.Tr key={u.id} data-testid="team-user" aria-label={u.email}>
+            <Table.Td>{u.email}</Table.Td>
+            <Table.Td>
+              <Select
+                size="xs"
+                aria-label={`Role of ${u.email}`}
+                data={ROLE_OPTIONS}
+                value={u.role}
+                onChange={(v) => v && v !== u.role && patch.mutate({ user: u, change: { role: v as 'ADMIN' | 'NORMAL' } })}
+                allowDeselect={false}
+                disabled={self}
+                w={150}
+              />
+            </Table.Td>
+            <Table.Td>
+              {!u.active ? (
+                <Badge color="gray" variant="light">Deactivated</Badge>
+              ) : u.pending ? (
+                <Badge color="orange" variant="light">Invited</Badge>
+              ) : (
+                <Badge color="green" variant="light">Active</Badge>
+              )}
+            </Table.Td>
+            <Table.Td>{u.role === 'ADMIN' ? 'All' : u.messagingAccountIds.length}</Table.Td>
+            <Table.Td>
+              {!self && (
+                <Button
+                  size="xs"
+                  variant="light"
+                  color={u.active ? 'red' : 'green'}
+                  onClick={() => patch.mutate({ user: u, change: { active: !u.active } })}
+                  aria-label={`${u.active ? 'Deactivate' : 'Activate'} ${u.email}`}
+                >
+                  {u.active ? 'Deactivate' : 'Activate'}
+                </Button>
+              )}
+            </Table.Td>
           </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {users.map((u) => {
-            const self = u.email === auth.email;
-            return (
-              <Table.Tr key={u.id} data-testid="team-user" aria-label={u.email}>
-                <Table.Td>{u.email}</Table.Td>
-                <Table.Td>
-                  <Select
-                    size="xs"
-                    aria-label={`Role of ${u.email}`}
-                    data={ROLE_OPTIONS}
-                    value={u.role}
-                    onChange={(v) => v && v !== u.role && patch.mutate({ user: u, change: { role: v as 'ADMIN' | 'NORMAL' } })}
-                    allowDeselect={false}
-                    disabled={self}
-                    w={150}
-                  />
-                </Table.Td>
-                <Table.Td>
-                  {!u.active ? (
-                    <Badge color="gray" variant="light">Deactivated</Badge>
-                  ) : u.pending ? (
-                    <Badge color="orange" variant="light">Invited</Badge>
-                  ) : (
-                    <Badge color="green" variant="light">Active</Badge>
-                  )}
-                </Table.Td>
-                <Table.Td>{u.role === 'ADMIN' ? 'All' : u.messagingAccountIds.length}</Table.Td>
-                <Table.Td>
-                  {!self && (
-                    <Button
-                      size="xs"
-                      variant="light"
-                      color={u.active ? 'red' : 'green'}
-                      onClick={() => patch.mutate({ user: u, change: { active: !u.active } })}
-                      aria-label={`${u.active ? 'Deactivate' : 'Activate'} ${u.email}`}
-                    >
-                      {u.active ? 'Deactivate' : 'Activate'}
-                    </Button>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            );
-          })}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+        );
+      })}
+    </SimpleTable>
   );
 }
