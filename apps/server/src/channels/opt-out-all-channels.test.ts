@@ -16,7 +16,7 @@ import {
   smsGatewayEvent,
   whatsAppPayload,
 } from '../test/channel-factories.ts';
-import { GATEWAY_LOGIN, GATEWAY_PASSWORD, IG_TOKEN, TWILIO_SID, TWILIO_TOKEN, useChannelApp, WA_TOKEN } from '../test/use-channel-app.ts';
+import { GATEWAY_LOGIN, GATEWAY_PASSWORD, IG_TOKEN, nextNumber, TWILIO_SID, TWILIO_TOKEN, unique, useChannelApp, WA_TOKEN } from '../test/use-channel-app.ts';
 import { useUser } from '../test/use-test-app.ts';
 
 /**
@@ -24,8 +24,6 @@ import { useUser } from '../test/use-test-app.ts';
  * stops WhatsApp, Instagram and calls to the same person (contact); without it, only the number.
  */
 describe('opt-out for every channel of the person', () => {
-  let seq = 0;
-  const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
   const { t, graph, twilio, gateway } = useChannelApp();
   const admin = useUser(t, 'ADMIN');
 
@@ -54,7 +52,7 @@ describe('opt-out for every channel of the person', () => {
 
   const detail = (uuid: string) => t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as: admin.cookie });
   const call = async (phone: string, typeId: number) => {
-    const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: `+1555010${String(1000 + seq).slice(-4)}`, token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+    const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: `+1555010${String(1000 + nextNumber()).slice(-4)}`, token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
     await t.ctx.db.update(conversationTypes).set({ messagingAccountId: account.id }).where(eq(conversationTypes.id, typeId));
     return t.request({ method: 'POST', url: `/api/admin/call/${encodeURIComponent(phone)}`, as: admin.cookie, payload: { conversationTypeId: typeId, contactId: null, useRealtimeApi: false } });
   };
