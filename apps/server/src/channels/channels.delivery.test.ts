@@ -10,6 +10,7 @@ import {
   IG_TOKEN,
   TWILIO_SID,
   TWILIO_TOKEN,
+  unique,
   useChannelApp,
   WA_TOKEN,
 } from '../test/use-channel-app.ts';
@@ -43,8 +44,6 @@ import { MAX_SEND_ATTEMPTS } from './deliver.job.ts';
 const HOUR = 3_600_000;
 
 describe('channel delivery', () => {
-  let seq = 0;
-  const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
 
   const { t, graph, igGraph, twilio, gateway } = useChannelApp();
   const admin = useUser(t, 'ADMIN');

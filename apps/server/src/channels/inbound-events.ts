@@ -15,25 +15,29 @@ export interface InboundMedia {
   mimeType: string | null;
 }
 
+/** Who sent a prospect's message (`message` and `unsupported` events) and its provider id. */
+interface InboundFromProspect {
+  channel: ChannelType;
+  /** The receiving account's pageId (Meta page / IG account / phone_number_id, Twilio number, device id). */
+  accountKey: string;
+  /** The id replies go to: PSID/IGSID, WhatsApp wa_id (phone) or, without one, the business-scoped user id. */
+  senderId: string;
+  senderName: string | null;
+  /** WhatsApp only: the business-scoped user id (BSUID, `from_user_id` / `contacts[].user_id`) when given. */
+  senderUserId?: string | null;
+  externalId: string;
+}
+
 export type InboundEvent =
-  | {
+  | (InboundFromProspect & {
       kind: 'message';
-      channel: ChannelType;
-      /** The receiving account's pageId (Meta page / IG account / phone_number_id, Twilio number, device id). */
-      accountKey: string;
-      /** The id replies go to: PSID/IGSID, WhatsApp wa_id (phone) or, without one, the business-scoped user id. */
-      senderId: string;
-      senderName: string | null;
-      /** WhatsApp only: the business-scoped user id (BSUID, `from_user_id` / `contacts[].user_id`) when given. */
-      senderUserId?: string | null;
-      externalId: string;
       text: string;
       sentAt: Date;
       /** Audio and images to fetch, store and (audio) transcribe before the message is stored. */
       media?: InboundMedia[];
       /** Messenger handover: another app holds the thread (`entry[].standby[]`): stored, not answered. */
       standby?: boolean;
-    }
+    })
   | {
       /** A message the business's account sent (Meta `is_echo`): ours, or a person writing from Meta's inbox. */
       kind: 'echo';
@@ -84,22 +88,16 @@ export type InboundEvent =
       message: string;
       details: string | null;
     }
-  | {
+  | (InboundFromProspect & {
       /**
        * The prospect sent something we cannot turn into text (WhatsApp `unsupported` or an unknown type,
        * Instagram `is_unsupported`): a visible note on the conversation and a warning log line, never dropped.
        */
       kind: 'unsupported';
-      channel: ChannelType;
-      accountKey: string;
-      senderId: string;
-      senderName: string | null;
-      senderUserId?: string | null;
-      externalId: string;
       /** What the provider said about it (type, error title), for the note and the log. */
       reason: string;
       sentAt: Date;
-    }
+    })
   | {
       /** Instagram/Messenger `message_edit`: the prospect changed the text of message `externalId`. */
       kind: 'edit';

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendFollowUp } from '../agent/follow-up.ts';
 import { conversationTypes, doNotContact, prospects } from '../db/schema/index.ts';
 import { ensureContact } from '../modules/conversations/workspace.service.ts';
@@ -8,7 +8,6 @@ import { buildPlaybook } from '../test/agent-factories.ts';
 import {
   buildChannelAccount,
   buildSmsGatewayAccount,
-  CHANNEL_ENV,
   conversationOfProspect,
   metaMessagePayload,
   postMeta,
@@ -17,40 +16,21 @@ import {
   smsGatewayEvent,
   whatsAppPayload,
 } from '../test/channel-factories.ts';
-import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
-import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
-import { startTwilioFake } from '../test/fakes/twilio-fake.ts';
-import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { GATEWAY_LOGIN, GATEWAY_PASSWORD, IG_TOKEN, nextNumber, TWILIO_SID, TWILIO_TOKEN, unique, useChannelApp, WA_TOKEN } from '../test/use-channel-app.ts';
+import { useUser } from '../test/use-test-app.ts';
 
 /**
  * The "all channels" opt-out (issue 23, docs/compliance.md `optOutScope`): with the setting, an SMS STOP
  * stops WhatsApp, Instagram and calls to the same person (contact); without it, only the number.
  */
-const IG_TOKEN = 'EAAig-page-token-all-0123456789';
-const WA_TOKEN = 'EAAwa-system-user-token-all-0123456789';
-const TWILIO_SID = 'AC00000000000000000000000000000023';
-const TWILIO_TOKEN = 'twilio-auth-token-all-0123456789';
-const LOGIN = 'gwall';
-const PASSWORD = 'gw-password-all-0123456789';
-
 describe('opt-out for every channel of the person', () => {
-  let seq = 0;
-  const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
-  const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, WA_TOKEN] }));
-  const twilio = useFake(() => startTwilioFake({ accounts: { [TWILIO_SID]: TWILIO_TOKEN } }));
-  const gateway = useFake(() => startSmsGatewayFake({ login: LOGIN, password: PASSWORD }));
-  const t = useTestApp({ env: () => ({ ...CHANNEL_ENV, META_GRAPH_URL: graph.url, TWILIO_API_URL: twilio.url }) });
+  const { t, graph, twilio, gateway } = useChannelApp();
   const admin = useUser(t, 'ADMIN');
-  beforeEach(() => {
-    graph.reset();
-    gateway.requests.length = 0;
-    twilio.calls.length = 0;
-  });
 
   /** One person on SMS, WhatsApp (same number) and Instagram (linked to the same contact, as a merge would). */
   async function personOnThreeChannels(config: Record<string, unknown>, digits: string) {
     const type = await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: 'Nudge them.', config });
-    const smsAccount = await buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: LOGIN, password: PASSWORD, signingKey: 'gw-all' }, type.id);
+    const smsAccount = await buildSmsGatewayAccount(t.ctx, { baseUrl: gateway.baseUrl, login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD, signingKey: 'gw-all' }, type.id);
     const wa = await buildChannelAccount(t.ctx, { type: 'WHATSAPP', pageId: unique('PNID'), token: WA_TOKEN, conversationTypeId: type.id });
     const ig = await buildChannelAccount(t.ctx, { type: 'INSTAGRAM', pageId: unique('IG'), token: IG_TOKEN, conversationTypeId: type.id });
     const phone = `+${digits}`;
@@ -72,7 +52,7 @@ describe('opt-out for every channel of the person', () => {
 
   const detail = (uuid: string) => t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as: admin.cookie });
   const call = async (phone: string, typeId: number) => {
-    const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: `+1555010${String(1000 + seq).slice(-4)}`, token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
+    const account = await buildChannelAccount(t.ctx, { type: 'TWILIO', pageId: `+1555010${String(1000 + nextNumber()).slice(-4)}`, token: TWILIO_TOKEN, config: { accountSid: TWILIO_SID }, conversationTypeId: typeId });
     await t.ctx.db.update(conversationTypes).set({ messagingAccountId: account.id }).where(eq(conversationTypes.id, typeId));
     return t.request({ method: 'POST', url: `/api/admin/call/${encodeURIComponent(phone)}`, as: admin.cookie, payload: { conversationTypeId: typeId, contactId: null, useRealtimeApi: false } });
   };

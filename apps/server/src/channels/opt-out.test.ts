@@ -23,7 +23,7 @@ import {
   buildSmsGatewayAccount,
 } from '../test/channel-factories.ts';
 import { usePlaybook, useUser } from '../test/use-test-app.ts';
-import { GATEWAY_LOGIN, GATEWAY_PASSWORD, IG_TOKEN, TWILIO_SID, TWILIO_TOKEN, useChannelApp, WA_TOKEN } from '../test/use-channel-app.ts';
+import { GATEWAY_LOGIN, GATEWAY_PASSWORD, IG_TOKEN, nextNumber, TWILIO_SID, TWILIO_TOKEN, unique, useChannelApp, WA_TOKEN } from '../test/use-channel-app.ts';
 
 /**
  * Opt-out (issue 23) through the channel fakes: a STOP word or a plain-language opt-out gets one
@@ -47,8 +47,6 @@ describe('recognising opt-out words', () => {
 });
 
 describe('opt-out on inbound channels', () => {
-  let seq = 0;
-  const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
   const { t, graph, twilio, gateway } = useChannelApp();
   const admin = useUser(t, 'ADMIN');
   const normal = useUser(t);
@@ -69,7 +67,7 @@ describe('opt-out on inbound channels', () => {
     'SMS "%s": one confirmation, then no reply, no follow-up, no call',
     async (word) => {
       const account = await smsAccount();
-      const phone = `+1555${String(2000000 + seq).padStart(7, '0')}`;
+      const phone = `+1555${String(2000000 + nextNumber()).padStart(7, '0')}`;
       await sms(account.pageId, phone, 'Hi, tell me more');
       expect(gateway.requests).toHaveLength(1); // the agent's answer
       await sms(account.pageId, phone, word);

@@ -1,9 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversations, messages, prospects } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildTestApp } from '../test/build-test-app.ts';
-import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { useUser } from '../test/use-test-app.ts';
+import { FB_TOKEN, GATEWAY_LOGIN, GATEWAY_PASSWORD, IG_TOKEN, useChannelApp, WA_TOKEN } from '../test/use-channel-app.ts';
 import {
   buildChannelAccount,
   conversationOfProspect,
@@ -17,12 +18,10 @@ import {
   smsGatewayEvent,
   unansweredErrors,
   whatsAppWebhook,
-  CHANNEL_ENV,
 } from '../test/channel-factories.ts';
 import { buildAdmin } from '../test/factories.ts';
 import { type MetaGraphFake, startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 import { type OpenAiTranscriptionFake, startOpenAiTranscriptionFake } from '../test/fakes/openai-transcription-fake.ts';
-import { startSmsGatewayFake } from '../test/fakes/sms-gateway-fake.ts';
 import { loadReplyContext } from '../conversations/conversation-store.ts';
 import { NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
 import { runConversationTurn } from '../agent/turn.ts';
@@ -32,12 +31,6 @@ import { TURN_JOB } from '../agent/turn.job.ts';
  * Issue 19: what providers really send, as their documentation shows it, is stored and answered or visibly
  * noted — never acknowledged and dropped. Payload sources are named at each builder.
  */
-
-const IG_TOKEN = 'EAAig-page-token-payloads';
-const FB_TOKEN = 'EAAfb-page-token-payloads';
-const WA_TOKEN = 'EAAwa-system-user-token-payloads';
-const GATEWAY_LOGIN = 'gwuser';
-const GATEWAY_PASSWORD = 'gw-password-payloads';
 
 let seq = 0;
 const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(seq += 1)}`;
@@ -52,17 +45,11 @@ function messaging(object: 'instagram' | 'page', pageId: string, item: Record<st
 describe('real-world payloads (issue 19)', () => {
   let typeId: number;
 
-  const graph = useFake(() => startMetaGraphFake({ tokens: [IG_TOKEN, FB_TOKEN, WA_TOKEN] }));
-  const gateway = useFake(() => startSmsGatewayFake({ login: GATEWAY_LOGIN, password: GATEWAY_PASSWORD }));
-  const t = useTestApp({ env: () => ({ ...CHANNEL_ENV, META_GRAPH_URL: graph.url, INSTAGRAM_GRAPH_URL: graph.url }) });
+  const { t, graph, gateway } = useChannelApp();
   const admin = useUser(t, 'ADMIN');
   beforeAll(async () => {
     typeId = (await buildPlaybook(t.ctx, { initialMessage: null, followUpPrompt: null })).id;
   }, 180_000);
-  beforeEach(() => {
-    graph.reset();
-    gateway.requests.length = 0;
-  });
 
   const account = (type: 'INSTAGRAM' | 'FACEBOOK' | 'WHATSAPP', token: string) =>
     buildChannelAccount(t.ctx, { type, pageId: unique(type === 'WHATSAPP' ? '1' : type.slice(0, 2)), token, conversationTypeId: typeId });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { channelMessages, conversations, messages } from '../db/schema/index.ts';
 import { insertMessage } from '../conversations/conversation-store.ts';
 import { usePlaybook, useUser } from '../test/use-test-app.ts';
-import { FB_TOKEN, IG_LOGIN_TOKEN, IG_TOKEN, useChannelApp } from '../test/use-channel-app.ts';
+import { FB_TOKEN, IG_LOGIN_TOKEN, IG_TOKEN, unique, useChannelApp } from '../test/use-channel-app.ts';
 import {
   buildChannelAccount,
   settle,
@@ -25,8 +25,6 @@ import {
 const MINUTE = 60_000;
 
 describe('POST /api/admin/conversation/{id}/messages/rebuild', () => {
-  let seq = 0;
-  const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
 
   const { t, graph, igGraph } = useChannelApp();
   const admin = useUser(t, 'ADMIN');

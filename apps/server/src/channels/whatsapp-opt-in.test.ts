@@ -1,28 +1,23 @@
 import { eq } from 'drizzle-orm';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendFollowUp } from '../agent/follow-up.ts';
 import { consentRecords, conversations, messages, outbox } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
-import { buildChannelAccount, CHANNEL_ENV, conversationOfProspect, deliverWaiting, postMeta, settle, whatsAppPayload } from '../test/channel-factories.ts';
-import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
-import { useFake, useTestApp, useUser } from '../test/use-test-app.ts';
+import { buildChannelAccount, conversationOfProspect, deliverWaiting, postMeta, settle, whatsAppPayload } from '../test/channel-factories.ts';
+import { unique, useChannelApp, WA_TOKEN } from '../test/use-channel-app.ts';
+import { useUser } from '../test/use-test-app.ts';
 
 /**
  * WhatsApp opt-in (issue 23, docs/compliance.md): a business-initiated message outside the 24-hour window
  * needs an approved template AND a recorded opt-in — from the prospect writing first, the API/import, or a
  * person with a note — else 409 NO_WHATSAPP_OPT_IN (or, at the send, FAILED with that code).
  */
-const WA_TOKEN = 'EAAwa-system-user-token-optin-0123456789';
 const TEMPLATE = { outsideWindow: { name: 'follow_up_1', language: 'en_US' } };
 
 describe('WhatsApp opt-in', () => {
-  let seq = 0;
-  const unique = (prefix: string) => `${prefix}-${(seq += 1)}`;
-  const graph = useFake(() => startMetaGraphFake({ tokens: [WA_TOKEN] }));
-  const t = useTestApp({ env: () => ({ ...CHANNEL_ENV, META_GRAPH_URL: graph.url }) });
+  const { t, graph } = useChannelApp();
   const admin = useUser(t, 'ADMIN');
   const normal = useUser(t);
-  beforeEach(() => graph.reset());
 
   async function setup() {
     const type = await buildPlaybook(t.ctx, { initialMessage: 'Hi! Still interested in widgets?', followUpPrompt: 'Nudge them.', config: { aiDisclosure: false } });

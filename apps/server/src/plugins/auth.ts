@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, AppContext } from '../context.ts';
 import { AppError, forbidden, unauthorized } from '../lib/errors.ts';
 import { authenticateApiKey } from '../modules/integrations/api-keys.service.ts';
-import { findSessionUser, SESSION_TTL_MS } from '../modules/users/session.service.ts';
+import { createSession, findSessionUser, SESSION_TTL_MS } from '../modules/users/session.service.ts';
 import { scopesOf } from './api-key-scopes.ts';
 
 export const SESSION_COOKIE = 'sa_session';
@@ -124,6 +124,12 @@ export function setSessionCookie(reply: FastifyReply, ctx: AppContext, token: st
     secure: ctx.config.PUBLIC_URL.startsWith('https://'),
     maxAge: Math.floor(SESSION_TTL_MS / 1000),
   });
+}
+
+/** Signs `actor` in on this browser (a new session in its cookie) and returns the session answer of the auth routes. */
+export async function signIn(reply: FastifyReply, ctx: AppContext, actor: Pick<Actor, 'id' | 'email' | 'role'>) {
+  setSessionCookie(reply, ctx, await createSession(ctx, actor.id));
+  return { email: actor.email, role: actor.role };
 }
 
 export function clearSessionCookie(reply: FastifyReply): void {

@@ -15,6 +15,12 @@ export const TWILIO_TOKEN = 'twilio-auth-token-0123456789';
 export const GATEWAY_LOGIN = 'gwuser';
 export const GATEWAY_PASSWORD = 'gw-password-0123456789';
 
+let sequence = 0;
+/** The next number of this test file's sequence: page ids, event ids and phone digits never repeat in its database. */
+export const nextNumber = () => (sequence += 1);
+/** A fresh id, `prefix-N`, for a page id, message id or sender. */
+export const unique = (prefix: string) => `${prefix}-${nextNumber()}`;
+
 /**
  * A test app whose channels all talk to loopback fakes, for a describe block: the Meta Graph fake (Facebook
  * login page tokens: Instagram, Messenger, WhatsApp), the Instagram-login Graph fake, Twilio and the SMS gateway,

@@ -1,7 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import twilio from 'twilio';
 import type { AppContext } from '../context.ts';
-import { conversations, conversationTypes } from '../db/schema/index.ts';
+import { conversations } from '../db/schema/index.ts';
+import { typeConfigText } from '../conversations/type-config.ts';
 import { createCallConversation } from '../conversations/call-conversation.ts';
 import { emitConversationChanged } from '../conversations/conversation-store.ts';
 import type { LiveAccount } from '../channels/accounts.ts';
@@ -43,9 +44,9 @@ export async function answerInboundCall(ctx: AppContext, account: LiveAccount, f
     return existing;
   });
   emitConversationChanged(ctx, conversation);
-  const [type] = await ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, account.conversationTypeId));
+  const typeConfig = await typeConfigText(ctx.db, account.conversationTypeId);
   return streamTwiml(mediaStreamUrl(ctx.config, streamBinding(ctx.config, conversation.uuid, form.CallSid)), conversation.uuid, {
     recordingCallback: callbackUrls(ctx.config, conversation.uuid).recording,
-    notices: callNotices(type?.config),
+    notices: callNotices(typeConfig),
   });
 }

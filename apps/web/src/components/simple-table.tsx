@@ -2,8 +2,9 @@ import { Table, type TableProps } from '@mantine/core';
 import type { ReactNode } from 'react';
 
 /**
- * A small table of a few rows (keys, deliveries, invitations, knowledge sources): one heading per column and
- * the caller's `<Table.Tr>` rows. With `minWidth` it scrolls sideways inside its own frame on a narrow screen.
+ * A small table of a few rows (keys, deliveries, invitations, knowledge sources, users, canned replies): one
+ * heading per column and the caller's `<Table.Tr>` rows. With `minWidth` it scrolls sideways inside its own frame
+ * on a narrow screen; keyboard users reach that frame with Tab (axe scrollable-region-focusable, as RecordTable).
  * Long or paged admin lists use RecordTable instead.
  */
 export function SimpleTable({
@@ -26,7 +27,7 @@ export function SimpleTable({
     </Table>
   );
   return minWidth ? (
-    <Table.ScrollContainer minWidth={minWidth} mt={mt}>
+    <Table.ScrollContainer minWidth={minWidth} mt={mt} scrollAreaProps={{ viewportProps: { tabIndex: 0 } }}>
       {table}
     </Table.ScrollContainer>
   ) : (

@@ -14,6 +14,7 @@ import { jsonSchemaProblem } from '../../lib/json-schema.ts';
 import { outboundUrlProblem } from '../../lib/outbound-url.ts';
 import { exampleUrl } from '../../lib/url-template.ts';
 import { maskConfigSecrets, sealConfigSecrets } from '../crm/crm-config.ts';
+import { typeConfigText } from '../../conversations/type-config.ts';
 import {
   presentAdminType,
   presentPublicType,
@@ -86,13 +87,11 @@ function withMaskedConfig<T extends { config: string }>(ctx: AppContext, type: T
 /** The config text to store: validated, then its CRM apiKey sealed (or the stored one kept for its mask). */
 async function configToStore(ctx: AppContext, id: number | null | undefined, text: string): Promise<string> {
   validateConversationTypeConfig(text);
-  const [previous] = id
-    ? await ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, id)).limit(1)
-    : [];
-  let sealed = sealConfigSecrets(ctx, text, previous?.config);
-  sealed = sealConfigSecrets(ctx, sealed, previous?.config, 'booking.apiKey', 'the full Cal.com API key');
+  const previous = await typeConfigText(ctx.db, id);
+  let sealed = sealConfigSecrets(ctx, text, previous);
+  sealed = sealConfigSecrets(ctx, sealed, previous, 'booking.apiKey', 'the full Cal.com API key');
   // A custom tool's header values and signing secret (issue 22): sealed one by one, by position.
-  for (const path of customToolSecretPaths(parseConfig(text))) sealed = sealConfigSecrets(ctx, sealed, previous?.config, path, 'the full value');
+  for (const path of customToolSecretPaths(parseConfig(text))) sealed = sealConfigSecrets(ctx, sealed, previous, path, 'the full value');
   await checkCustomTools(ctx, parseConfig(text));
   return sealed;
 }

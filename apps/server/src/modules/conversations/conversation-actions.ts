@@ -3,7 +3,8 @@ import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversa
 import type { AppContext } from '../../context.ts';
 import { readLeadFields } from '../../conversations/lead-fields.ts';
 import { readAnalysis } from '../../agent/outcome-analysis.ts';
-import { agentToolCalls, bookings, conversationTypes } from '../../db/schema/index.ts';
+import { agentToolCalls, bookings } from '../../db/schema/index.ts';
+import { typeConfigText } from '../../conversations/type-config.ts';
 
 /**
  * What the agent did on a conversation (issue 22), added to GET /api/conversation/{uuid}: its `bookings`
@@ -11,7 +12,7 @@ import { agentToolCalls, bookings, conversationTypes } from '../../db/schema/ind
  * who may administer it only.
  */
 export async function readConversationActions(ctx: AppContext, conversationId: number, canAdminister: boolean, typeId: number | null) {
-  const [type] = typeId === null ? [] : await ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, typeId));
+  const typeConfig = await typeConfigText(ctx.db, typeId);
   const booked = await ctx.db
     .select({ start: bookings.start, end: bookings.end, timeZone: bookings.timeZone, provider: bookings.provider, externalId: bookings.externalId, status: bookings.status })
     .from(bookings)
@@ -20,7 +21,7 @@ export async function readConversationActions(ctx: AppContext, conversationId: n
   const result = {
     bookings: booked.map((b) => ({ ...b, start: b.start.toISOString(), end: b.end.toISOString() })),
     leadFields: await readLeadFields(ctx.db, conversationId),
-    leadFieldDefinitions: readConversationTypeConfig(type?.config).leadFields ?? [],
+    leadFieldDefinitions: readConversationTypeConfig(typeConfig).leadFields ?? [],
     // The team's verdict on the lead (outcome, score, summary) is never shown to the visitor (issue 24).
     analysis: canAdminister ? await readAnalysis(ctx, conversationId) : null,
   };

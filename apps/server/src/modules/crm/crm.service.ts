@@ -1,8 +1,7 @@
 import type { CrmContactsAnswer, CrmPipeline, crmContactsQuery } from '@sales-agent/shared/schemas/crm';
-import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { conversationTypes } from '../../db/schema/index.ts';
+import { typeConfigText } from '../../conversations/type-config.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { typeNotFound } from '../conversation-types/conversation-types.service.ts';
 import { openApiKey, readCrmSettings } from './crm-config.ts';
@@ -41,13 +40,9 @@ export function credentialsOf(ctx: AppContext, configText: string | null | undef
 
 /** The type's GoHighLevel client (404 unknown type, 400 not CRM-linked or not configured). */
 export async function ghlClientForType(ctx: AppContext, typeId: number): Promise<{ client: GhlClient; config: string }> {
-  const [type] = await ctx.db
-    .select({ config: conversationTypes.config })
-    .from(conversationTypes)
-    .where(eq(conversationTypes.id, typeId))
-    .limit(1);
-  if (!type) throw typeNotFound();
-  return { client: new GhlClient(ctx, credentialsOf(ctx, type.config)), config: type.config };
+  const config = await typeConfigText(ctx.db, typeId);
+  if (config === undefined) throw typeNotFound();
+  return { client: new GhlClient(ctx, credentialsOf(ctx, config)), config };
 }
 
 /** Spec §7.3 pipelines: each with its stages, fields picked one by one. */

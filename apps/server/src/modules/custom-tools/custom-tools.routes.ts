@@ -3,11 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBody } from '@sales-agent/shared/schemas/common';
 import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
 import { testToolBody, testToolResponse } from '@sales-agent/shared/schemas/custom-tools';
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { testCustomTool } from '../../agent/agent.service.ts';
 import type { AppContext } from '../../context.ts';
-import { conversationTypes } from '../../db/schema/index.ts';
+import { typeConfigText } from '../../conversations/type-config.ts';
 import { notFound } from '../../lib/errors.ts';
 
 const tags = ['conversation-types'];
@@ -27,9 +26,9 @@ export async function customToolsRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
       },
     },
     async (request) => {
-      const [type] = await ctx.db.select({ config: conversationTypes.config }).from(conversationTypes).where(eq(conversationTypes.id, request.params.id));
-      if (!type) throw notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
-      const tool = readConversationTypeConfig(type.config).tools?.find((t) => t.name === request.params.name);
+      const config = await typeConfigText(ctx.db, request.params.id);
+      if (config === undefined) throw notFound('Conversation type not found', 'CONVERSATION_TYPE_NOT_FOUND');
+      const tool = readConversationTypeConfig(config).tools?.find((t) => t.name === request.params.name);
       if (!tool) throw notFound(`This conversation type has no tool named ${request.params.name}; save the config first.`, 'NOT_FOUND');
       return testCustomTool(ctx, tool, request.body.arguments);
     },

@@ -5,12 +5,11 @@ import { errorBody } from '@sales-agent/shared/schemas/common';
 import { conversationIdParams } from '@sales-agent/shared/schemas/conversation';
 import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
 import { leadFieldsBody, leadFieldsView } from '@sales-agent/shared/schemas/lead-fields';
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { emitConversationChanged } from '../../conversations/conversation-store.ts';
 import { readLeadFields, writeLeadFields } from '../../conversations/lead-fields.ts';
-import { conversationTypes } from '../../db/schema/index.ts';
+import { typeConfigText } from '../../conversations/type-config.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { loadConversationToChange } from '../conversations/conversation-policy.ts';
 
@@ -28,11 +27,7 @@ export async function leadFieldsRoutes(app: FastifyInstance, { ctx }: { ctx: App
     { schema: { tags, params: conversationIdParams, body: leadFieldsBody, response: { 200: z.object({ message: z.string(), leadFields: leadFieldsView }), ...errors } } },
     async (request) => {
       const conversation = await loadConversationToChange(ctx, request.actor, { id: request.params.id });
-      const [type] = await ctx.db
-        .select({ config: conversationTypes.config })
-        .from(conversationTypes)
-        .where(eq(conversationTypes.id, conversation.conversationTypeId ?? -1));
-      const definitions = readConversationTypeConfig(type?.config).leadFields ?? [];
+      const definitions = readConversationTypeConfig(await typeConfigText(ctx.db, conversation.conversationTypeId)).leadFields ?? [];
       const leadFields = await ctx.db.transaction(async (tx) => {
         const written = await writeLeadFields(tx, conversation.id, definitions, request.body.fields, { source: 'person', userId: request.actor!.id });
         const [key, why] = Object.entries(written.rejected)[0] ?? [];

@@ -5,8 +5,7 @@ import { errorBody } from '@sales-agent/shared/schemas/common';
 import { session } from '@sales-agent/shared/schemas/user';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { requireUser, setSessionCookie } from '../../plugins/auth.ts';
-import { createSession } from '../users/session.service.ts';
+import { requireUser, signIn } from '../../plugins/auth.ts';
 import { issuePasswordToken } from '../users/password-tokens.ts';
 import { buildAuthorizeUrl, connectAccounts, linkFacebookLogin, loginWithFacebookToken, lookupPageName, publicMetaConfig } from './meta-auth.service.ts';
 import { issueState, STATE_COOKIE, STATE_TTL_MS, verifyState, type OAuthPurpose } from './oauth-state.ts';
@@ -100,10 +99,10 @@ export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
         });
       }
       const { actor } = result;
-      setSessionCookie(reply, ctx, await createSession(ctx, actor.id));
-      if (!result.needsPassword) return { email: actor.email, role: actor.role };
+      const signedIn = await signIn(reply, ctx, actor);
+      if (!result.needsPassword) return signedIn;
       const { token } = await issuePasswordToken(ctx, { email: actor.email, userId: actor.id, purpose: 'FACEBOOK_LOGIN' });
-      return { email: actor.email, role: actor.role, setPasswordToken: token };
+      return { ...signedIn, setPasswordToken: token };
     },
   );
 
@@ -120,9 +119,7 @@ export async function metaAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       },
     },
     async (request, reply) => {
-      const actor = await linkFacebookLogin(ctx, request.body.linkToken, request.body.password);
-      setSessionCookie(reply, ctx, await createSession(ctx, actor.id));
-      return { email: actor.email, role: actor.role };
+      return signIn(reply, ctx, await linkFacebookLogin(ctx, request.body.linkToken, request.body.password));
     },
   );
 

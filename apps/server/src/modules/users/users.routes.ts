@@ -17,9 +17,9 @@ import { userMessagingAccountView } from '@sales-agent/shared/schemas/messaging-
 import { registerWithInvitationBody } from '@sales-agent/shared/schemas/invitation';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { clearSessionCookie, requireAdmin, requireUser, SESSION_COOKIE, setSessionCookie } from '../../plugins/auth.ts';
+import { clearSessionCookie, requireAdmin, requireUser, SESSION_COOKIE, signIn } from '../../plugins/auth.ts';
 import { admitRegistration } from './registration.ts';
-import { createSession, deleteSession, endUserSessions } from './session.service.ts';
+import { deleteSession, endUserSessions } from './session.service.ts';
 import {
   adminResetLink,
   authenticate,
@@ -42,9 +42,7 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     '/api/user/login',
     { config: authLimit, schema: { tags, body: loginBody, response: { 200: session, 401: errorBody } } },
     async (request, reply) => {
-      const actor = await authenticate(ctx, request.body.email, request.body.password);
-      setSessionCookie(reply, ctx, await createSession(ctx, actor.id));
-      return { email: actor.email, role: actor.role };
+      return signIn(reply, ctx, await authenticate(ctx, request.body.email, request.body.password));
     },
   );
 
@@ -58,8 +56,7 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
         await admitted.release();
         throw err;
       });
-      setSessionCookie(reply, ctx, await createSession(ctx, actor.id));
-      return reply.status(201).send({ email: actor.email, role: actor.role });
+      return reply.status(201).send(await signIn(reply, ctx, actor));
     },
   );
 
@@ -89,7 +86,7 @@ export async function userRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       if (result.status === 'provisioning') {
         return reply.status(202).send({ message: 'Your account is still being set up. Please wait.' });
       }
-      if (result.newSession) setSessionCookie(reply, ctx, await createSession(ctx, result.actor.id));
+      if (result.newSession) return signIn(reply, ctx, result.actor);
       return { email: result.actor.email, role: result.actor.role };
     },
   );

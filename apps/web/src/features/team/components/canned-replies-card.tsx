@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { CannedReply } from '@sales-agent/shared/schemas/canned-reply';
 import { useState } from 'react';
 import { QueryState } from '../../../components/query-state.tsx';
+import { SimpleTable } from '../../../components/simple-table.tsx';
 import { confirmAction } from '../../../lib/confirm.tsx';
 import { cannedRepliesQuery, useAddCannedReply, useChangeCannedReply, useDeleteCannedReply } from '../../conversations/api/canned-replies.ts';
 
@@ -87,36 +88,25 @@ function CannedReplyForm(props: { editing: CannedReply | null; onDone(): void })
 function CannedRepliesTable(props: { replies: CannedReply[]; onEdit(reply: CannedReply): void }) {
   const remove = useDeleteCannedReply();
   return (
-    <Table.ScrollContainer minWidth={480} scrollAreaProps={{ viewportProps: { tabIndex: 0 } }}>
-      <Table aria-label="Canned replies" striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Shortcut</Table.Th>
-            <Table.Th>Text</Table.Th>
-            <Table.Th>Actions</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {props.replies.map((reply) => (
-            <Table.Tr key={reply.id} data-testid="canned-reply">
-              <Table.Td>/{reply.shortcut}</Table.Td>
-              <Table.Td style={{ whiteSpace: 'pre-wrap' }}>{reply.text}</Table.Td>
-              <Table.Td>
-                <Group gap="xs" wrap="nowrap">
-                  <Button size="xs" variant="light" onClick={() => props.onEdit(reply)} aria-label={`Edit /${reply.shortcut}`}>
-                    Edit
-                  </Button>
-                  <Button size="xs" variant="light" color="red" loading={remove.isPending && remove.variables === reply.id} onClick={async () => {
-                      if (await confirmAction(`Delete the canned reply /${reply.shortcut}?`, { confirmLabel: 'Delete', danger: true })) remove.mutate(reply.id);
-                    }} aria-label={`Delete /${reply.shortcut}`}>
-                    Delete
-                  </Button>
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <SimpleTable minWidth={480} aria-label="Canned replies" striped columns={['Shortcut', 'Text', 'Actions']}>
+      {props.replies.map((reply) => (
+        <Table.Tr key={reply.id} data-testid="canned-reply">
+          <Table.Td>/{reply.shortcut}</Table.Td>
+          <Table.Td style={{ whiteSpace: 'pre-wrap' }}>{reply.text}</Table.Td>
+          <Table.Td>
+            <Group gap="xs" wrap="nowrap">
+              <Button size="xs" variant="light" onClick={() => props.onEdit(reply)} aria-label={`Edit /${reply.shortcut}`}>
+                Edit
+              </Button>
+              <Button size="xs" variant="light" color="red" loading={remove.isPending && remove.variables === reply.id} onClick={async () => {
+                  if (await confirmAction(`Delete the canned reply /${reply.shortcut}?`, { confirmLabel: 'Delete', danger: true })) remove.mutate(reply.id);
+                }} aria-label={`Delete /${reply.shortcut}`}>
+                Delete
+              </Button>
+            </Group>
+          </Table.Td>
+        </Table.Tr>
+      ))}
+    </SimpleTable>
   );
 }
