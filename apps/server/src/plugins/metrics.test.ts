@@ -55,16 +55,20 @@ describe('GET /api/metrics', () => {
     fake.on('draft_reply', { json: { reply: 'Sure.', needsHuman: false, reason: '' }, usage: { prompt_tokens: 1000, completion_tokens: 500 } });
     const type = await buildPlaybook(t.ctx);
     const { id } = await startWebConversation(t.ctx, type.id);
+    // The LLM metrics are process-wide (lib/metrics.ts): other test files in the same worker may have counted
+    // calls already, so the turn's share is the difference.
+    const before = (await scrape(`Bearer ${TOKEN}`)).body;
     await receiveProspectMessage(t.ctx, id, 'Price?');
     await t.ctx.jobs.drain();
     const text = (await scrape(`Bearer ${TOKEN}`)).body;
     // The model label is the model that answered (as the server reports it), the one pricing uses.
     const model = /sales_agent_llm_tokens_total\{purpose="draft",model="([^"]+)"/.exec(text)?.[1];
     expect(model).toBeTruthy();
-    expect(sample(text, `sales_agent_llm_request_duration_seconds_count{purpose="draft",model="${model}",outcome="ok"}`)).toBe(1);
-    expect(sample(text, `sales_agent_llm_tokens_total{purpose="draft",model="${model}",kind="prompt"}`)).toBe(1000);
-    expect(sample(text, `sales_agent_llm_tokens_total{purpose="draft",model="${model}",kind="completion"}`)).toBe(500);
-    expect(sample(text, `sales_agent_llm_cost_usd_total{purpose="draft",model="${model}"}`)).toBeGreaterThan(0);
+    const added = (name: string) => (sample(text, name) ?? 0) - (sample(before, name) ?? 0);
+    expect(added(`sales_agent_llm_request_duration_seconds_count{purpose="draft",model="${model}",outcome="ok"}`)).toBe(1);
+    expect(added(`sales_agent_llm_tokens_total{purpose="draft",model="${model}",kind="prompt"}`)).toBe(1000);
+    expect(added(`sales_agent_llm_tokens_total{purpose="draft",model="${model}",kind="completion"}`)).toBe(500);
+    expect(added(`sales_agent_llm_cost_usd_total{purpose="draft",model="${model}"}`)).toBeGreaterThan(0);
   });
 });
 
