@@ -212,8 +212,10 @@ describe('GET /api/conversation/:uuid', () => {
       canAdminister: false,
       isDemoAgent: true,
       phaseCount: 3,
-      ConversationType: { id: typeA.id, title: 'Widgets playbook', conversation_phases: [] },
+      // A visitor reads the type's public title (config `publicTitle`, default "Chat"), never its internal one.
+      ConversationType: { id: typeA.id, title: 'Chat', conversation_phases: [] },
     });
+    expect(res.body).not.toContain('Widgets playbook');
     expect(body.messages.map((m: { role: string; message: string }) => [m.role, m.message])).toEqual([
       ['AGENT', 'Hello! How can I help?'],
       ['PROSPECT', 'Just looking'],
