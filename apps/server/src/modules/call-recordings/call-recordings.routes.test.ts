@@ -60,6 +60,7 @@ describe('POST /api/call-recording/upload', () => {
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
     expect(body.message).toBe('3 recordings uploaded.');
+    expect(body).not.toHaveProperty('refused');
     expect(body.recordings.map((r: { fileExtension: string }) => r.fileExtension)).toEqual(['mp3', 'wav', 'mp4']);
     expect(body.recordings.map((r: { mimeType: string }) => r.mimeType)).toEqual(['audio/mpeg', 'audio/wav', 'video/mp4']);
     const [mp3, wav, mp4] = body.recordings;
@@ -86,7 +87,7 @@ describe('POST /api/call-recording/upload', () => {
     expect(download.headers['content-disposition']).toBe(`attachment; filename="x.mp3"; filename*=UTF-8''x.mp3`);
   });
 
-  it('refuses a text file with an audio name or Content-Type, and stores nothing of that upload', async () => {
+  it('refuses a text file with an audio name or Content-Type, and stores nothing of it', async () => {
     const list = async () => (await t.request({ method: 'GET', url: '/api/call-recording/list', as: alice.cookie })).json().recordings.length;
     const countBefore = await list();
     const storedBefore = filesUnder(storageDir).length;
@@ -98,13 +99,39 @@ describe('POST /api/call-recording/upload', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual({ error: 'Only audio and video files are allowed.', code: 'NOT_MEDIA' });
     }
-    const mixed = await upload(alice.cookie, [
-      { name: 'good.wav', type: 'audio/wav', data: WAV },
-      { name: 'bad.mp3', type: 'audio/mpeg', data: TEXT },
+    // A wholly bad upload of several files answers the first file's refusal, as before issue 24.
+    const allBad = await upload(alice.cookie, [
+      { name: 'a.mp3', type: 'audio/mpeg', data: TEXT },
+      { name: 'b.wav', type: 'audio/wav', data: TEXT },
     ]);
-    expect(mixed.statusCode).toBe(400);
+    expect(allBad.statusCode).toBe(400);
+    expect(allBad.json()).toEqual({ error: 'Only audio and video files are allowed.', code: 'NOT_MEDIA' });
     expect(await list()).toBe(countBefore);
     expect(filesUnder(storageDir)).toHaveLength(storedBefore);
+  });
+
+  it('stores the readable files of a mixed upload and names the refused one with its reason (issue 24)', async () => {
+    const ids = async () =>
+      (await t.request({ method: 'GET', url: '/api/call-recording/list', as: alice.cookie })).json().recordings.map((r: { id: number }) => r.id);
+    const idsBefore = await ids();
+    const storedBefore = new Set(filesUnder(storageDir));
+    const res = await upload(alice.cookie, [
+      { name: 'good one.mp3', type: 'audio/mpeg', data: MP3 },
+      { name: 'broken.mp3', type: 'audio/mpeg', data: TEXT },
+      { name: 'good two.wav', type: 'audio/wav', data: WAV },
+    ]);
+    expect(res.statusCode, res.body).toBe(201);
+    const body = res.json();
+    expect(body.message).toBe('2 recordings uploaded. 1 file was not uploaded.');
+    expect(body.recordings.map((r: { originalName: string }) => r.originalName)).toEqual(['good one.mp3', 'good two.wav']);
+    expect(body.refused).toEqual([{ index: 1, name: 'broken.mp3', code: 'NOT_MEDIA', reason: 'Only audio and video files are allowed.' }]);
+    const newIds = body.recordings.map((r: { id: number }) => r.id);
+    expect((await ids()).sort()).toEqual([...idsBefore, ...newIds].sort());
+    // Exactly the two good files landed, with their own bytes; nothing of the refused one is left anywhere.
+    const added = filesUnder(storageDir).filter((f) => !storedBefore.has(f));
+    expect(added).toHaveLength(2);
+    expect(added.map((f) => sha256(readFileSync(path.join(storageDir, f)))).sort()).toEqual([sha256(MP3), sha256(WAV)].sort());
+    expect(filesUnder(path.join(storageDir, '.incoming'))).toEqual([]);
   });
 
   it('answers 400 for no files, a wrong field, a JSON body, malformed JSON and a cut-off multipart body', async () => {
