@@ -108,9 +108,7 @@ export async function storeRecordings(
     const refused: { upload: RefusedUpload; error: AppError }[] = [];
     for (const [index, file] of files.entries()) {
       try {
-        const type = detectMediaType(await readHead(file.tempPath));
-        if (!type) throw badRequest(NOT_MEDIA_MESSAGE, 'NOT_MEDIA');
-        checked.push({ file, type, duration: await readDuration(file, type) });
+        checked.push({ file, ...(await checkFile(file)) });
       } catch (err) {
         // Only the file's own refusals (4xx) are per file; a disk error is the server's and fails the request.
         if (!(err instanceof AppError) || err.status >= 500) throw err;
@@ -148,6 +146,13 @@ export async function storeRecordings(
   } finally {
     await Promise.all(files.map((f) => rm(f.tempPath, { force: true })));
   }
+}
+
+/** The file's type, from its own bytes, and its duration; or the 400 it is refused with. */
+async function checkFile(file: IncomingFile): Promise<{ type: MediaType; duration: number }> {
+  const type = detectMediaType(await readHead(file.tempPath));
+  if (!type) throw badRequest(NOT_MEDIA_MESSAGE, 'NOT_MEDIA');
+  return { type, duration: await readDuration(file, type) };
 }
 
 async function readHead(filePath: string): Promise<Uint8Array> {
