@@ -13,6 +13,8 @@ const MP3 = readFileSync(path.join(fixtures, 'tone-3s.mp3'));
 const WAV = readFileSync(path.join(fixtures, 'tone-2s.wav'));
 const MP4 = readFileSync(path.join(fixtures, 'tone-4s.mp4'));
 const TEXT = Buffer.from('This is a plain text file pretending to be audio.\n'.repeat(20));
+// A FLAC preamble (so it passes the type check) whose first metadata block is broken: STREAMINFO must be 34 bytes.
+const DAMAGED_FLAC = Buffer.concat([Buffer.from('fLaC'), Buffer.from([0x00, 0x00, 0x00, 0x05]), Buffer.from('broken body '.repeat(40))]);
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const FOREIGN = { origin: 'https://evil.example' };
 
@@ -117,14 +119,16 @@ describe('POST /api/call-recording/upload', () => {
     const storedBefore = new Set(filesUnder(storageDir));
     const res = await upload(alice.cookie, [
       { name: 'good one.mp3', type: 'audio/mpeg', data: MP3 },
-      { name: 'broken.mp3', type: 'audio/mpeg', data: TEXT },
+      { name: 'damaged.flac', type: 'audio/flac', data: DAMAGED_FLAC },
       { name: 'good two.wav', type: 'audio/wav', data: WAV },
     ]);
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
     expect(body.message).toBe('2 recordings uploaded. 1 file was not uploaded.');
     expect(body.recordings.map((r: { originalName: string }) => r.originalName)).toEqual(['good one.mp3', 'good two.wav']);
-    expect(body.refused).toEqual([{ index: 1, name: 'broken.mp3', code: 'NOT_MEDIA', reason: 'Only audio and video files are allowed.' }]);
+    expect(body.refused).toEqual([
+      { index: 1, name: 'damaged.flac', code: 'UNREADABLE_MEDIA', reason: 'The file "damaged.flac" could not be read as audio or video.' },
+    ]);
     const newIds = body.recordings.map((r: { id: number }) => r.id);
     expect((await ids()).sort()).toEqual([...idsBefore, ...newIds].sort());
     // Exactly the two good files landed, with their own bytes; nothing of the refused one is left anywhere.
@@ -132,6 +136,15 @@ describe('POST /api/call-recording/upload', () => {
     expect(added).toHaveLength(2);
     expect(added.map((f) => sha256(readFileSync(path.join(storageDir, f)))).sort()).toEqual([sha256(MP3), sha256(WAV)].sort());
     expect(filesUnder(path.join(storageDir, '.incoming'))).toEqual([]);
+
+    // A text file among good ones is refused the same way, with the type's reason.
+    const withText = await upload(alice.cookie, [
+      { name: 'notes.mp3', type: 'audio/mpeg', data: TEXT },
+      { name: 'good three.mp4', type: 'video/mp4', data: MP4 },
+    ]);
+    expect(withText.statusCode, withText.body).toBe(201);
+    expect(withText.json().recordings.map((r: { originalName: string }) => r.originalName)).toEqual(['good three.mp4']);
+    expect(withText.json().refused).toEqual([{ index: 0, name: 'notes.mp3', code: 'NOT_MEDIA', reason: 'Only audio and video files are allowed.' }]);
   });
 
   it('answers 400 for no files, a wrong field, a JSON body, malformed JSON and a cut-off multipart body', async () => {
