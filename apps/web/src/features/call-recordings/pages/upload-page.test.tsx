@@ -2,6 +2,7 @@ import type { UploadResult } from '@sales-agent/shared/schemas/call-recording';
 import { fireEvent, screen, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import '../../../test/stub-fetch.ts';
+import { matchMediaAnswering } from '../../../test/browser-stubs.ts';
 import { findToast, renderApp } from '../../../test/render-app.tsx';
 import UploadPage from './upload-page.tsx';
 
@@ -33,7 +34,11 @@ const rowOf = (name: string) => {
   return row;
 };
 
-beforeEach(() => uploadRecordings.mockReset());
+beforeEach(() => {
+  uploadRecordings.mockReset();
+  // A wide screen: mantine-datatable shows a column only while its media query matches.
+  vi.stubGlobal('matchMedia', matchMediaAnswering(true));
+});
 
 describe('UploadPage', () => {
   it('marks the refused file on its row with the reason and the good ones as uploaded', async () => {
