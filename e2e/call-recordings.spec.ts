@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { confirmModal, loginAs, registerUser } from './support/fixtures.ts';
+import { DESKTOP, PHONE } from './support/viewport.ts';
+import { expectNoSeriousAxe } from './support/workspace.ts';
 
 /**
  * Call recordings as a NORMAL user (spec §2.12): upload with progress, statistics, player, transcript
@@ -162,3 +164,36 @@ test('a transcript that does not exist shows the load failure with a back link',
   );
   await expect(page.getByRole('link', { name: '← Back to statistics' })).toBeVisible();
 });
+
+// Issue 24 item 8: one unreadable file among good ones no longer costs the good ones.
+for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  test(`a mixed upload stores the good files and marks the refused one on its row (${size})`, async ({ page, request }) => {
+    const user = await registerUser(request);
+    await page.setViewportSize(DESKTOP);
+    await loginAs(page, user.email, user.password);
+    await page.setViewportSize(viewport);
+    await page.goto('/call-recordings/upload');
+    await page.locator('input[type=file]').setInputFiles([
+      file('tone-3s.mp3', 'audio/mpeg', 'good call.mp3'),
+      // Passes the browser's type filter (audio/*), but its bytes are text: the server refuses it.
+      { name: 'broken.mp3', mimeType: 'audio/mpeg', buffer: Buffer.from('This is not audio.\n'.repeat(20)) },
+      file('tone-2s.wav', 'audio/wav', 'good follow-up.wav'),
+    ]);
+    const selected = page.getByRole('table', { name: 'Selected files' });
+    await expect(selected.getByRole('row')).toHaveCount(4);
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+
+    const row = (name: string) => selected.getByRole('row').filter({ hasText: name });
+    await expect(row('broken.mp3')).toContainText('Not uploaded: Only audio and video files are allowed.');
+    await expect(row('good call.mp3')).toContainText('Uploaded');
+    await expect(row('good call.mp3')).not.toContainText('Not uploaded');
+    await expect(row('good follow-up.wav')).toContainText('Uploaded');
+    await expect(page.getByTestId('upload-error')).toContainText('1 file was not uploaded. The reason is shown next to it.');
+    await expect(page.getByText('2 recordings were uploaded.')).toBeVisible();
+    await expectNoSeriousAxe(page);
+
+    const list = await page.request.get('/api/call-recording/list');
+    const names = (await list.json()).recordings.map((r: { originalName: string }) => r.originalName).sort();
+    expect(names).toEqual(['good call.mp3', 'good follow-up.wav']);
+  });
+}

@@ -42,7 +42,18 @@ export type CallRecording = z.infer<typeof callRecording>;
 export const recordingList = z.object({ recordings: z.array(callRecording) });
 export type RecordingList = z.infer<typeof recordingList>;
 
-export const uploadResult = z.object({ message: z.string(), recordings: z.array(callRecording) });
+/**
+ * A file of an upload that was not stored (issue 24): its place among the files sent (0-based, in the order of
+ * the multipart parts), its display name, and the reason in words a user understands.
+ */
+export const refusedFile = z.object({ index: z.number(), name: z.string(), code: z.string(), reason: z.string() });
+export type RefusedFile = z.infer<typeof refusedFile>;
+
+/**
+ * 201 of POST /api/call-recording/upload. Every readable file is stored; `refused` is present only when some
+ * files were not (an all-good upload answers exactly `{ message, recordings }`, spec §7.7).
+ */
+export const uploadResult = z.object({ message: z.string(), recordings: z.array(callRecording), refused: z.array(refusedFile).optional() });
 export type UploadResult = z.infer<typeof uploadResult>;
 
 export const generatedTranscript = z.object({ transcript: z.string() });

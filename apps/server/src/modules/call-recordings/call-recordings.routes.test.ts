@@ -13,6 +13,8 @@ const MP3 = readFileSync(path.join(fixtures, 'tone-3s.mp3'));
 const WAV = readFileSync(path.join(fixtures, 'tone-2s.wav'));
 const MP4 = readFileSync(path.join(fixtures, 'tone-4s.mp4'));
 const TEXT = Buffer.from('This is a plain text file pretending to be audio.\n'.repeat(20));
+// A FLAC preamble (so it passes the type check) whose first metadata block is broken: STREAMINFO must be 34 bytes.
+const DAMAGED_FLAC = Buffer.concat([Buffer.from('fLaC'), Buffer.from([0x00, 0x00, 0x00, 0x05]), Buffer.from('broken body '.repeat(40))]);
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const FOREIGN = { origin: 'https://evil.example' };
 
@@ -60,6 +62,7 @@ describe('POST /api/call-recording/upload', () => {
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
     expect(body.message).toBe('3 recordings uploaded.');
+    expect(body).not.toHaveProperty('refused');
     expect(body.recordings.map((r: { fileExtension: string }) => r.fileExtension)).toEqual(['mp3', 'wav', 'mp4']);
     expect(body.recordings.map((r: { mimeType: string }) => r.mimeType)).toEqual(['audio/mpeg', 'audio/wav', 'video/mp4']);
     const [mp3, wav, mp4] = body.recordings;
@@ -86,7 +89,7 @@ describe('POST /api/call-recording/upload', () => {
     expect(download.headers['content-disposition']).toBe(`attachment; filename="x.mp3"; filename*=UTF-8''x.mp3`);
   });
 
-  it('refuses a text file with an audio name or Content-Type, and stores nothing of that upload', async () => {
+  it('refuses a text file with an audio name or Content-Type, and stores nothing of it', async () => {
     const list = async () => (await t.request({ method: 'GET', url: '/api/call-recording/list', as: alice.cookie })).json().recordings.length;
     const countBefore = await list();
     const storedBefore = filesUnder(storageDir).length;
@@ -98,13 +101,50 @@ describe('POST /api/call-recording/upload', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual({ error: 'Only audio and video files are allowed.', code: 'NOT_MEDIA' });
     }
-    const mixed = await upload(alice.cookie, [
-      { name: 'good.wav', type: 'audio/wav', data: WAV },
-      { name: 'bad.mp3', type: 'audio/mpeg', data: TEXT },
+    // A wholly bad upload of several files answers the first file's refusal, as before issue 24.
+    const allBad = await upload(alice.cookie, [
+      { name: 'a.mp3', type: 'audio/mpeg', data: TEXT },
+      { name: 'b.wav', type: 'audio/wav', data: TEXT },
     ]);
-    expect(mixed.statusCode).toBe(400);
+    expect(allBad.statusCode).toBe(400);
+    expect(allBad.json()).toEqual({ error: 'Only audio and video files are allowed.', code: 'NOT_MEDIA' });
     expect(await list()).toBe(countBefore);
     expect(filesUnder(storageDir)).toHaveLength(storedBefore);
+  });
+
+  it('stores the readable files of a mixed upload and names the refused one with its reason (issue 24)', async () => {
+    const ids = async () =>
+      (await t.request({ method: 'GET', url: '/api/call-recording/list', as: alice.cookie })).json().recordings.map((r: { id: number }) => r.id);
+    const idsBefore = await ids();
+    const storedBefore = new Set(filesUnder(storageDir));
+    const res = await upload(alice.cookie, [
+      { name: 'good one.mp3', type: 'audio/mpeg', data: MP3 },
+      { name: 'damaged.flac', type: 'audio/flac', data: DAMAGED_FLAC },
+      { name: 'good two.wav', type: 'audio/wav', data: WAV },
+    ]);
+    expect(res.statusCode, res.body).toBe(201);
+    const body = res.json();
+    expect(body.message).toBe('2 recordings uploaded. 1 file was not uploaded.');
+    expect(body.recordings.map((r: { originalName: string }) => r.originalName)).toEqual(['good one.mp3', 'good two.wav']);
+    expect(body.refused).toEqual([
+      { index: 1, name: 'damaged.flac', code: 'UNREADABLE_MEDIA', reason: 'The file "damaged.flac" could not be read as audio or video.' },
+    ]);
+    const newIds = body.recordings.map((r: { id: number }) => r.id);
+    expect((await ids()).sort()).toEqual([...idsBefore, ...newIds].sort());
+    // Exactly the two good files landed, with their own bytes; nothing of the refused one is left anywhere.
+    const added = filesUnder(storageDir).filter((f) => !storedBefore.has(f));
+    expect(added).toHaveLength(2);
+    expect(added.map((f) => sha256(readFileSync(path.join(storageDir, f)))).sort()).toEqual([sha256(MP3), sha256(WAV)].sort());
+    expect(filesUnder(path.join(storageDir, '.incoming'))).toEqual([]);
+
+    // A text file among good ones is refused the same way, with the type's reason.
+    const withText = await upload(alice.cookie, [
+      { name: 'notes.mp3', type: 'audio/mpeg', data: TEXT },
+      { name: 'good three.mp4', type: 'video/mp4', data: MP4 },
+    ]);
+    expect(withText.statusCode, withText.body).toBe(201);
+    expect(withText.json().recordings.map((r: { originalName: string }) => r.originalName)).toEqual(['good three.mp4']);
+    expect(withText.json().refused).toEqual([{ index: 0, name: 'notes.mp3', code: 'NOT_MEDIA', reason: 'Only audio and video files are allowed.' }]);
   });
 
   it('answers 400 for no files, a wrong field, a JSON body, malformed JSON and a cut-off multipart body', async () => {

@@ -81,7 +81,9 @@ export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx:
       schema: {
         tags,
         consumes: ['multipart/form-data'],
-        description: `Multipart upload; each file in the field "${UPLOAD_FIELD}". Audio and video only, checked from the bytes.`,
+        description:
+          `Multipart upload; each file in the field "${UPLOAD_FIELD}". Audio and video only, checked from the bytes. ` +
+          'Every readable file is stored; `refused` lists the others with the reason. With none readable: 400.',
         response: { 201: uploadResult, 400: errorBody, 401: errorBody, 413: errorBody, 507: errorBody },
       },
     },
@@ -100,10 +102,13 @@ export async function callRecordingsRoutes(app: FastifyInstance, { ctx }: { ctx:
         if (err instanceof AppError && (err.status === 413 || err.status === 507)) reply.header('connection', 'close');
         throw err;
       }
-      const rows = await storeRecordings(ctx, actor, files);
-      await countUploadedBytes(ctx, actor, files.reduce((sum, f) => sum + f.size, 0));
-      const message = rows.length === 1 ? '1 recording uploaded.' : `${rows.length} recordings uploaded.`;
-      return reply.status(201).send({ message, recordings: rows.map(presentRecording) });
+      const { stored, refused } = await storeRecordings(ctx, actor, files);
+      // Only what was kept counts against the day's bytes; a refused file's bytes were removed.
+      await countUploadedBytes(ctx, actor, stored.reduce((sum, row) => sum + row.sizeBytes, 0));
+      const recordings = stored.map(presentRecording);
+      if (refused.length === 0) return reply.status(201).send({ message: uploadedMessage(stored.length), recordings });
+      const notStored = refused.length === 1 ? '1 file was not uploaded' : `${refused.length} files were not uploaded`;
+      return reply.status(201).send({ message: `${uploadedMessage(stored.length)} ${notStored}.`, recordings, refused });
     },
   );
 
@@ -168,6 +173,8 @@ async function receiveFiles(request: FastifyRequest, dir: string, maxBytes: numb
     throw uploadError(err, maxBytes);
   }
 }
+
+const uploadedMessage = (count: number) => (count === 1 ? '1 recording uploaded.' : `${count} recordings uploaded.`);
 
 function uploadError(err: unknown, maxBytes: number): unknown {
   if (err instanceof AppError) return err;

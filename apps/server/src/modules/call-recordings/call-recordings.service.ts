@@ -3,10 +3,11 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { and, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
 import { parseFile } from 'music-metadata';
+import type { ErrorCode } from '@sales-agent/shared/error-codes';
 import type { RecordingListQuery } from '@sales-agent/shared/schemas/call-recording';
 import type { Actor, AppContext } from '../../context.ts';
 import { callRecordings, users } from '../../db/schema/index.ts';
-import { badRequest, notFound } from '../../lib/errors.ts';
+import { AppError, badRequest, notFound } from '../../lib/errors.ts';
 import { type ByteRange, createStorage, newStorageKey, type Storage } from '../../lib/storage.ts';
 import { detectMediaType, MEDIA_SNIFF_BYTES, type MediaType } from './media-type.ts';
 import { recordingStorage } from '../../lib/recording-storage.ts';
@@ -79,21 +80,43 @@ export async function findRecording(ctx: AppContext, actor: Actor, id: number): 
   return row;
 }
 
+/** A file of the upload that was not stored, and why (issue 24). */
+export interface RefusedUpload {
+  /** Position among the files sent, 0-based. */
+  index: number;
+  name: string;
+  code: ErrorCode;
+  reason: string;
+}
+
 /**
- * Checks every uploaded file (type from its own bytes, duration from the media) and stores them all, or
- * none: one refused file refuses the whole upload and every incoming file is removed.
+ * Checks every uploaded file (type from its own bytes, duration from the media) and stores each readable
+ * one; a refused file is reported with its reason and never stored (issue 24: one bad file no longer costs
+ * the good ones). When no file is readable the first file's refusal is thrown, as before. Every incoming
+ * file is removed at the end, stored or not; a storage failure removes what this upload had stored.
  */
-export async function storeRecordings(ctx: AppContext, actor: Actor, files: IncomingFile[]): Promise<RecordingRow[]> {
+export async function storeRecordings(
+  ctx: AppContext,
+  actor: Actor,
+  files: IncomingFile[],
+): Promise<{ stored: RecordingRow[]; refused: RefusedUpload[] }> {
   const storage = recordingStorage(ctx);
   const storedKeys: string[] = [];
   try {
     if (files.length === 0) throw badRequest('Please select at least one file to upload', 'NO_FILES');
     const checked: { file: IncomingFile; type: MediaType; duration: number }[] = [];
-    for (const file of files) {
-      const type = detectMediaType(await readHead(file.tempPath));
-      if (!type) throw badRequest(NOT_MEDIA_MESSAGE, 'NOT_MEDIA');
-      checked.push({ file, type, duration: await readDuration(file, type) });
+    const refused: { upload: RefusedUpload; error: AppError }[] = [];
+    for (const [index, file] of files.entries()) {
+      try {
+        checked.push({ file, ...(await checkFile(file)) });
+      } catch (err) {
+        // Only the file's own refusals (4xx) are per file; a disk error is the server's and fails the request.
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        const name = displayName(file.clientName, '') || `File ${index + 1}`;
+        refused.push({ upload: { index, name, code: err.code, reason: err.message }, error: err });
+      }
     }
+    if (checked.length === 0) throw refused[0].error;
     const rows: RecordingRow[] = [];
     for (const { file, type, duration } of checked) {
       const key = newStorageKey(type.extension);
@@ -113,7 +136,7 @@ export async function storeRecordings(ctx: AppContext, actor: Actor, files: Inco
         .returning();
       rows.push({ ...row, email: actor.email });
     }
-    return rows;
+    return { stored: rows, refused: refused.map((r) => r.upload) };
   } catch (err) {
     await Promise.all(storedKeys.map((key) => storage.remove(key).catch(() => undefined)));
     if (storedKeys.length > 0) {
@@ -123,6 +146,13 @@ export async function storeRecordings(ctx: AppContext, actor: Actor, files: Inco
   } finally {
     await Promise.all(files.map((f) => rm(f.tempPath, { force: true })));
   }
+}
+
+/** The file's type, from its own bytes, and its duration; or the 400 it is refused with. */
+async function checkFile(file: IncomingFile): Promise<{ type: MediaType; duration: number }> {
+  const type = detectMediaType(await readHead(file.tempPath));
+  if (!type) throw badRequest(NOT_MEDIA_MESSAGE, 'NOT_MEDIA');
+  return { type, duration: await readDuration(file, type) };
 }
 
 async function readHead(filePath: string): Promise<Uint8Array> {
@@ -147,11 +177,15 @@ async function readDuration(file: IncomingFile, type: MediaType): Promise<number
   }
 }
 
-/** The client's file name reduced to a harmless display name: no directories, no control characters. */
+/**
+ * The client's file name reduced to a harmless display name: no directories, no control characters. An empty
+ * name becomes `recording.<extension>`, or stays empty when no extension is given.
+ */
 export function displayName(clientName: string, extension: string): string {
   const base = clientName.split(/[\\/]/).pop() ?? '';
   const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
-  return clean && clean !== '.' && clean !== '..' ? clean : `recording.${extension}`;
+  if (clean && clean !== '.' && clean !== '..') return clean;
+  return extension ? `recording.${extension}` : '';
 }
 
 /** An ASCII-only download name ending in the detected extension (the UTF-8 name goes in filename*). */

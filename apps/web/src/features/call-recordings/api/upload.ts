@@ -42,3 +42,20 @@ export function uploadRecordings(files: File[], onProgress: (percent: number) =>
     xhr.send(form);
   });
 }
+
+/** What became of one selected file in an upload (issue 24): stored, or refused with the server's reason. */
+export type FileOutcome = { uploaded: true } | { uploaded: false; reason: string };
+
+/**
+ * Each sent file's outcome. The server names refused files by their place among the files sent (the order
+ * they were appended to the form); every other file of a 201 was stored.
+ */
+export function uploadOutcomes(sent: File[], result: UploadResult): Map<File, FileOutcome> {
+  const refused = new Map((result.refused ?? []).map((r) => [r.index, r.reason]));
+  return new Map(
+    sent.map((file, index): [File, FileOutcome] => {
+      const reason = refused.get(index);
+      return [file, reason === undefined ? { uploaded: true } : { uploaded: false, reason }];
+    }),
+  );
+}
