@@ -91,6 +91,23 @@ describe('WhatsApp opt-in', () => {
     expect((await t.request({ method: 'POST', url: '/api/conversation/999999/consent', as: admin.cookie, payload: { channel: 'whatsapp', granted: true, note: 'Some note here' } })).statusCode).toBe(404);
   });
 
+  it('GET /api/conversation/{uuid} shows the prospect\'s WhatsApp opt-in to whoever may change the conversation', async () => {
+    const { type, wa } = await setup();
+    const digits = '34600222003';
+    await postMeta(t, whatsAppPayload(wa.pageId, digits, `wamid.${unique('w')}`, 'Hi there'));
+    await settle(t.ctx);
+    const { conversation } = (await conversationOfProspect(t.ctx, wa.id, digits))!;
+    const detail = async (cookie?: string) => (await t.request({ method: 'GET', url: `/api/conversation/${conversation.uuid}`, as: cookie })).json();
+    expect((await detail(admin.cookie)).whatsappOptIn).toEqual({ granted: true, source: 'prospect wrote first', at: expect.any(String) });
+    await t.request({ method: 'POST', url: `/api/conversation/${conversation.id}/consent`, as: admin.cookie, payload: { channel: 'whatsapp', granted: false, note: 'Asked not to.' } });
+    expect((await detail(admin.cookie)).whatsappOptIn).toMatchObject({ granted: false, source: 'person' });
+    // A web chat has no phone number: no opt-in to show.
+    const chat = await t.request({ method: 'POST', url: '/api/conversation/new', as: admin.cookie, payload: { conversationTypeId: type.id } });
+    expect(chat.statusCode, chat.body).toBeLessThan(300);
+    const web = (await t.request({ method: 'GET', url: `/api/conversation/${chat.json().uuid}`, as: admin.cookie })).json();
+    expect(web).not.toHaveProperty('whatsappOptIn');
+  });
+
   it('GET /api/admin/compliance/consents: 401 anonymous, 403 for a non-admin, 400 for a bad query', async () => {
     const list = (query: string, cookie?: string) => t.request({ method: 'GET', url: `/api/admin/compliance/consents${query}`, as: cookie });
     expect((await list('')).statusCode).toBe(401);

@@ -6,11 +6,11 @@ import type { Executor } from './conversation-store.ts';
 /**
  * Consent records (issue 23, docs/compliance.md "WhatsApp opt-in"): WhatsApp lets a business start a
  * conversation (a template outside the 24-hour window) only with a person who opted in to hear from it.
- * The opt-in is recorded from the conversation (the prospect wrote first), from the API/import
- * (`POST /api/leads` with `whatsappOptIn`), or by a person with a note; an opt-out withdraws it. The newest
+ * The opt-in is recorded from the conversation (the prospect wrote first), from the API (`POST /api/leads`
+ * with `whatsappOptIn`), from an ADMIN's CSV import (`POST /api/admin/compliance/consents/import`), or by a person with a note; an opt-out withdraws it. The newest
  * record of an address and channel is the current state; all of them are the audit trail.
  */
-export type ConsentSource = 'prospect wrote first' | 'keyword START' | 'api' | 'person' | 'opt-out';
+export type ConsentSource = 'prospect wrote first' | 'keyword START' | 'api' | 'import' | 'person' | 'opt-out';
 
 export async function recordConsent(
   db: Executor,

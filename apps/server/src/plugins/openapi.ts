@@ -112,6 +112,7 @@ const SUMMARIES: Record<string, string> = {
   'GET /api/admin/user-messaging-accounts/list': 'List grants of messaging accounts to users',
   'GET /api/admin/compliance/opt-outs': 'List every opt-out (audit): how, since, and who cleared it with which note',
   'GET /api/admin/compliance/consents': 'List every consent change (audit): WhatsApp opt-ins and withdrawals, source, who and when',
+  'POST /api/admin/compliance/consents/import': 'Import WhatsApp opt-ins from a CSV (phone, optional note)',
   'POST /api/admin/user-messaging-accounts/create': 'Grant a messaging account to a user',
   'DELETE /api/admin/user-messaging-accounts/{id}': 'Revoke a grant',
   'GET /api/admin/pricing/conversation': 'Price of conversations',

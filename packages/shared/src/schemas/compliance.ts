@@ -59,8 +59,29 @@ export const consentAuditItem = z.object({
   by: z.string().nullable(),
   at: z.string(),
 });
+export type ConsentAuditItem = z.infer<typeof consentAuditItem>;
 export const consentAuditList = z.object({ items: z.array(consentAuditItem), total: z.number() });
+export type ConsentAuditList = z.infer<typeof consentAuditList>;
 export const consentAuditQuery = optOutAuditQuery.omit({ active: true });
+
+/**
+ * The prospect's WhatsApp opt-in as the conversation screen shows it: the newest consent record of their phone
+ * number (`granted` false: withdrawn); null when none was ever recorded.
+ */
+export const consentStateView = z.object({ granted: z.boolean(), source: z.string(), at: z.string() }).nullable();
+export type ConsentStateView = z.infer<typeof consentStateView>;
+
+/** The multipart field of POST /api/admin/compliance/consents/import, and the most rows one file may hold. */
+export const CONSENT_IMPORT_FIELD = 'file';
+export const CONSENT_IMPORT_MAX_ROWS = 10_000;
+export const CONSENT_IMPORT_MAX_BYTES = 2 * 1024 * 1024;
+
+/** The answer of the opt-in import: rows recorded, and the ones left out with the reason (row 1: the first after the header). */
+export const consentImportResult = z.object({
+  imported: z.number().int(),
+  skipped: z.array(z.object({ row: z.number().int(), reason: z.string() })),
+});
+export type ConsentImportResult = z.infer<typeof consentImportResult>;
 
 export const optOutAuditList = z.object({ items: z.array(optOutAuditItem), total: z.number() });
 export type OptOutAuditList = z.infer<typeof optOutAuditList>;

@@ -1,5 +1,5 @@
 import { conversationActions } from './agent-actions.ts';
-import { doNotContactView } from './compliance.ts';
+import { consentStateView, doNotContactView } from './compliance.ts';
 import { z } from 'zod';
 import { ACCOUNT_TYPES, CONVERSATION_ORDERS, MESSAGE_ROLES } from '../enums.ts';
 import { LIMITS } from '../limits.ts';
@@ -272,6 +272,11 @@ export const conversationDetail = z.object({
   ...conversationActions,
   /** Active opt-outs of the prospect (issue 23); null for a web chat or a prospect who may be contacted. */
   doNotContact: doNotContactView.optional(),
+  /**
+   * The prospect's WhatsApp opt-in (issue 23): for a prospect with a phone number and a viewer who may change the
+   * conversation; null when none was recorded, absent otherwise.
+   */
+  whatsappOptIn: consentStateView.optional(),
   // The team's workspace (issue 24): only for viewers who may administer the conversation (never a visitor).
   assignee: z.string().nullable(),
   state: z.enum(CONVERSATION_STATES),

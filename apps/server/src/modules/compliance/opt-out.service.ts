@@ -2,7 +2,7 @@ import { and, count, desc, eq, ilike, inArray, isNull, type SQL } from 'drizzle-
 import type { AppContext } from '../../context.ts';
 import { afterCommit } from '../../db/after-commit.ts';
 import { consentRecords, doNotContact, messagingAccounts, prospects, users } from '../../db/schema/index.ts';
-import { recordConsent } from '../../conversations/consent.ts';
+import { consentOf, recordConsent } from '../../conversations/consent.ts';
 import { emitConversationChanged, type Executor, insertMessage } from '../../conversations/conversation-store.ts';
 import { clearOptOut, contactAddress, reportOptOutToCrm, type DoNotContact, doNotContactOf, webChatAddress } from '../../conversations/opt-out.ts';
 import { conflict } from '../../lib/errors.ts';
@@ -25,9 +25,20 @@ export async function addressOfConversation(db: Executor, conversation: { prospe
   return conversation.prospectId === null ? webChatAddress(conversation.uuid) : addressOfProspect(db, conversation.prospectId);
 }
 
-/** `doNotContact` of GET /api/conversation/{uuid}. */
-export async function doNotContactOfConversation(db: Executor, conversation: { prospectId: number | null; uuid: string }): Promise<DoNotContact | null> {
-  return doNotContactOf(db, await addressOfConversation(db, conversation));
+/**
+ * `doNotContact` and, for a viewer who may change the conversation and a prospect with a phone number,
+ * `whatsappOptIn` of GET /api/conversation/{uuid}: one address lookup for both.
+ */
+export async function complianceOfConversation(
+  db: Executor,
+  conversation: { prospectId: number | null; uuid: string },
+  canAdminister: boolean,
+): Promise<{ doNotContact: DoNotContact | null; whatsappOptIn?: { granted: boolean; source: string; at: string } | null }> {
+  const address = await addressOfConversation(db, conversation);
+  const doNotContact = await doNotContactOf(db, address);
+  if (!canAdminister || !address?.startsWith('+')) return { doNotContact };
+  const consent = await consentOf(db, address, 'whatsapp');
+  return { doNotContact, whatsappOptIn: consent && { granted: consent.granted, source: consent.source, at: consent.createdAt.toISOString() } };
 }
 
 /** Clears the opt-out with the person's note, which is also left on the conversation for the team to see. */

@@ -1,4 +1,4 @@
-import { doNotContactOfConversation, withOptOutMarks } from '../compliance/opt-out.service.ts';
+import { complianceOfConversation, withOptOutMarks } from '../compliance/opt-out.service.ts';
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { isUuid } from '@sales-agent/shared/uuid';
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
@@ -290,11 +290,11 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
   const detail = parseJson<StoredDetail>(row?.detail);
   if (!detail) throw notFound('Conversation not found', 'CONVERSATION_NOT_FOUND');
   const canAdminister = viewAccess(actor, detail, detail.granted);
-  const doNotContact = await doNotContactOfConversation(ctx.db, detail);
+  const compliance = await complianceOfConversation(ctx.db, detail, canAdminister);
   return {
     ...presentDetail(detail, canAdminister, !ctx.config.OPENAI_API_KEY),
     ...(await readConversationActions(ctx, detail.id, canAdminister, detail.type?.id ?? null)),
-    doNotContact,
+    ...compliance,
     ...(await readWorkspaceDetail(ctx, actor, detail, canAdminister)),
   };
 }

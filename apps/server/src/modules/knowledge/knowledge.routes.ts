@@ -22,7 +22,8 @@ import {
 } from '@sales-agent/shared/schemas/knowledge';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { AppError, badRequest } from '../../lib/errors.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { uploadedFile } from '../../lib/uploaded-file.ts';
 import {
   addDocument,
   answerQuestionGroup,
@@ -92,7 +93,7 @@ export async function knowledgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     async (request, reply) => {
       const collectionId = request.params.id;
       if (request.isMultipart()) {
-        return reply.status(201).send(await addDocument(ctx, collectionId, await uploadedFile(request, reply)));
+        return reply.status(201).send(await addDocument(ctx, collectionId, await uploadedDocument(request, reply)));
       }
       const parsed = knowledgeSourceBody.safeParse(request.body);
       if (!parsed.success) {
@@ -115,7 +116,7 @@ export async function knowledgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       },
     },
     async (request, reply) => {
-      const file = await uploadedFile(request, reply);
+      const file = await uploadedDocument(request, reply);
       return reply.status(201).send(await importFaqCsv(ctx, request.params.id, file.bytes));
     },
   );
@@ -185,22 +186,6 @@ export async function knowledgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
   );
 }
 
-/** The one file of a multipart request in the field "file", whole in memory (documents are at most 20 MB). */
-async function uploadedFile(request: FastifyRequest, reply: FastifyReply) {
-  const file = request.isMultipart() ? await request.file() : undefined;
-  if (!file || file.fieldname !== KNOWLEDGE_UPLOAD_FIELD) {
-    throw badRequest(`Send the file as multipart/form-data in the field "${KNOWLEDGE_UPLOAD_FIELD}".`);
-  }
-  let bytes: Buffer;
-  try {
-    bytes = await file.toBuffer();
-  } catch {
-    bytes = Buffer.alloc(0);
-  }
-  if (file.file.truncated || bytes.length > KNOWLEDGE_DOCUMENT_MAX_BYTES) {
-    // Refused before the body ended: close rather than read the rest.
-    reply.header('connection', 'close');
-    throw new AppError(413, 'UPLOAD_TOO_LARGE', `The file is larger than ${KNOWLEDGE_DOCUMENT_MAX_BYTES / 1024 / 1024} MB.`);
-  }
-  return { fileName: file.filename, mimeType: file.mimetype, bytes };
-}
+/** The uploaded document or CSV (documents are at most 20 MB). */
+const uploadedDocument = (request: FastifyRequest, reply: FastifyReply) =>
+  uploadedFile(request, reply, { field: KNOWLEDGE_UPLOAD_FIELD, maxBytes: KNOWLEDGE_DOCUMENT_MAX_BYTES });

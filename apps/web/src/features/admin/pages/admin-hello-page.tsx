@@ -42,7 +42,7 @@ const ACTIONS: ReadonlyArray<{ to: string; label: string; text: string; icon: Ic
   { to: paths.admin.call, label: 'Make a call', text: 'Have the agent phone a prospect from a Twilio account.', icon: IconPhoneCall },
   { to: paths.admin.team, label: 'Team', text: 'Invite teammates by email, change their roles, deactivate who left.', icon: IconUsers },
   { to: paths.admin.unanswered, label: 'Unanswered conversations', text: 'Messages the agent could not answer or deliver, to follow up by hand.', icon: IconAlertTriangle },
-  { to: paths.admin.optOuts, label: 'Opt-outs', text: 'Who asked not to be contacted, when and how, and who cleared it with which note.', icon: IconHandStop },
+  { to: paths.admin.optOuts, label: 'Opt-outs and consents', text: 'Who asked not to be contacted and who cleared it; WhatsApp opt-ins, and their import from a CSV.', icon: IconHandStop },
 ];
 
 export default function AdminHelloPage() {

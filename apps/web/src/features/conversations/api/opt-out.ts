@@ -10,3 +10,11 @@ export const useClearOptOut = () =>
       api.post<{ message: string }>(`/api/conversation/${conversation.id}/do-not-contact/clear`, { note }),
     refreshes: (vars) => [conversationKeys.detail(vars.conversation.uuid), conversationKeys.lists()],
   });
+
+/** Records (or withdraws) the prospect's WhatsApp opt-in (issue 23), with a note saying where it was given. */
+export const useRecordConsent = () =>
+  useWrite({
+    write: ({ conversation, granted, note }: { conversation: ConversationRef; granted: boolean; note: string }) =>
+      api.post<{ message: string }>(`/api/conversation/${conversation.id}/consent`, { channel: 'whatsapp', granted, note }),
+    refreshes: (vars) => [conversationKeys.detail(vars.conversation.uuid)],
+  });

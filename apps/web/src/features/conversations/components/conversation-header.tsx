@@ -6,6 +6,7 @@ import { AI_STATE_TEXT, aiState, phaseWords } from '../lib/phase-words.ts';
 import { CallStatus } from './call-status.tsx';
 import { HandOff } from './hand-off.tsx';
 import { DoNotContact } from './do-not-contact.tsx';
+import { WhatsAppOptIn } from './whatsapp-opt-in.tsx';
 import { conversationName } from './inbox-row.tsx';
 import { WorkspaceControls } from './workspace-controls.tsx';
 
@@ -71,6 +72,7 @@ export function ConversationHeader({ conversation: c, mode }: { conversation: Co
       {admin && c.Prospect && <HandOff conversation={c} />}
       {admin && <WorkspaceControls conversation={c} />}
       <DoNotContact conversation={c} canClear={admin} />
+      {admin && c.Prospect && <WhatsAppOptIn conversation={c} />}
       <CallStatus uuid={c.uuid} />
     </Stack>
   );
