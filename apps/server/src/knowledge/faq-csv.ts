@@ -1,4 +1,4 @@
-import Papa from 'papaparse';
+import { parseCsvWithHeader } from '../lib/csv.ts';
 
 /** Most FAQ entries one CSV import creates. */
 export const FAQ_IMPORT_MAX_ROWS = 5000;
@@ -10,11 +10,7 @@ export type FaqCsvResult = { ok: true; entries: { question: string; answer: stri
  * ignored) with Papa Parse. Rows with a blank question or answer are skipped and counted.
  */
 export function parseFaqCsv(csv: string): FaqCsvResult {
-  const parsed = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), {
-    header: true,
-    skipEmptyLines: 'greedy',
-    transformHeader: (header) => header.trim().toLowerCase(),
-  });
+  const parsed = parseCsvWithHeader(csv, { lowerCaseHeaders: true });
   const fields = parsed.meta.fields ?? [];
   const missing = ['question', 'answer'].filter((f) => !fields.includes(f));
   if (missing.length > 0) return { ok: false, error: `The CSV needs the columns "question" and "answer" (missing: ${missing.join(', ')}).` };

@@ -1,4 +1,4 @@
-import Papa from 'papaparse';
+import { parseCsvWithHeader } from '../../lib/csv.ts';
 import { CAMPAIGN_MAX_CONTACTS } from '@sales-agent/shared/schemas/campaigns';
 import { isE164 } from '@sales-agent/shared/schemas/call';
 import { phoneAddress } from '../../conversations/opt-out.ts';
@@ -22,11 +22,7 @@ type RawContact = { phone: string; name?: string; fields?: Record<string, string
  * optional `name`, every other column a field. Throws 400 CAMPAIGN_CSV_INVALID when there is no phone column.
  */
 export function parseContactsCsv(csv: string): RawContact[] {
-  const parsed = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), {
-    header: true,
-    skipEmptyLines: 'greedy',
-    transformHeader: (header) => header.trim(),
-  });
+  const parsed = parseCsvWithHeader(csv);
   const headers = parsed.meta.fields ?? [];
   const phoneColumn = headers.find((h) => h.toLowerCase() === 'phone');
   if (!phoneColumn) throw badRequest('The CSV needs a "phone" column (and may have "name" and any other columns).', 'CAMPAIGN_CSV_INVALID');

@@ -1,6 +1,6 @@
 import { and, inArray, isNull } from 'drizzle-orm';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import Papa from 'papaparse';
+import { parseCsvWithHeader } from '../../lib/csv.ts';
 import { CONSENT_IMPORT_MAX_ROWS, type ConsentImportResult } from '@sales-agent/shared/schemas/compliance';
 import type { AppContext } from '../../context.ts';
 import { consentRecords, doNotContact } from '../../db/schema/index.ts';
@@ -57,11 +57,7 @@ export async function importConsents(ctx: AppContext, userId: number, file: { na
  * number with its country code, or repeats an earlier row, is skipped (`row` 1 is the first after the header).
  */
 export function readOptInCsv(csv: string, defaultNote: string): { rows: OptInRow[]; skipped: Skipped[] } {
-  const parsed = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), {
-    header: true,
-    skipEmptyLines: 'greedy',
-    transformHeader: (header) => header.trim().toLowerCase(),
-  });
+  const parsed = parseCsvWithHeader(csv, { lowerCaseHeaders: true });
   const headers = parsed.meta.fields ?? [];
   if (!headers.includes('phone')) throw badRequest('The CSV needs a header row with a "phone" column (and may have a "note" column).', 'CONSENT_CSV_INVALID');
   const broken = parsed.errors.find((e) => e.type === 'Quotes');
