@@ -1,6 +1,6 @@
 import { Box, Group, Loader, Stack, Text } from '@mantine/core';
 import type { ConversationDetail } from '@sales-agent/shared/schemas/conversation';
-import { useState } from 'react';
+import { type Dispatch, type SetStateAction, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { paths } from '../../../config/paths.ts';
 import { useAuth } from '../../../lib/auth.ts';
@@ -97,7 +97,7 @@ export function ConversationThread({ conversation: c, foldControls, onDeleted }:
 function ConversationControls(props: {
   conversation: ConversationDetail;
   selected: Set<number>;
-  onSelect(selected: Set<number>): void;
+  onSelect: Dispatch<SetStateAction<Set<number>>>;
   onDeleted?(): void;
 }) {
   const { conversation: c, selected, onSelect } = props;
@@ -144,7 +144,14 @@ function ConversationControls(props: {
         })
       }
       onSelectAll={(all) => onSelect(all ? new Set(c.messages.map((m) => m.id)) : new Set())}
-      onDeleteMessages={() => deleteMessages.mutate({ conversation: c, messageIds: [...selected] }, { onSuccess: () => onSelect(new Set()) })}
+      onDeleteMessages={() => {
+        const deleted = [...selected];
+        // Only the deleted ids leave the selection: a box ticked while the deletion was on its way stays ticked.
+        deleteMessages.mutate(
+          { conversation: c, messageIds: deleted },
+          { onSuccess: () => onSelect((current) => new Set([...current].filter((id) => !deleted.includes(id)))) },
+        );
+      }}
       onFollowUp={onFollowUp}
       followUpDisabledReason={followUpReason}
       // Spec §6: the rebuild button only for ADMIN, and only where there is a prospect.
