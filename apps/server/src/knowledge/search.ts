@@ -1,8 +1,9 @@
-import { and, desc, inArray, sql } from 'drizzle-orm';
+import { desc, inArray, sql } from 'drizzle-orm';
 import type { KnowledgePassage } from '@sales-agent/shared/schemas/knowledge';
 import type { AppContext } from '../context.ts';
 import type { Executor } from '../db/executor.ts';
 import { knowledgeChunks } from '../db/schema/index.ts';
+import { rowsOf } from '../lib/limits.ts';
 import { embeddingsModel, embedQuery } from './embeddings.ts';
 import { nearestPassages, passagesById } from './vector-scan.ts';
 
@@ -21,17 +22,60 @@ const RRF_K = 60;
 const CANDIDATES = 20;
 
 /**
+ * A query word found in more passages than this is "common": it brings only this many (arbitrary) passages
+ * to the ranking, not all of them. A rarer word brings every passage it is in.
+ */
+export const WORD_PASSAGES = 100;
+/** Passages matching every common word of the query that are ranked at most. */
+const ALL_COMMON_PASSAGES = 500;
+/** Query words looked up at most (a turn's query is up to 2,000 characters). */
+const MAX_WORDS = 32;
+
+/** The query's words as OR-ed full-text terms (websearch_to_tsquery would AND them and miss a passage lacking one). */
+const orQuery = (query: string) => sql`replace(plainto_tsquery('english', ${query})::text, '&', '|')::tsquery`;
+
+/**
  * Lexical retrieval with PostgreSQL full-text search (the same SQL on PGlite and PostgreSQL, no API key):
- * the query's words are OR-ed (websearch_to_tsquery would AND them and miss a passage lacking one word), and
- * passages are ranked by ts_rank_cd, length-normalised so a long page does not win by size alone.
+ * passages matching any of the query's words, ranked by ts_rank_cd, length-normalised so a long page does not
+ * win by size alone.
+ *
+ * Ranking every match is what costs at 100k passages: a question's common words are each in several percent of
+ * the passages, so the OR matches are tens of thousands and ts_rank_cd reads every one
+ * (docs/performance.md "Knowledge retrieval"). So the ranked candidates are capped, chosen through the GIN index:
+ * 1. each query word is looked up, at most WORD_PASSAGES + 1 passages: a word with no more than WORD_PASSAGES
+ *    (a rare word: a name, a product, "whatsapp") brings all its passages;
+ * 2. a common word brings its first WORD_PASSAGES, and the passages with every common word are added (at most
+ *    ALL_COMMON_PASSAGES; "installation cost" where both words are everywhere).
+ * When no word is common, the candidates are exactly the matches and the ranking is what ranking them all
+ * gives; otherwise a passage with only some of the common words and none of the rare ones may be left out —
+ * the weakest matches, which a rarer word or all the words outrank.
  */
 export async function lexicalSearch(db: Executor, collectionIds: number[], query: string, limit: number) {
-  const tsquery = sql`replace(plainto_tsquery('english', ${query})::text, '&', '|')::tsquery`;
-  const score = sql<number>`ts_rank_cd(${knowledgeChunks.search}, ${tsquery}, 1)`;
+  const inCollections = inArray(knowledgeChunks.collectionId, collectionIds);
+  // The words as tsquery operands ('instal', 'cost'), from the same parser as the OR-ed query.
+  const found = rowsOf<{ word: string; id: number }>(
+    await db.execute(sql`
+      with words as (
+        select distinct w from regexp_split_to_table(nullif(plainto_tsquery('english', ${query})::text, ''), ' & ') w limit ${MAX_WORDS}
+      )
+      select words.w as word, m.id from words cross join lateral (
+        select ${knowledgeChunks.id} as id from ${knowledgeChunks} where ${inCollections} and ${knowledgeChunks.search} @@ words.w::tsquery limit ${WORD_PASSAGES + 1}
+      ) m`),
+  );
+  const perWord = new Map<string, number[]>();
+  for (const { word, id } of found) perWord.set(word, [...(perWord.get(word) ?? []), Number(id)]);
+  const common = [...perWord].filter(([, ids]) => ids.length > WORD_PASSAGES).map(([word]) => word);
+  const candidates = [...new Set(found.map((row) => Number(row.id)))];
+  if (candidates.length === 0) return [];
+  const withAllCommon =
+    common.length > 1
+      ? sql` or ${knowledgeChunks.id} in (select ${knowledgeChunks.id} from ${knowledgeChunks} where ${inCollections} and ${knowledgeChunks.search} @@ ${common.join(' & ')}::tsquery limit ${ALL_COMMON_PASSAGES})`
+      : sql``;
+  const score = sql<number>`ts_rank_cd(${knowledgeChunks.search}, ${orQuery(query)}, 1)`;
   const rows = await db
     .select({ id: knowledgeChunks.id, text: knowledgeChunks.text, sourceId: knowledgeChunks.sourceId, title: knowledgeChunks.title, url: knowledgeChunks.url, score })
     .from(knowledgeChunks)
-    .where(and(inArray(knowledgeChunks.collectionId, collectionIds), sql`${knowledgeChunks.search} @@ ${tsquery}`))
+    .where(sql`(${inArray(knowledgeChunks.id, candidates)}${withAllCommon})`)
     .orderBy(desc(score), knowledgeChunks.id)
     .limit(limit);
   return rows.map((row) => ({ ...row, score: Number(row.score) }));
