@@ -16,6 +16,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { sql } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../apps/server/src/test/build-test-app.ts';
 import { knowledgeChunks, knowledgeCollections, knowledgeSources } from '../apps/server/src/db/schema/index.ts';
@@ -32,17 +33,33 @@ const QUERIES = ['how much does installation cost', 'warranty for the pro plan',
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+const uptime = () => `load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}`;
 
-async function timed(fn: () => Promise<unknown>): Promise<{ p50: number; p95: number }> {
-  for (let i = 0; i < 5; i++) await fn(); // warm-up (and the vector cache's first load)
-  const times: number[] = [];
+/** p50/p95 of each function, run in turn (interleaved, so a change in the machine's load weighs on all alike). */
+async function timed(...fns: (() => Promise<unknown>)[]): Promise<{ p50: number; p95: number }[]> {
+  for (let i = 0; i < 5; i++) for (const fn of fns) await fn(); // warm-up (and the vector cache's first load)
+  const times = fns.map(() => [] as number[]);
   for (let i = 0; i < RUNS; i++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
+    for (const [k, fn] of fns.entries()) {
+      const start = performance.now();
+      await fn();
+      times[k].push(performance.now() - start);
+    }
   }
-  times.sort((a, b) => a - b);
-  return { p50: pct(times, 50), p95: pct(times, 95) };
+  return times.map((list) => {
+    list.sort((a, b) => a - b);
+    return { p50: pct(list, 50), p95: pct(list, 95) };
+  });
+}
+
+const orQuery = (query: string) => sql`replace(plainto_tsquery('english', ${query})::text, '&', '|')::tsquery`;
+
+/** The lexical search before the candidate cap (for comparison in the same run): ts_rank_cd over every OR match. */
+function rankEveryMatch(t: TestApp, collectionId: number, query: string, limit: number) {
+  return t.ctx.db.execute(
+    sql`select id, text, source_id, title, url, ts_rank_cd(search, ${orQuery(query)}, 1) as score from knowledge_chunks
+        where collection_id in (${collectionId}) and search @@ ${orQuery(query)} order by score desc, id limit ${limit}`,
+  );
 }
 
 /** Grows the collection to `size` passages: ~120 words each, drawn (seeded) from a 2,000-word vocabulary plus the query words. */
@@ -79,14 +96,17 @@ async function retrieval(db: string) {
       await fill(t, collection.id, source.id, filled, size);
       filled = size;
       let q = 0;
-      // The floor: finding the matching passages (the OR-ed query, as lexical search does) without ranking them.
-      const floor = await timed(() =>
-        t.ctx.db.execute(sql`select count(*) from knowledge_chunks where collection_id = ${collection.id} and search @@ replace(plainto_tsquery('english', ${QUERIES[q++ % QUERIES.length]})::text, '&', '|')::tsquery`),
+      const next = () => QUERIES[q++ % QUERIES.length];
+      // The floor: finding the matching passages (the OR-ed query, as lexical search did) without ranking them.
+      const [lexical, before, floor] = await timed(
+        () => searchKnowledge(t.ctx, [collection.id], next(), 8),
+        () => rankEveryMatch(t, collection.id, next(), 8),
+        () => t.ctx.db.execute(sql`select count(*) from knowledge_chunks where collection_id = ${collection.id} and search @@ ${orQuery(next())}`),
       );
-      const lexical = await timed(() => searchKnowledge(t.ctx, [collection.id], QUERIES[q++ % QUERIES.length], 8));
-      const scan = await timed(() => nearestPassages(t.ctx.db, [collection.id], 'bench-model', query, 20));
+      const [scan] = await timed(() => nearestPassages(t.ctx.db, [collection.id], 'bench-model', query, 20));
       console.log(
-        `${db} ${size} passages (filled in ${((performance.now() - fillStart) / 1000).toFixed(0)} s): lexical p50 ${ms(lexical.p50)} p95 ${ms(lexical.p95)} · ` +
+        `${db} ${size} passages (filled in ${((performance.now() - fillStart) / 1000).toFixed(0)} s; ${uptime()}): ` +
+          `lexical p50 ${ms(lexical.p50)} p95 ${ms(lexical.p95)} · before (rank every match) p50 ${ms(before.p50)} p95 ${ms(before.p95)} · ` +
           `floor (match, no rank) p50 ${ms(floor.p50)} p95 ${ms(floor.p95)} · ` +
           `vector scan (${DIMS} dims) p50 ${ms(scan.p50)} p95 ${ms(scan.p95)}`,
       );

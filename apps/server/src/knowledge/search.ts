@@ -1,4 +1,4 @@
-import { desc, inArray, sql } from 'drizzle-orm';
+import { and, desc, inArray, sql } from 'drizzle-orm';
 import type { KnowledgePassage } from '@sales-agent/shared/schemas/knowledge';
 import type { AppContext } from '../context.ts';
 import type { Executor } from '../db/executor.ts';
@@ -62,20 +62,25 @@ export async function lexicalSearch(db: Executor, collectionIds: number[], query
         select ${knowledgeChunks.id} as id from ${knowledgeChunks} where ${inCollections} and ${knowledgeChunks.search} @@ words.w::tsquery limit ${WORD_PASSAGES + 1}
       ) m`),
   );
-  const perWord = new Map<string, number[]>();
-  for (const { word, id } of found) perWord.set(word, [...(perWord.get(word) ?? []), Number(id)]);
-  const common = [...perWord].filter(([, ids]) => ids.length > WORD_PASSAGES).map(([word]) => word);
-  const candidates = [...new Set(found.map((row) => Number(row.id)))];
-  if (candidates.length === 0) return [];
-  const withAllCommon =
-    common.length > 1
-      ? sql` or ${knowledgeChunks.id} in (select ${knowledgeChunks.id} from ${knowledgeChunks} where ${inCollections} and ${knowledgeChunks.search} @@ ${common.join(' & ')}::tsquery limit ${ALL_COMMON_PASSAGES})`
-      : sql``;
+  const perWord = new Map<string, number>();
+  for (const { word } of found) perWord.set(word, (perWord.get(word) ?? 0) + 1);
+  const common = [...perWord].filter(([, passages]) => passages > WORD_PASSAGES).map(([word]) => word);
+  const candidates = new Set(found.map((row) => Number(row.id)));
+  if (candidates.size === 0) return [];
+  if (common.length > 1) {
+    // A query of its own: OR-ed with the id list in one WHERE, the planner reads the whole table.
+    const withAllCommon = await db
+      .select({ id: knowledgeChunks.id })
+      .from(knowledgeChunks)
+      .where(and(inCollections, sql`${knowledgeChunks.search} @@ ${common.join(' & ')}::tsquery`))
+      .limit(ALL_COMMON_PASSAGES);
+    for (const { id } of withAllCommon) candidates.add(id);
+  }
   const score = sql<number>`ts_rank_cd(${knowledgeChunks.search}, ${orQuery(query)}, 1)`;
   const rows = await db
     .select({ id: knowledgeChunks.id, text: knowledgeChunks.text, sourceId: knowledgeChunks.sourceId, title: knowledgeChunks.title, url: knowledgeChunks.url, score })
     .from(knowledgeChunks)
-    .where(sql`(${inArray(knowledgeChunks.id, candidates)}${withAllCommon})`)
+    .where(inArray(knowledgeChunks.id, [...candidates]))
     .orderBy(desc(score), knowledgeChunks.id)
     .limit(limit);
   return rows.map((row) => ({ ...row, score: Number(row.score) }));
