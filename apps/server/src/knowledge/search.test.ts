@@ -23,6 +23,10 @@ describe('lexical search over many passages sharing common words (the capped can
     const id = await collectionOf([...many, 'Widget installation in Norway costs 480 euros.']);
     const [best] = await lexicalSearch(t.ctx.db, [id], 'what does widget installation cost in norway?', 3);
     expect(best.text).toBe('Widget installation in Norway costs 480 euros.');
+    // A long query (a turn's last messages): the latest words are looked up first.
+    const earlier = Array.from({ length: 80 }, (_, i) => `earlier${i}`).join(' ');
+    const [fromLong] = await lexicalSearch(t.ctx.db, [id], `${earlier}\nand installation in norway?`, 3);
+    expect(fromLong.text).toBe('Widget installation in Norway costs 480 euros.');
   });
 
   it('ranks the one passage with every common word first when no word is rare', async () => {

@@ -28,8 +28,11 @@ const CANDIDATES = 20;
 export const WORD_PASSAGES = 100;
 /** Passages matching every common word of the query that are ranked at most. */
 const ALL_COMMON_PASSAGES = 500;
-/** Query words looked up at most (a turn's query is up to 2,000 characters). */
-const MAX_WORDS = 32;
+/**
+ * Query words looked up at most: the last ones (a turn's query is the prospect's latest messages, oldest first,
+ * up to 2,000 characters). A word past these still counts in the ranking, but brings no passages of its own.
+ */
+const MAX_WORDS = 64;
 
 /** The query's words as OR-ed full-text terms (websearch_to_tsquery would AND them and miss a passage lacking one). */
 const orQuery = (query: string) => sql`replace(plainto_tsquery('english', ${query})::text, '&', '|')::tsquery`;
@@ -56,7 +59,8 @@ export async function lexicalSearch(db: Executor, collectionIds: number[], query
   const found = rowsOf<{ word: string; id: number }>(
     await db.execute(sql`
       with words as (
-        select distinct w from regexp_split_to_table(nullif(plainto_tsquery('english', ${query})::text, ''), ' & ') w limit ${MAX_WORDS}
+        select w from regexp_split_to_table(nullif(plainto_tsquery('english', ${query})::text, ''), ' & ') with ordinality as t(w, n)
+        group by w order by max(n) desc limit ${MAX_WORDS}
       )
       select words.w as word, m.id from words cross join lateral (
         select ${knowledgeChunks.id} as id from ${knowledgeChunks} where ${inCollections} and ${knowledgeChunks.search} @@ words.w::tsquery limit ${WORD_PASSAGES + 1}
