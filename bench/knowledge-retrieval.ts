@@ -7,6 +7,8 @@
  *    collection of 10,000 and 100,000 passages, lexical (no EMBEDDINGS_MODEL) and the exact vector scan of
  *    the hybrid path (EMBEDDINGS_DIMENSIONS-long vectors; the query's embedding call is not timed), on PGlite
  *    and PostgreSQL. Passages are generated from a 2,000-word vocabulary plus the query words (~120 words each).
+ *    Timed in turn with it (same load): the statement before the candidate cap (ts_rank_cd over every OR match)
+ *    and the floor (counting the OR matches, no ranking). Each line prints the load average.
  * 2. Ingestion: pages/s and peak RSS growth while `ingestSource` reads a 500-page loopback website (sitemap)
  *    and a generated 300-page PDF into passages, on PGlite.
  *
