@@ -1,6 +1,6 @@
 import { type Locator, type Page, expect, test } from '@playwright/test';
 import { confirmModal, loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
-import { expectNoHorizontalPageScroll, expectWithinViewportWidth, loginAsAdminThenPhone } from './support/viewport.ts';
+import { expectNoHorizontalPageScroll, expectPinnedColumnCoversNoField, expectWithinViewportWidth, loginAsAdminThenPhone } from './support/viewport.ts';
 
 /** Success toasts are Mantine notifications; this finds one by its exact text. */
 const toast = (page: Page, text: string) => page.locator('.mantine-Notification-root').filter({ hasText: text });
@@ -187,11 +187,14 @@ test.describe('admin conversation types', () => {
       await expectNoHorizontalPageScroll(page);
       await phase.getByRole('button', { name: 'Save' }).scrollIntoViewIfNeeded();
       for (const name of ['Save', 'Cancel']) await expectWithinViewportWidth(page, phase.getByRole('button', { name }));
+      // Issue 24: the pinned Actions column covers none of the fields being typed in.
+      await expectPinnedColumnCoversNoField(page.getByRole('table', { name: 'Conversation phases' }));
       await page.screenshot({ path: '/tmp/conversation-phases-phone.png', fullPage: true });
       await phase.getByRole('button', { name: 'Save' }).click();
       await expect(toast(page, 'Phase saved successfully!').first()).toBeVisible();
       await expect(phaseRow(page, 0).getByLabel('Prompt', { exact: true })).toHaveValue('Find out the roof size');
       await expectWithinViewportWidth(page, phaseRow(page, 0).getByRole('button', { name: 'Delete' }));
+      await expectPinnedColumnCoversNoField(page.getByRole('table', { name: 'Conversation phases' }));
     });
   });
 });
