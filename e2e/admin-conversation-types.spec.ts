@@ -1,6 +1,6 @@
 import { type Locator, type Page, expect, test } from '@playwright/test';
 import { confirmModal, loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
-import { expectNoHorizontalPageScroll, expectWithinViewportWidth, loginAsAdminThenPhone } from './support/viewport.ts';
+import { expectNoHorizontalPageScroll, expectPinnedColumnCoversNoField, expectWithinViewportWidth, loginAsAdminThenPhone } from './support/viewport.ts';
 
 /** Success toasts are Mantine notifications; this finds one by its exact text. */
 const toast = (page: Page, text: string) => page.locator('.mantine-Notification-root').filter({ hasText: text });
@@ -42,14 +42,23 @@ test.describe('admin conversation types', () => {
     await expect(page.getByRole('table', { name: 'Conversation phases' })).toHaveCount(0);
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByText('Role prompt is required')).toBeVisible();
-    await page.getByLabel('Title').fill(title);
+    await page.getByLabel('Title', { exact: true }).fill(title);
+    // Issue 24: what visitors see instead of the internal title, a field of the form with its help.
+    await expect(page.getByText("What visitors and prospects see as the chat's name")).toBeVisible();
+    await page.getByLabel('Public title').fill('x'.repeat(81));
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByText('Public title must be at most 80 characters')).toBeVisible();
+    await page.getByLabel('Public title').fill('Talk to Ada');
     await page.getByLabel('Role prompt').fill('You are Ada, you sell accounting software to bakeries.');
     await page.getByLabel('Error prompt').fill('Apologise and promise a human follow-up.');
     await page.getByLabel('Initial message').fill('Hello from Ada!');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page).toHaveURL(/\/admin\/conversation-type\/\d+\/edit$/);
     const typeId = Number(page.url().match(/conversation-type\/(\d+)\/edit/)![1]);
-    await expect(page.getByLabel('Title')).toHaveValue(title);
+    await expect(page.getByLabel('Title', { exact: true })).toHaveValue(title);
+    await expect(page.getByLabel('Public title')).toHaveValue('Talk to Ada');
+    const saved = await (await page.request.get(`/api/conversation-type/${typeId}`)).json();
+    expect(saved).toMatchObject({ title, publicTitle: 'Talk to Ada' });
 
     // Three phases; prompt areas have 15 rows (spec §2.6)
     for (const i of [0, 1, 2]) {
@@ -90,7 +99,7 @@ test.describe('admin conversation types', () => {
     await expect(page).toHaveURL(/\/admin\/conversation-type\/\d+\/edit$/);
     const copyId = Number(page.url().match(/conversation-type\/(\d+)\/edit/)![1]);
     expect(copyId).not.toBe(typeId);
-    await expect(page.getByLabel('Title')).toHaveValue(`[D] ${title}`);
+    await expect(page.getByLabel('Title', { exact: true })).toHaveValue(`[D] ${title}`);
     await expect(page.getByLabel('Role prompt')).toHaveValue('You are Ada, you sell accounting software to bakeries.');
     await expect(phaseRow(page, 0).getByLabel('Prompt', { exact: true })).toHaveValue('Goal of phase 0');
     await expect(phaseRow(page, 1).getByLabel('Prompt', { exact: true })).toHaveValue('Edited goal of phase 1');
@@ -101,7 +110,8 @@ test.describe('admin conversation types', () => {
     const heading = page.getByRole('heading', { level: 1 });
     await expect(heading).toHaveText(/^Config: E2E playbook/);
     expect((await heading.textContent())!.length).toBe(50);
-    await expect(page.locator('.cm-content')).toHaveText('{}');
+    // The form's Public title is kept in the config (its publicTitle).
+    await expect(page.locator('.cm-content')).toHaveText(/^\{\s*"publicTitle": "Talk to Ada"\s*\}$/);
     let configPosts = 0;
     page.on('request', (r) => {
       if (r.method() === 'POST' && r.url().endsWith(`/conversation-type/${typeId}/config`)) configPosts += 1;
@@ -187,11 +197,14 @@ test.describe('admin conversation types', () => {
       await expectNoHorizontalPageScroll(page);
       await phase.getByRole('button', { name: 'Save' }).scrollIntoViewIfNeeded();
       for (const name of ['Save', 'Cancel']) await expectWithinViewportWidth(page, phase.getByRole('button', { name }));
+      // Issue 24: the pinned Actions column covers none of the fields being typed in.
+      await expectPinnedColumnCoversNoField(page.getByRole('table', { name: 'Conversation phases' }));
       await page.screenshot({ path: '/tmp/conversation-phases-phone.png', fullPage: true });
       await phase.getByRole('button', { name: 'Save' }).click();
       await expect(toast(page, 'Phase saved successfully!').first()).toBeVisible();
       await expect(phaseRow(page, 0).getByLabel('Prompt', { exact: true })).toHaveValue('Find out the roof size');
       await expectWithinViewportWidth(page, phaseRow(page, 0).getByRole('button', { name: 'Delete' }));
+      await expectPinnedColumnCoversNoField(page.getByRole('table', { name: 'Conversation phases' }));
     });
   });
 });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type APIRequestContext, type Locator, type Page, expect, test } from '@playwright/test';
 import { E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
-import { DESKTOP, PHONE, expectNoHorizontalPageScroll, expectWithinViewportWidth } from './support/viewport.ts';
+import { DESKTOP, PHONE, expectNoHorizontalPageScroll, expectPinnedColumnCoversNoField, expectWithinViewportWidth } from './support/viewport.ts';
 
 /**
  * Issue 12 item 5: every list of records (the mantine-datatable tables) stays usable on a phone. At 1366×800
@@ -167,6 +167,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
               const actions = row.getByRole('cell').last().locator('button, a');
               expect(await actions.count(), `${screen.name}: actions in the last column`).toBeGreaterThan(0);
               for (const action of await actions.all()) await expectWithinViewportWidth(page, action);
+              await expectPinnedColumnCoversNoField(table);
             }
             const axe = await new AxeBuilder({ page }).include('main').analyze();
             for (const v of axe.violations) {

@@ -3,6 +3,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { OPERATOR_NOTES } from '../conversations/operator-notes.ts';
 import { messages } from '../db/schema/index.ts';
 import { AppError, notFound } from '../lib/errors.ts';
 import { newStorageKey } from '../lib/storage.ts';
@@ -76,7 +77,7 @@ export async function receiveInboundMedia(ctx: AppContext, account: LiveAccount,
   }
   if (kind !== 'audio') return { kind, key, mimeType, transcript: null, problem: null };
   if (!ctx.config.OPENAI_API_KEY) {
-    return { kind, key, mimeType, transcript: null, problem: 'A voice note arrived and no speech-to-text provider is configured (OPENAI_API_KEY): a person needs to listen to it.' };
+    return { kind, key, mimeType, transcript: null, problem: OPERATOR_NOTES.voiceNoteNoTranscription.admin };
   }
   try {
     const storage = recordingStorage(ctx);

@@ -59,4 +59,11 @@ describe('.env file', () => {
     const cwd = folder('bad', { '.env': 'PORT=not-a-port\nREGISTRATION=maybe\n' });
     expect(() => loadConfig(readEnvironment({ APP_SECRET: SECRET }, cwd))).toThrow(/PORT[\s\S]*REGISTRATION/);
   });
+
+  it('takes DEFAULT_PHONE_COUNTRY as a two-letter country code (US unless set) and refuses anything else', () => {
+    expect(loadConfig({ APP_SECRET: SECRET }).DEFAULT_PHONE_COUNTRY).toBe('US');
+    expect(loadConfig({ APP_SECRET: SECRET, DEFAULT_PHONE_COUNTRY: ' gb ' }).DEFAULT_PHONE_COUNTRY).toBe('GB');
+    expect(() => loadConfig({ APP_SECRET: SECRET, DEFAULT_PHONE_COUNTRY: 'Germany' })).toThrow(/DEFAULT_PHONE_COUNTRY must be a two-letter country code/);
+    expect(() => loadConfig({ APP_SECRET: SECRET, DEFAULT_PHONE_COUNTRY: 'XX' })).toThrow(/DEFAULT_PHONE_COUNTRY/);
+  });
 });

@@ -1,4 +1,5 @@
 import { isTimeZone } from '../lib/time-zone.ts';
+import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -34,6 +35,17 @@ const envSchema = z.object({
   LLM_MODEL: z.string().default('gpt-4o-mini'),
   /** Quiet hours (docs/compliance.md): the prospects' time zone when nothing better is known. */
   DEFAULT_TIME_ZONE: z.string().refine((zone) => isTimeZone(zone), 'DEFAULT_TIME_ZONE must be an IANA time zone such as America/New_York').default('UTC'),
+  /**
+   * The country of a phone number typed without its country code (a web-chat visitor's "(415) 555-0100", a
+   * teammate's contact edit): ISO 3166-1 alpha-2, read by libphonenumber-js. Numbers with + or 00 keep their own.
+   */
+  DEFAULT_PHONE_COUNTRY: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .default('US')
+    .refine((code) => isSupportedCountry(code), 'DEFAULT_PHONE_COUNTRY must be a two-letter country code such as US, GB or DE')
+    .transform((code) => code as CountryCode),
   /** Whom an opt-out covers when the conversation type does not say (docs/compliance.md): the address, or all channels. */
   OPT_OUT_SCOPE: z.enum(['address', 'all']).default('address'),
   /** Off only in tests that do not test quiet hours (their clock is the real one, which may be at night). */

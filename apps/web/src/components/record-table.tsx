@@ -9,7 +9,9 @@ import { Link } from 'react-router';
 /**
  * The admin screens' list of records (issue 12 item 5): mantine-datatable with the project's defaults. The
  * table scrolls sideways inside its own frame and its last column (the row's actions) stays pinned in view, so
- * a phone never pushes the Actions off-screen. A table without actions passes `pinLastColumn={false}`.
+ * a phone never pushes the Actions off-screen. A table without actions passes `pinLastColumn={false}`. Rows with
+ * form fields must not leave one under the pinned column at rest on a phone (issue 24; a field there cannot be
+ * seen while typing): stack them in one column there, as phases-table.tsx does (e2e expectPinnedColumnCoversNoField).
  */
 export function RecordTable<T>(props: DataTableProps<T>) {
   return (

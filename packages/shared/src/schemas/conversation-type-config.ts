@@ -184,6 +184,31 @@ export function publicTitleOf(configText: string | null | undefined): string {
   return readConversationTypeConfig(configText).publicTitle ?? PUBLIC_CHAT_TITLE;
 }
 
+/**
+ * Config text with `publicTitle` set (a text) or removed (null), every other field kept, for the type form's
+ * "Public title" field. Unchanged text when the title already is that (so a save without a change keeps the
+ * config as written); the bare "GHL" config becomes {"crm": "GHL"}, which reads the same. Text that is no
+ * JSON object cannot carry a title and is returned as it is.
+ */
+export function withPublicTitle(configText: string | null | undefined, title: string | null): string {
+  const text = configText ?? '';
+  if ((readConversationTypeConfig(text).publicTitle ?? null) === title) return text;
+  const trimmed = text.trim();
+  let config: unknown = {};
+  if (trimmed === 'GHL') config = { crm: 'GHL' };
+  else if (trimmed) {
+    try {
+      config = JSON.parse(trimmed);
+    } catch {
+      return text;
+    }
+  }
+  if (config === 'GHL') config = { crm: 'GHL' };
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return text;
+  const { publicTitle: _previous, ...rest } = config as Record<string, unknown>;
+  return JSON.stringify(title === null ? rest : { ...rest, publicTitle: title }, null, 2);
+}
+
 export function readConversationTypeConfig(text: string | null | undefined): ConversationTypeConfig {
   const trimmed = (text ?? '').trim();
   if (!trimmed || trimmed === 'GHL') return trimmed === 'GHL' ? { crm: 'GHL' } : {};

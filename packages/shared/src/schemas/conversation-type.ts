@@ -50,6 +50,16 @@ export const conversationTypeSaveBody = z.object({
    * a new type, unchanged on edit.
    */
   isPublic: z.boolean({ error: 'isPublic must be true or false' }).optional(),
+  /**
+   * The chat's name as visitors and prospects see it (issue 24): stored as the config's `publicTitle`. Absent:
+   * unchanged; null or empty: none (they see "Chat").
+   */
+  publicTitle: z
+    .string({ error: 'Public title must be text' })
+    .trim()
+    .max(80, 'Public title must be at most 80 characters')
+    .nullish()
+    .transform((v) => (v === undefined ? undefined : v || null)),
   /** Knowledge collections the agent answers from (issue 21); absent: unchanged on edit, none on create. */
   knowledgeCollectionIds: z.array(positiveId('knowledgeCollectionIds[]')).max(50).optional(),
 });
@@ -96,6 +106,8 @@ const adminTypeFields = z.object({
   conversation_phases: z.array(conversationPhase),
   /** Shown on the public start page (issue 12); only an ADMIN sees the flag (others only get public types). */
   isPublic: z.boolean(),
+  /** The config's `publicTitle` (issue 24): what visitors see instead of the title; null when unset. */
+  publicTitle: z.string().nullable(),
 });
 
 /** What everyone may see of a type: prompts never leave the server for non-admins. */

@@ -1,9 +1,9 @@
+import { OPERATOR_NOTES } from '../../conversations/operator-notes.ts';
 import type { AppContext } from '../../context.ts';
 import { getLlmProvider } from './select-provider.ts';
 
 /** Why a real prospect's conversation went to a person instead of the offline demo agent (spec §3 phase -2). */
-export const NO_LLM_REASON =
-  'No LLM is configured (OPENAI_API_KEY): the offline demo agent answers only web chats and simulated prospects, so a person needs to answer this prospect.';
+export const NO_LLM_REASON = OPERATOR_NOTES.noLlm.admin;
 
 /**
  * No demo text to real people (issue 19, docs/agent.md): without an LLM the offline demo agent answers web

@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { findPhoneNumbersInText } from 'libphonenumber-js';
+import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { contacts, conversations } from '../../db/schema/index.ts';
@@ -22,19 +22,28 @@ export function findEmail(text: string): string | null {
   return null;
 }
 
+/** Written like a phone number: with its + or grouped ("555 123 4567", "(555) 123-4567"), not a bare run of digits. */
+const PHONE_WRITING = /^\+|\d[\s().-]+\d/;
+
 /**
- * The first valid phone number written with its country code (libphonenumber-js, as E.164). Without a country
- * code a number is ambiguous: the installation serves many countries, so it is not guessed.
+ * The first phone number in running text (libphonenumber-js, as E.164). One written without its country code
+ * ("(415) 555-0100") is read as a number of `defaultCountry` (DEFAULT_PHONE_COUNTRY). A number valid there
+ * counts; a merely possible one (the 555 numbers of examples and tests are no assigned range) only when it is
+ * written like a phone number, so an order or reference number, or a date, is not taken for one.
  */
-export function findPhone(text: string): string | null {
-  const [first] = findPhoneNumbersInText(text);
-  return first?.number.number ?? null;
+export function findPhone(text: string, defaultCountry: CountryCode): string | null {
+  // `leniency` is a documented option the bundled typings omit.
+  const options = { defaultCountry, leniency: 'POSSIBLE' } as { defaultCountry: CountryCode };
+  const found = findPhoneNumbersInText(text, options).find(
+    (m) => m.number.isValid() || PHONE_WRITING.test(text.slice(m.startsAt, m.endsAt)),
+  );
+  return found?.number.number ?? null;
 }
 
 /** Stores the email and phone a message carries on the conversation's contact (created for a web chat). */
 export async function captureContactDetails(ctx: AppContext, conversationId: number, text: string): Promise<void> {
   const email = findEmail(text);
-  const phone = findPhone(text);
+  const phone = findPhone(text, ctx.config.DEFAULT_PHONE_COUNTRY);
   if (!email && !phone) return;
   const [conv] = await ctx.db
     .select({ uuid: conversations.uuid, prospectId: conversations.prospectId, contactId: conversations.contactId })

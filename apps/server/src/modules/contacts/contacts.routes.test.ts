@@ -6,6 +6,7 @@ import { contacts, messagingAccounts, prospects } from '../../db/schema/index.ts
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
 import { at, buildConversation, buildConversationType, buildMessagingAccount, buildProspect, grantAccount } from '../../test/conversation-factories.ts';
 import { findEmail, findPhone } from './contact-capture.ts';
+import { parseTypedPhone } from './contacts.service.ts';
 
 /** Contacts (issue 24): edit, merge, find; the email and phone a visitor types are kept. */
 
@@ -65,8 +66,9 @@ describe('PATCH /api/contacts/{id}', () => {
     const badPhone = await patch(contactId, { phone: '12' }, alice.cookie);
     expect(badPhone.statusCode).toBe(400);
     expect(badPhone.json()).toMatchObject({ code: 'INVALID_PHONE', error: expect.stringMatching(/country code/) });
-    // Without its country code a number is ambiguous: refused, not guessed.
-    expect((await patch(contactId, { phone: '213 373 4253' }, alice.cookie)).json().code).toBe('INVALID_PHONE');
+    // Without its country code a number is one of DEFAULT_PHONE_COUNTRY (US in tests).
+    expect((await patch(contactId, { phone: '(213) 373-4253' }, alice.cookie)).json().phone).toBe('+12133734253');
+    expect((await patch(contactId, { phone: '020 7946 0958' }, alice.cookie)).json().code).toBe('INVALID_PHONE');
     const badEmail = await patch(contactId, { email: 'not-an-email' }, alice.cookie);
     expect(badEmail.statusCode).toBe(400);
     expect(badEmail.json().error).toMatch(/email address/);
@@ -144,8 +146,27 @@ describe('what a visitor types about themselves', () => {
   it('finds an email and a phone number with its country code in running text', () => {
     expect(findEmail('reach me at Ana.Silva+work@Example.co.uk.')).toBe('ana.silva+work@example.co.uk');
     expect(findEmail('no email @ here')).toBeNull();
-    expect(findPhone('call +1 (213) 373-4253 after 5')).toBe('+12133734253');
-    expect(findPhone('order 12345 of 2024-05-01')).toBeNull();
+    expect(findPhone('call +1 (213) 373-4253 after 5', 'US')).toBe('+12133734253');
+    expect(findPhone('order 12345 of 2024-05-01', 'US')).toBeNull();
+  });
+
+  it('reads a number without its country code as one of DEFAULT_PHONE_COUNTRY', () => {
+    expect(findPhone('555 123 4567', 'US')).toBe('+15551234567');
+    expect(findPhone('you can call me at (415) 555-0100 tomorrow', 'US')).toBe('+14155550100');
+    expect(findPhone('my cell: 555-123-4567.', 'US')).toBe('+15551234567');
+    expect(findPhone('020 7946 0958', 'GB')).toBe('+442079460958');
+    expect(findPhone('020 7946 0958', 'US')).toBeNull();
+    // A number with its own country code keeps it whatever the default.
+    expect(findPhone('+44 20 7946 0958', 'US')).toBe('+442079460958');
+    // A bare run of digits in no assigned range is a reference, not a phone number.
+    expect(findPhone('ticket 5551234567', 'US')).toBeNull();
+  });
+
+  it('parses a typed number with the default country, keeping an explicit one', () => {
+    expect(parseTypedPhone('(415) 555-0100', 'US')).toBe('+14155550100');
+    expect(parseTypedPhone('020 7946 0958', 'GB')).toBe('+442079460958');
+    expect(parseTypedPhone('0049 30 901820', 'US')).toBe('+4930901820');
+    expect(() => parseTypedPhone('12', 'US')).toThrow(/country code/);
   });
 
   it('keeps the email and phone a web-chat visitor types on its contact, shown to an ADMIN', async () => {
@@ -160,6 +181,11 @@ describe('what a visitor types about themselves', () => {
     // A later email does not replace the first (a teammate's edit is never overwritten either).
     expect(contact).toMatchObject({ email: 'ana.web@example.com', phone: '+442079460958' });
     expect(contact.conversations.map((c: { uuid: string; channel: string | null }) => [c.uuid, c.channel])).toEqual([[uuid, null]]);
+    // A visitor who writes their number without a country code (DEFAULT_PHONE_COUNTRY is US in tests).
+    const other = (await t.request({ method: 'POST', url: '/api/conversation/new', payload: { conversationTypeId: type.id } })).json().uuid;
+    const said = await t.request({ method: 'POST', url: `/api/conversation/${other}/written-message`, payload: { message: 'Sure, call me on (415) 555-0100' } });
+    expect(said.statusCode).toBe(200);
+    expect((await detail(other, admin.cookie)).contact).toMatchObject({ phone: '+14155550100' });
     // The visitor's own view never carries the contact.
     expect((await t.request({ method: 'GET', url: `/api/conversation/${uuid}` })).json().contact ?? null).toBeNull();
   });

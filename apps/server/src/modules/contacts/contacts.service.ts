@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { ContactView } from '@sales-agent/shared/schemas/conversation';
 import type { ContactPatch, ContactSummary } from '@sales-agent/shared/schemas/contact';
 import { phoneOf } from '@sales-agent/shared/phone';
@@ -123,12 +123,17 @@ async function assertMayChange(ctx: AppContext, actor: Actor, contactId: number)
   }
 }
 
-/** A phone number typed by a teammate, as E.164; 400 INVALID_PHONE when it is no possible number. */
-export function parseTypedPhone(phone: string): string {
-  // No default country: the number must carry its own (+ or 00), as the channels give numbers in E.164.
-  const parsed = parsePhoneNumberFromString(phone.replace(/^00/, '+'));
+/**
+ * A phone number typed by a teammate, as E.164; 400 INVALID_PHONE when it is no possible number. One without
+ * its country code (+ or 00) is a number of `defaultCountry` (DEFAULT_PHONE_COUNTRY).
+ */
+export function parseTypedPhone(phone: string, defaultCountry: CountryCode): string {
+  const parsed = parsePhoneNumberFromString(phone.replace(/^00/, '+'), defaultCountry);
   if (!parsed || !parsed.isPossible()) {
-    throw badRequest('phone: Enter a phone number with its country code, for example +1 213 373 4253.', 'INVALID_PHONE');
+    throw badRequest(
+      `phone: Enter a phone number, for example +1 213 373 4253 (without a country code it is read as a number in ${defaultCountry}).`,
+      'INVALID_PHONE',
+    );
   }
   return parsed.number;
 }
@@ -167,7 +172,7 @@ export async function updateContact(ctx: AppContext, actor: Actor, contactId: nu
   const set: Partial<typeof contacts.$inferInsert> = { updatedAt: new Date() };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.email !== undefined) set.email = patch.email;
-  if (patch.phone !== undefined) set.phone = patch.phone === null ? null : parseTypedPhone(patch.phone);
+  if (patch.phone !== undefined) set.phone = patch.phone === null ? null : parseTypedPhone(patch.phone, ctx.config.DEFAULT_PHONE_COUNTRY);
   await ctx.db.update(contacts).set(set).where(eq(contacts.id, contactId));
   await announce(ctx, contactId);
   return summary(ctx, actor, contactId);

@@ -1,3 +1,4 @@
+import { readConversationTypeConfig } from '@sales-agent/shared/schemas/conversation-type-config';
 import type {
   ConversationPhase,
   ConversationTypeDetail,
@@ -48,6 +49,7 @@ export function presentAdminType(row: TypeRow, phases: PhaseRow[]): Omit<Convers
     config: row.config,
     messagingAccountId: row.messagingAccountId,
     isPublic: row.isPublic,
+    publicTitle: readConversationTypeConfig(row.config).publicTitle ?? null,
     conversation_phases: [...phases].sort((a, b) => a.index - b.index || a.id - b.id).map(presentPhase),
   };
 }

@@ -107,6 +107,35 @@ describe('conversation type create, edit and read', () => {
     expect(config.json().error).toContain('temperature');
   });
 
+  it('keeps the public title (what visitors see) through create and edit, in the config, and clears it', async () => {
+    const save = (payload: Record<string, unknown>) =>
+      t.request({ method: 'POST', url: '/api/admin/conversation-type/create-edit', as: admin.cookie, payload });
+    const read = async (id: number) => (await t.request({ method: 'GET', url: `/api/conversation-type/${id}`, as: admin.cookie })).json();
+    const id = await createType({ ...typeFields, publicTitle: '  Talk to SunCo  ' });
+    expect(await read(id)).toMatchObject({ title: 'Solar leads', publicTitle: 'Talk to SunCo' });
+    // A visitor's chat is named by it, never by the internal title.
+    const { uuid } = (await t.request({ method: 'POST', url: '/api/conversation/new', payload: { conversationTypeId: id } })).json();
+    const visitor = (await t.request({ method: 'GET', url: `/api/conversation/${uuid}` })).json();
+    expect(JSON.stringify(visitor)).toContain('Talk to SunCo');
+    expect(JSON.stringify(visitor)).not.toContain('Solar leads');
+
+    // Other config fields are kept when the title changes; a save without publicTitle leaves it.
+    await t.request({ method: 'POST', url: `/api/admin/conversation-type/${id}/config`, as: admin.cookie, payload: '{"temperature":0.2,"publicTitle":"Talk to SunCo"}', headers: { 'content-type': 'text/plain' } });
+    expect((await save({ ...typeFields, id, publicTitle: 'Solar questions' })).statusCode).toBe(200);
+    expect(JSON.parse((await read(id)).config)).toEqual({ temperature: 0.2, publicTitle: 'Solar questions' });
+    expect((await save({ ...typeFields, id })).statusCode).toBe(200);
+    expect((await read(id)).publicTitle).toBe('Solar questions');
+    // Given with a config, it goes into that config.
+    expect((await save({ ...typeFields, id, config: '{"temperature":0.4}', publicTitle: 'Ask us' })).statusCode).toBe(200);
+    expect(JSON.parse((await read(id)).config)).toEqual({ temperature: 0.4, publicTitle: 'Ask us' });
+    expect((await save({ ...typeFields, id, publicTitle: '' })).statusCode).toBe(200);
+    expect(await read(id)).toMatchObject({ publicTitle: null, config: '{\n  "temperature": 0.4\n}' });
+
+    const long = await save({ ...typeFields, id, publicTitle: 'x'.repeat(81) });
+    expect(long.statusCode).toBe(400);
+    expect(long.json().error).toContain('Public title must be at most 80 characters');
+  });
+
   it('answers 404 when editing or reading an unknown type', async () => {
     const edit = await t.request({ method: 'POST', url: '/api/admin/conversation-type/create-edit', as: admin.cookie, payload: { ...typeFields, id: 999999 } });
     expect(edit.statusCode).toBe(404);

@@ -5,6 +5,7 @@ import {
   conversationTypeConfig,
   conversationTypeConfigObject,
   readConversationTypeConfig,
+  withPublicTitle,
 } from '@sales-agent/shared/schemas/conversation-type-config';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -148,7 +149,14 @@ async function assertAccountExists(ctx: AppContext, id: number | null | undefine
 /** Creates a type (no id) or edits one (id); the config is kept on edit unless given. */
 export async function saveConversationType(ctx: AppContext, input: SaveInput): Promise<{ id: number }> {
   await assertAccountExists(ctx, input.messagingAccountId);
-  const config = input.config === undefined ? undefined : await configToStore(ctx, input.id, input.config);
+  let config = input.config === undefined ? undefined : await configToStore(ctx, input.id, input.config);
+  if (input.publicTitle !== undefined) {
+    // The form's "Public title" is a field of the config: set on the config being saved, else on the stored
+    // one (as stored: its secrets stay sealed, and only publicTitle changes).
+    const base = config ?? (await typeConfigText(ctx.db, input.id)) ?? '';
+    const next = withPublicTitle(base, input.publicTitle);
+    if (next !== base) config = next;
+  }
   const fields = {
     title: input.title,
     rolePrompt: input.rolePrompt,

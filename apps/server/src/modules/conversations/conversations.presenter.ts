@@ -1,3 +1,4 @@
+import { systemNoteForViewer } from '../../conversations/operator-notes.ts';
 import { type AccountType, PHASE } from '@sales-agent/shared/enums';
 import { phoneOf } from '@sales-agent/shared/phone';
 import { publicTitleOf } from '@sales-agent/shared/schemas/conversation-type-config';
@@ -49,7 +50,7 @@ export function authorOf(m: { role: 'SYSTEM' | 'PROSPECT' | 'AGENT'; writtenByHu
 }
 
 /** The json_build_object of the latest message (a string or already parsed, depending on the driver). */
-function presentLastMessage(value: unknown) {
+function presentLastMessage(value: unknown, operator: boolean) {
   if (value === null || value === undefined) return null;
   const m = (typeof value === 'string' ? JSON.parse(value) : value) as {
     role: 'SYSTEM' | 'PROSPECT' | 'AGENT';
@@ -58,11 +59,13 @@ function presentLastMessage(value: unknown) {
     writtenByHuman?: boolean;
     authorEmail?: string | null;
   };
-  return { role: m.role, preview: m.preview, dateSent: new Date(m.dateSent).toISOString(), author: authorOf(m) };
+  const preview = m.role === 'SYSTEM' ? systemNoteForViewer(m.preview, operator) : m.preview;
+  return { role: m.role, preview, dateSent: new Date(m.dateSent).toISOString(), author: authorOf(m) };
 }
 
-export function presentListRow(r: ListRow) {
-  const lastMessage = presentLastMessage(r.lastMessage);
+/** A row of the list; `operator`: the viewer is an ADMIN, who reads system notes' setting names (operator-notes.ts). */
+export function presentListRow(r: ListRow, operator: boolean) {
+  const lastMessage = presentLastMessage(r.lastMessage, operator);
   return {
     id: r.id,
     uuid: r.uuid,
@@ -142,8 +145,11 @@ export interface StoredDetail {
   granted: boolean;
 }
 
-/** The detail (GET /api/conversation/{uuid}) for a viewer whose `canAdminister` the policy decided. */
-export function presentDetail(detail: StoredDetail, canAdminister: boolean, isDemoAgent: boolean) {
+/**
+ * The detail (GET /api/conversation/{uuid}) for a viewer whose `canAdminister` the policy decided; `operator`:
+ * the viewer is an ADMIN, who reads what to set on the server in system notes (operator-notes.ts).
+ */
+export function presentDetail(detail: StoredDetail, canAdminister: boolean, isDemoAgent: boolean, operator: boolean) {
   const phases = detail.phases ?? [];
   return {
     id: detail.id,
@@ -175,7 +181,7 @@ export function presentDetail(detail: StoredDetail, canAdminister: boolean, isDe
           }
         : null,
     // dateSent is already ISO 8601 in UTC to the millisecond (to_char truncates microseconds, as Date did).
-    messages: (detail.messages ?? []).map(withChannelMarks),
+    messages: (detail.messages ?? []).map((m) => withChannelMarks(m.role === 'SYSTEM' ? { ...m, message: systemNoteForViewer(m.message, operator) } : m)),
     canAdminister,
     aiPaused: detail.aiPaused,
     isDemoAgent,

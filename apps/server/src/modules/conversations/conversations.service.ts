@@ -214,7 +214,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       .orderBy(...pageOrder),
     countWithinBudget(ctx, where, cap + 1),
   ]);
-  const present = await withOptOutMarks(ctx.db, rows, presentListRow);
+  const present = await withOptOutMarks(ctx.db, rows, (r) => presentListRow(r, actor.role === 'ADMIN'));
   if (total === null) {
     // The count ran out of time (a rare filter combination over millions of rows): say there is at least
     // one more page when this one is full.
@@ -292,7 +292,7 @@ export async function readConversationDetail(ctx: AppContext, actor: Actor | nul
   const canAdminister = viewAccess(actor, detail, detail.granted);
   const compliance = await complianceOfConversation(ctx.db, detail, canAdminister);
   return {
-    ...presentDetail(detail, canAdminister, !ctx.config.OPENAI_API_KEY),
+    ...presentDetail(detail, canAdminister, !ctx.config.OPENAI_API_KEY, actor?.role === 'ADMIN'),
     ...(await readConversationActions(ctx, detail.id, canAdminister, detail.type?.id ?? null)),
     ...compliance,
     ...(await readWorkspaceDetail(ctx, actor, detail, canAdminister)),

@@ -1,12 +1,15 @@
 import { Alert, Button, Card, Group, Select, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { PUBLIC_CHAT_TITLE } from '@sales-agent/shared/schemas/conversation-type-config';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { KnowledgeCollectionsSelect } from '../../knowledge/components/knowledge-collections-select.tsx';
 import { type ConversationTypeDetail, messagingAccountOptionsQuery } from '../api/conversation-types.ts';
 
 export interface ConversationTypeFormValues {
   title: string;
+  /** What visitors and prospects see instead of the title (issue 24; the config's `publicTitle`); empty: "Chat". */
+  publicTitle: string;
   rolePrompt: string;
   triggerConversationPrompt: string;
   checkingPrompt: string;
@@ -22,6 +25,7 @@ export interface ConversationTypeFormValues {
 export function toFormValues(type?: ConversationTypeDetail): ConversationTypeFormValues {
   return {
     title: type?.title ?? '',
+    publicTitle: type?.publicTitle ?? '',
     rolePrompt: type?.rolePrompt ?? '',
     triggerConversationPrompt: type?.triggerConversationPrompt ?? '',
     checkingPrompt: type?.checkingPrompt ?? '',
@@ -75,12 +79,16 @@ const PROMPT_FIELDS: {
   },
 ];
 
+/** The server's limit of the config's `publicTitle` (packages/shared conversation-type-config.ts). */
+const PUBLIC_TITLE_MAX = 80;
+
 type Errors = Partial<Record<keyof ConversationTypeFormValues, string>>;
 
 function validate(values: ConversationTypeFormValues): Errors {
   const errors: Errors = {};
   if (!values.rolePrompt.trim()) errors.rolePrompt = 'Role prompt is required';
   if (!values.errorPrompt.trim()) errors.errorPrompt = 'Error prompt is required';
+  if (values.publicTitle.trim().length > PUBLIC_TITLE_MAX) errors.publicTitle = `Public title must be at most ${PUBLIC_TITLE_MAX} characters`;
   return errors;
 }
 
@@ -124,7 +132,13 @@ export function ConversationTypeForm(props: {
   return (
     <Card withBorder component="form" onSubmit={submit} noValidate aria-label="Conversation type">
       <Stack>
-        <TextInput label="Title" description="Shown in lists; the role prompt is shown when empty." {...field('title')} />
+        <TextInput label="Title" description="Your team's name for this type, shown in lists; the role prompt is shown when empty." {...field('title')} />
+        <TextInput
+          label="Public title"
+          description={`What visitors and prospects see as the chat's name, e.g. "Talk to Sunny Roofs". The title above is internal and never shown to them; empty: "${PUBLIC_CHAT_TITLE}".`}
+          placeholder={PUBLIC_CHAT_TITLE}
+          {...field('publicTitle')}
+        />
         {PROMPT_FIELDS.map(({ key, rows, ...text }) => (
           <Textarea key={key} {...text} autosize minRows={rows[0]} maxRows={rows[1]} {...field(key)} />
         ))}

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Loader, NumberInput, Stack, Table, type TableTrProps, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Button, Group, Loader, type MantineTheme, NumberInput, Stack, Table, type TableTrProps, Text, Textarea, Title } from '@mantine/core';
 import { IconDeviceFloppy, IconTrash, IconX } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { LIMITS } from '@sales-agent/shared/limits';
@@ -87,20 +87,17 @@ export function PhasesTable({ typeId }: { typeId: number }) {
             </PhaseRowState>
           )}
           columns={[
-            { accessor: 'index', title: 'Index', width: 90, render: () => <IndexCell /> },
-            { accessor: 'prompt', title: 'Prompt', cellsStyle: () => ({ minWidth: 220 }), render: () => <PromptCell field="prompt" label="Prompt" /> },
-            {
-              accessor: 'transitionPrompt',
-              title: 'Transition prompt',
+            // A phone gets one column with the fields stacked under their labels, so the table fits the screen and
+            // the pinned Actions column never covers a field (issue 24); a wider screen one column per field.
+            { accessor: 'phase', title: 'Phase', visibleMediaQuery: PHONE, render: () => <StackedFieldsCell /> },
+            { accessor: 'index', title: 'Index', width: 90, visibleMediaQuery: WIDE, render: () => <IndexCell /> },
+            ...PROMPT_COLUMNS.map(({ field, label }) => ({
+              accessor: field,
+              title: label,
+              visibleMediaQuery: WIDE,
               cellsStyle: () => ({ minWidth: 220 }),
-              render: () => <PromptCell field="transitionPrompt" label="Transition prompt" />,
-            },
-            {
-              accessor: 'followUpPrompt',
-              title: 'Follow-up prompt',
-              cellsStyle: () => ({ minWidth: 220 }),
-              render: () => <PromptCell field="followUpPrompt" label="Follow-up prompt" />,
-            },
+              render: () => <PromptCell field={field} label={label} />,
+            })),
             { accessor: 'actions', title: 'Actions', width: 110, render: () => <ActionsCell /> },
           ]}
         />
@@ -110,6 +107,16 @@ export function PhasesTable({ typeId }: { typeId: number }) {
 }
 
 type PromptField = 'prompt' | 'transitionPrompt' | 'followUpPrompt';
+
+const PROMPT_COLUMNS: { field: PromptField; label: string }[] = [
+  { field: 'prompt', label: 'Prompt' },
+  { field: 'transitionPrompt', label: 'Transition prompt' },
+  { field: 'followUpPrompt', label: 'Follow-up prompt' },
+];
+
+/** Under the theme's `sm` breakpoint (48em): a phone. */
+const PHONE = (theme: MantineTheme) => `(max-width: calc(${theme.breakpoints.sm} - 0.01em))`;
+const WIDE = (theme: MantineTheme) => `(min-width: ${theme.breakpoints.sm})`;
 
 interface PhaseRow {
   draft: PhaseDraft;
@@ -195,11 +202,27 @@ function PhaseTr({ rowProps, children }: { rowProps: TableTrProps; children: Rea
   );
 }
 
-function IndexCell() {
+/** A phone's one cell: the index and the three prompts, each under its visible label. */
+function StackedFieldsCell() {
+  return (
+    <Stack gap="xs">
+      <IndexCell visibleLabel />
+      {PROMPT_COLUMNS.map(({ field, label }) => (
+        <PromptCell key={field} field={field} label={label} visibleLabel />
+      ))}
+    </Stack>
+  );
+}
+
+/** The label is the column's title on a wide screen (aria-label), shown above the field on a phone. */
+const labelProps = (label: string, visible?: boolean) => (visible ? { label } : { 'aria-label': label });
+
+function IndexCell({ visibleLabel }: { visibleLabel?: boolean }) {
   const { draft, setDraft, errors } = usePhaseRow();
   return (
     <NumberInput
-      aria-label="Index"
+      {...labelProps('Index', visibleLabel)}
+      maw={visibleLabel ? 110 : undefined}
       value={draft.index}
       error={errors.index}
       min={0}
@@ -210,11 +233,11 @@ function IndexCell() {
   );
 }
 
-function PromptCell({ field, label }: { field: PromptField; label: string }) {
+function PromptCell({ field, label, visibleLabel }: { field: PromptField; label: string; visibleLabel?: boolean }) {
   const { draft, setDraft, errors } = usePhaseRow();
   return (
     <Textarea
-      aria-label={label}
+      {...labelProps(label, visibleLabel)}
       value={draft[field]}
       error={errors[field]}
       rows={LIMITS.phasePromptRows}

@@ -21,6 +21,7 @@ export default function ConversationTypeEditPage() {
       {
         id: typeId ?? undefined,
         title: values.title,
+        publicTitle: values.publicTitle,
         rolePrompt: values.rolePrompt,
         triggerConversationPrompt: values.triggerConversationPrompt,
         checkingPrompt: values.checkingPrompt,

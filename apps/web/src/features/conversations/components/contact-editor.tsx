@@ -47,7 +47,7 @@ function ContactForm({ contact, onDone }: { contact: ContactView; onDone(): void
         <TextInput
           size="xs"
           label="Phone"
-          description="With the country code, e.g. +1 213 373 4253"
+          description="e.g. +1 213 373 4253; without a country code it is read as a number in the server's default country"
           type="tel"
           value={phone}
           onChange={(e) => setPhone(e.currentTarget.value)}
