@@ -3,14 +3,12 @@ import type { ConversationNote, ContactView } from '@sales-agent/shared/schemas/
 import { phoneOf } from '@sales-agent/shared/phone';
 import type { Actor, AppContext } from '../../context.ts';
 import {
-  contacts,
   conversationNotes,
+  conversationSearch,
   conversationPhases,
   conversations,
-  messages,
   messagingAccounts,
   notifications,
-  prospects,
   userMessagingAccounts,
   users,
 } from '../../db/schema/index.ts';
@@ -178,41 +176,22 @@ export function searchTsQuery(q: string): string | null {
 
 /**
  * The list's `q` (issue 24): conversations whose prospect (name, handle), contact (name, email, phone) or any
- * message matches the words (PostgreSQL full-text search through GIN indexes), or whose prospect's phone
- * number contains the digits typed ("555 0100" finds +15550100).
+ * message matches the words, or whose prospect's handle or contact's phone contains the digits typed ("555 0100"
+ * finds +15550100). One probe of the GIN index of conversation_search (its document per conversation is kept
+ * by the triggers of migration "conversation-search-triggers"; docs/performance.md "Conversation search"): no
+ * OR of sources, so PostgreSQL either walks the list's order index and checks each row's document (a common
+ * word: stops after a page) or reads the few matches from the GIN index (a rare word).
  */
 export function searchSql(q: string): SQL | undefined {
   const tsq = searchTsQuery(q);
+  if (!tsq) return sql`false`;
   const digits = q.replace(/[^\d]/g, '');
   const phoneLike = /^[\d\s+().-]+$/.test(q) && digits.length >= 4;
-  const parts: SQL[] = [];
-  if (tsq) {
-    const query = sql`to_tsquery('simple', ${tsq})`;
-    parts.push(
-      inArray(
-        conversations.id,
-        sql`(select ${messages.conversationId} from ${messages} where to_tsvector('simple', ${messages.message}) @@ ${query})`,
-      ),
-    );
-    parts.push(
-      inArray(
-        conversations.prospectId,
-        sql`(select ${prospects.id} from ${prospects} where to_tsvector('simple', coalesce(${prospects.name}, '') || ' ' || ${prospects.externalId}) @@ ${query}
-          union select ${prospects.id} from ${prospects} where ${prospects.contactId} in (select ${contacts.id} from ${contacts}
-            where to_tsvector('simple', coalesce(${contacts.name}, '') || ' ' || coalesce(${contacts.email}, '') || ' ' || coalesce(${contacts.phone}, '')) @@ ${query}))`,
-      ),
-    );
-  }
-  if (phoneLike) {
-    parts.push(
-      inArray(
-        conversations.prospectId,
-        sql`(select ${prospects.id} from ${prospects} where regexp_replace(${prospects.externalId}, '[^0-9]', '', 'g') like ${`%${digits}%`})`,
-      ),
-    );
-  }
-  if (parts.length === 0) return sql`false`;
-  return or(...parts);
+  // Digit runs are stored as '#'-marked suffixes (the migration), so an infix is a prefix query.
+  const query = phoneLike
+    ? sql`(to_tsquery('simple', ${tsq}) || ${`'#${digits.slice(0, 24)}':*`}::tsquery)`
+    : sql`to_tsquery('simple', ${tsq})`;
+  return sql`exists (select 1 from ${conversationSearch} s where s.conversation_id = ${conversations.id} and s.doc @@ ${query})`;
 }
 
 /** The notifications of the signed-in user, newest first, with the count not read yet. */
