@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { receiveProspectMessage, sendHumanMessage } from '../../agent/agent.service.ts';
 import { conversationSearch, messages, messagingAccounts, prospects } from '../../db/schema/index.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
-import { at, buildConversation, buildConversationType, buildMessagingAccount, buildProspect, grantAccount } from '../../test/conversation-factories.ts';
+import { at, buildConversation, buildMessagingAccount, buildProspect, grantAccount } from '../../test/conversation-factories.ts';
 
 /**
  * The inbox search document (issue 24, migration "conversation-search-triggers"): kept right by the database on
@@ -17,19 +17,15 @@ const alice = useUser(t);
 /** A word no other test writes. */
 const word = (stem: string) => `${stem}${Math.random().toString(36).slice(2, 8)}`;
 
+/** A prospect conversation on an account of its own (granted to `grant`), with one first message. */
 async function prospectConversation(options: { type?: 'SMS_GATEWAY' | 'INSTAGRAM'; externalId?: string; text?: string; grant?: number[] } = {}) {
   const account = await buildMessagingAccount(t.ctx);
-  if (options.type) await t.ctx.db.update(messagingAccounts).set({ type: options.type }).where(eq(messagingAccounts.id, account.id));
-  const prospect = await buildProspect(t.ctx, account.id);
-  if (options.externalId) await t.ctx.db.update(prospects).set({ externalId: options.externalId }).where(eq(prospects.id, prospect.id));
-  for (const userId of options.grant ?? []) await grantAccount(t.ctx, userId, account.id);
-  const type = await buildConversationType(t.ctx, { phases: 2 });
-  const conversation = await buildConversation(t.ctx, {
-    conversationTypeId: type.id,
-    prospectId: prospect.id,
-    messages: [{ role: 'PROSPECT', message: options.text ?? 'Hello there', dateSent: at(1) }],
-  });
-  return { account, prospect, conversation };
+  await t.ctx.db.update(messagingAccounts).set({ type: options.type ?? 'INSTAGRAM' }).where(eq(messagingAccounts.id, account.id));
+  await Promise.all((options.grant ?? []).map((userId) => grantAccount(t.ctx, userId, account.id)));
+  const { id: prospectId } = await buildProspect(t.ctx, account.id);
+  if (options.externalId) await t.ctx.db.update(prospects).set({ externalId: options.externalId }).where(eq(prospects.id, prospectId));
+  const firstMessage = { role: 'PROSPECT' as const, message: options.text ?? 'Hello there', dateSent: at(1) };
+  return { conversation: await buildConversation(t.ctx, { prospectId, messages: [firstMessage] }) };
 }
 
 const found = async (q: string, as: string) => {
@@ -133,10 +129,11 @@ describe('GET /api/conversation/list?q=: the search document', () => {
     // 9,000 distinct words and one too long to search: stored without error, the document stops at 8,000.
     const many = Array.from({ length: 9_000 }, (_, i) => `w${i}x`).join(' ');
     await t.ctx.db.insert(messages).values({ conversationId: webChat.id, role: 'PROSPECT', message: `${many} ${'z'.repeat(80)}` });
-    const [{ lexemes }] = (
-      await t.ctx.db.execute(sql`select length(doc) as lexemes from ${conversationSearch} where conversation_id = ${webChat.id}`)
-    ).rows as { lexemes: number }[];
-    expect(Number(lexemes)).toBe(8_000);
+    const [{ lexemes }] = await t.ctx.db
+      .select({ lexemes: sql<number>`length(${conversationSearch.doc})`.mapWith(Number) })
+      .from(conversationSearch)
+      .where(eq(conversationSearch.conversationId, webChat.id));
+    expect(lexemes).toBe(8_000);
     expect(await found(email, admin.cookie)).toEqual([webChat.uuid]);
   });
 });
