@@ -1,8 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { receiveProspectMessage, sendHumanMessage } from '../../agent/agent.service.ts';
-import { conversationSearch, messages, messagingAccounts, prospects } from '../../db/schema/index.ts';
+import { conversations, conversationSearch, messages, messagingAccounts, prospects } from '../../db/schema/index.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
+import { searchCondition } from './workspace.service.ts';
 import { at, buildConversation, buildMessagingAccount, buildProspect, grantAccount } from '../../test/conversation-factories.ts';
 
 /**
@@ -135,5 +136,22 @@ describe('GET /api/conversation/list?q=: the search document', () => {
       .where(eq(conversationSearch.conversationId, webChat.id));
     expect(lexemes).toBe(8_000);
     expect(await found(email, admin.cookie)).toEqual([webChat.uuid]);
+  });
+
+  it('answers the same conversations through the GIN ids and through the walk of the list (more matches than idsMax)', async () => {
+    const shared = word('cabana');
+    const a = await prospectConversation({ text: `A ${shared}` });
+    const b = await prospectConversation({ text: `Another ${shared}` });
+    const matching = async (idsMax: number) =>
+      (
+        await t.ctx.db
+          .select({ uuid: conversations.uuid })
+          .from(conversations)
+          .where(await searchCondition(t.ctx, shared, idsMax))
+      ).map((r) => r.uuid).sort();
+    const both = [a.conversation.uuid, b.conversation.uuid].sort();
+    expect(await matching(2)).toEqual(both);
+    expect(await matching(1)).toEqual(both);
+    expect(await matching(0)).toEqual(both);
   });
 });
