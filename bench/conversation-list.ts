@@ -8,7 +8,8 @@
  * use; the script creates the database `sa_bench` on it, generates the data with INSERT … SELECT
  * generate_series, runs every filter and both orders, prints p50/p95, and drops the database.
  * BENCH_KEEP=1 keeps (and reuses) `sa_bench` between runs; BENCH_CONVERSATIONS scales the data down;
- * BENCH_ONLY=<text> runs only the scenarios whose name contains it (e.g. BENCH_ONLY=search).
+ * BENCH_ONLY=<text> runs only the scenarios whose name contains it (e.g. BENCH_ONLY=search); BENCH_DB_NAME names
+ * the database (default sa_bench).
  * It calls the real service function (listConversations), so it measures the code the route runs.
  */
 import os from 'node:os';
@@ -22,7 +23,8 @@ const MESSAGES_PER_CONVERSATION = 10;
 const ACCOUNTS = 50;
 const PROSPECTS = 200_000;
 const TYPES = 20;
-const DB_NAME = 'sa_bench';
+// BENCH_DB_NAME: a database of one's own when several engineers bench on the same server.
+const DB_NAME = process.env.BENCH_DB_NAME ?? 'sa_bench';
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 
 async function generate(url: string) {

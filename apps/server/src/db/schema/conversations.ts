@@ -1,6 +1,7 @@
 import {
   boolean,
   check,
+  customType,
   doublePrecision,
   foreignKey,
   index,
@@ -232,12 +233,33 @@ export const messages = pgTable(
   },
   (t) => [
     index().on(t.conversationId, t.dateSent, t.id),
-    // Search by message text (issue 24): PostgreSQL full-text search.
-    index('messages_search_index').using('gin', sql`to_tsvector('simple', ${t.message})`),
     uniqueIndex()
       .on(t.conversationId, t.externalId)
       .where(sql`${t.externalId} is not null`),
   ],
+);
+
+/** PostgreSQL's full-text document type (written only by the database triggers below). */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/**
+ * The inbox search document of a conversation (issue 24, docs/workspace.md "Search"): one row per conversation
+ * with the words of its prospect (name, handle), its contact (name, email, phone), the digits of those phone
+ * numbers and the words of its messages, so `q` is one GIN probe instead of a join per source. Kept by the
+ * triggers of migration "conversation-search-triggers" on every write path; never written by the application.
+ * A side table rather than a column of conversations: the many reads of a whole conversation row never carry
+ * it, and a new message rewrites this narrow row instead of the conversation with its dozen indexes.
+ */
+export const conversationSearch = pgTable(
+  'conversation_search',
+  {
+    conversationId: integer()
+      .primaryKey()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    /** Distinct lexemes without positions (strip), at most 8,000; see the migration for what goes in. */
+    doc: tsvector().notNull(),
+  },
+  (t) => [index('conversation_search_doc_index').using('gin', t.doc)],
 );
 
 /** Conversations waiting on the prospect, with their follow-up state (spec §2.9). */

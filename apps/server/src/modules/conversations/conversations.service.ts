@@ -30,7 +30,7 @@ import { type AccessibleConversation, grantedAccountSql, listedSql, viewAccess }
 import { removeCallRecording } from '../../voice/call-recording-file.ts';
 import { isUnreadFor } from './conversation-reads.ts';
 import { readConversationActions } from './conversation-actions.ts';
-import { readWorkspaceDetail, searchSql } from './workspace.service.ts';
+import { readWorkspaceDetail, searchCondition } from './workspace.service.ts';
 import { captureContactDetailsAfterMessage } from '../contacts/contact-capture.ts';
 import { isEnded, parseJson, presentDetail, presentListRow, type StoredDetail } from './conversations.presenter.ts';
 
@@ -54,11 +54,11 @@ function uuidMatch(column: typeof conversations.uuid | typeof prospects.uuid, va
 }
 
 /** The workspace filters of the list (issue 24): search, assignee, state, channel, account, needs a person. */
-function workspaceFilters(actor: Actor, query: ConversationListQuery): (SQL | undefined)[] {
+function workspaceFilters(actor: Actor, query: ConversationListQuery, search: SQL | undefined): (SQL | undefined)[] {
   const c = conversations;
   const notSnoozed = sql`(${c.snoozedUntil} is null or ${c.snoozedUntil} <= now())`;
   return [
-    query.q ? searchSql(query.q) : undefined,
+    search,
     query.assignee === 'me'
       ? eq(c.assigneeUserId, actor.id)
       : query.assignee === 'none'
@@ -118,7 +118,7 @@ export async function listConversations(ctx: AppContext, actor: Actor, query: Co
       : undefined,
     // The scope is the conversation's own copy of its prospect's account: an index range, not a join.
     listedSql(granted),
-    ...workspaceFilters(actor, query),
+    ...workspaceFilters(actor, query, query.q ? await searchCondition(ctx, query.q) : undefined),
   ];
   const where = and(...filters.filter((f): f is SQL => f !== undefined));
   // Both orders spell exactly the indexes of db/schema/conversations.ts (drizzle writes them DESC NULLS

@@ -3,14 +3,12 @@ import type { ConversationNote, ContactView } from '@sales-agent/shared/schemas/
 import { phoneOf } from '@sales-agent/shared/phone';
 import type { Actor, AppContext } from '../../context.ts';
 import {
-  contacts,
   conversationNotes,
+  conversationSearch,
   conversationPhases,
   conversations,
-  messages,
   messagingAccounts,
   notifications,
-  prospects,
   userMessagingAccounts,
   users,
 } from '../../db/schema/index.ts';
@@ -177,42 +175,78 @@ export function searchTsQuery(q: string): string | null {
 }
 
 /**
- * The list's `q` (issue 24): conversations whose prospect (name, handle), contact (name, email, phone) or any
- * message matches the words (PostgreSQL full-text search through GIN indexes), or whose prospect's phone
- * number contains the digits typed ("555 0100" finds +15550100).
+ * A search with at most this many matching conversations is served from their ids (read from the GIN index);
+ * one with more walks the list's order and checks each conversation's document (docs/performance.md
+ * "Conversation search"): for such a common word the page fills after a few rows.
  */
-export function searchSql(q: string): SQL | undefined {
-  const tsq = searchTsQuery(q);
+export const SEARCH_IDS_MAX = 2_000;
+/** A word in at least this share of the documents (by the column's statistics) walks the list at once. */
+const COMMON_SHARE = 0.01;
+const STATS_TTL_MS = 5 * 60_000;
+let commonLexemes: { at: number; freq: Map<string, number> } | null = null;
+
+/**
+ * The most common lexemes of the search documents with the share of documents holding each (ANALYZE's
+ * most_common_elems; empty before the first ANALYZE), read at most every 5 minutes.
+ */
+async function commonLexemeShares(ctx: AppContext): Promise<Map<string, number>> {
+  if (commonLexemes && Date.now() - commonLexemes.at < STATS_TTL_MS) return commonLexemes.freq;
+  const result = await ctx.db.execute(sql`select e.elem, e.freq from pg_stats s,
+      unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(elem, freq)
+    where s.tablename = 'conversation_search' and s.attname = 'doc' and e.elem is not null`);
+  const freq = new Map<string, number>();
+  for (const row of (result as unknown as { rows: { elem: string; freq: number }[] }).rows) freq.set(row.elem, Number(row.freq));
+  commonLexemes = { at: Date.now(), freq };
+  return freq;
+}
+
+/** The estimated share of documents matching all words as prefixes (each word: its common lexemes' shares). */
+function estimatedShare(words: string[], shares: Map<string, number>): number {
+  let share = 1;
+  for (const word of words) {
+    let matching = 0;
+    for (const [lexeme, freq] of shares) if (lexeme.startsWith(word)) matching = Math.max(matching, freq);
+    share *= matching;
+  }
+  return share;
+}
+
+/** The search document query: the words as prefixes, or (a phone number typed) its digits anywhere. */
+function searchQuerySql(q: string, tsq: string): SQL {
   const digits = q.replace(/[^\d]/g, '');
   const phoneLike = /^[\d\s+().-]+$/.test(q) && digits.length >= 4;
-  const parts: SQL[] = [];
-  if (tsq) {
-    const query = sql`to_tsquery('simple', ${tsq})`;
-    parts.push(
-      inArray(
-        conversations.id,
-        sql`(select ${messages.conversationId} from ${messages} where to_tsvector('simple', ${messages.message}) @@ ${query})`,
-      ),
-    );
-    parts.push(
-      inArray(
-        conversations.prospectId,
-        sql`(select ${prospects.id} from ${prospects} where to_tsvector('simple', coalesce(${prospects.name}, '') || ' ' || ${prospects.externalId}) @@ ${query}
-          union select ${prospects.id} from ${prospects} where ${prospects.contactId} in (select ${contacts.id} from ${contacts}
-            where to_tsvector('simple', coalesce(${contacts.name}, '') || ' ' || coalesce(${contacts.email}, '') || ' ' || coalesce(${contacts.phone}, '')) @@ ${query}))`,
-      ),
-    );
-  }
-  if (phoneLike) {
-    parts.push(
-      inArray(
-        conversations.prospectId,
-        sql`(select ${prospects.id} from ${prospects} where regexp_replace(${prospects.externalId}, '[^0-9]', '', 'g') like ${`%${digits}%`})`,
-      ),
-    );
-  }
-  if (parts.length === 0) return sql`false`;
-  return or(...parts);
+  // Digit runs are stored as '#'-marked suffixes (the migration), so an infix is a prefix query.
+  return phoneLike
+    ? sql`(to_tsquery('simple', ${tsq}) || ${`'#${digits.slice(0, 24)}':*`}::tsquery)`
+    : sql`to_tsquery('simple', ${tsq})`;
+}
+
+/**
+ * The list's `q` (issue 24): conversations whose prospect (name, handle), contact (name, email, phone) or any
+ * message matches the words, or whose prospect's handle or contact's phone contains the digits typed ("555 0100"
+ * finds +15550100). Each conversation has one search document (conversation_search, kept by the triggers of
+ * migration "conversation-search-triggers").
+ * PostgreSQL cannot estimate a prefix query (any one is guessed at 2 % of the rows, so a rare word walked the
+ * whole list), so the plan is chosen here. A common word (≥ 1 % of the documents by the column's statistics)
+ * walks the list's order index and checks each row's document: a page fills after ~100 rows. Any other reads
+ * up to SEARCH_IDS_MAX + 1 matching ids from the GIN index: few → the page is taken among those ids; more (the
+ * statistics were stale) → the walk after all.
+ */
+export async function searchCondition(ctx: AppContext, q: string, idsMax = SEARCH_IDS_MAX): Promise<SQL> {
+  const tsq = searchTsQuery(q);
+  if (!tsq) return sql`false`;
+  const query = searchQuerySql(q, tsq);
+  const walk = sql`(select s.doc from ${conversationSearch} s where s.conversation_id = ${conversations.id}) @@ ${query}`;
+  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (estimatedShare(words.slice(0, 8), await commonLexemeShares(ctx)) >= COMMON_SHARE) return walk;
+  const hits = await ctx.db
+    .select({ id: conversationSearch.conversationId })
+    .from(conversationSearch)
+    .where(sql`${conversationSearch.doc} @@ ${query}`)
+    .limit(idsMax + 1);
+  if (hits.length === 0) return sql`false`;
+  if (hits.length <= idsMax) return sql`${conversations.id} = any(${`{${hits.map((h) => h.id).join(',')}}`}::int[])`;
+  return walk;
 }
 
 /** The notifications of the signed-in user, newest first, with the count not read yet. */
