@@ -8,7 +8,7 @@ import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { useFake, useTestApp } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail, type TestUser } from '../../test/factories.ts';
 import { graphError, MetaOAuthFake } from '../../test/fakes/meta-oauth-fake.ts';
-import { withDatabase } from '../../test/test-database.ts';
+import { untilLockWait, withDatabase } from '../../test/test-database.ts';
 import { connectAccounts } from './meta-auth.service.ts';
 import { STATE_COOKIE } from './oauth-state.ts';
 
@@ -482,13 +482,7 @@ describe('connect while an ADMIN creates the same account (unique (type, pageId)
       let settled = false;
       const connecting = connect('FACEBOOK', user).finally(() => (settled = true));
       // Until the connect's write waits on that row (PostgreSQL has no event for it, so its lock table is watched).
-      while (!settled) {
-        const waiting = await t.ctx.db.execute(
-          sql`select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and a.datname = current_database()`,
-        );
-        if ((waiting as unknown as { rows: unknown[] }).rows.length > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await untilLockWait(t.ctx.db, () => settled);
       expect(settled).toBe(false);
       await other.query('commit');
       const res = await connecting;
