@@ -51,6 +51,10 @@ async function facebookLogin(user?: TestUser, app: TestApp = t) {
   return app.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', headers: { cookie }, payload: { code: fake.issueUserToken(), state } });
 }
 
+/** Meta's login redirect lands: the token (`code`) and the flow's state, with the flow's nonce cookie. */
+const registerRedirect = (flow: { cookie: string; state: string }, code: string) =>
+  t.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', headers: { cookie: flow.cookie }, payload: { code, state: flow.state } });
+
 async function connect(type: string, user: TestUser) {
   const flow = await startFlow(type, user);
   const code = fake.issueCode(type === 'INSTAGRAM' ? 'instagram' : 'facebook');
@@ -111,12 +115,7 @@ describe('GET /api/meta-api/connect-url', () => {
 describe('POST /api/meta-api/meta-login-register-redirect', () => {
   it('registers a new person as NORMAL from a token of this app, logs them in and hands them a set-password link', async () => {
     const flow = await startFlow('LOGIN');
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/meta-api/meta-login-register-redirect',
-      headers: { cookie: flow.cookie },
-      payload: { code: fake.issueUserToken(), state: flow.state },
-    });
+    const res = await registerRedirect(flow, fake.issueUserToken());
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ email: fake.user.email, role: 'NORMAL', setPasswordToken: expect.any(String) });
     const session = String(res.headers['set-cookie']).match(/sa_session=[^;]+/)![0];
@@ -209,12 +208,7 @@ describe('POST /api/meta-api/meta-login-register-redirect', () => {
 
   it('refuses a token issued to another app (debug_token app id check)', async () => {
     const flow = await startFlow('LOGIN');
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/meta-api/meta-login-register-redirect',
-      headers: { cookie: flow.cookie },
-      payload: { code: fake.issueUserToken({ appId: 'someone-elses-app' }), state: flow.state },
-    });
+    const res = await registerRedirect(flow, fake.issueUserToken({ appId: 'someone-elses-app' }));
     expect(res.statusCode).toBe(401);
     expect(res.json().error).toBe('This Facebook login was not issued for this app. Please try again.');
   });
