@@ -15,7 +15,7 @@
 import { eq } from 'drizzle-orm';
 import { loadavg } from 'node:os';
 import { buildApp } from '../apps/server/src/app.ts';
-import { loadConfig } from '../apps/server/src/config/env.ts';
+import { benchConfig } from './support/bench-config.ts';
 import { openDatabase } from '../apps/server/src/db/client.ts';
 import { agentTestRuns, agentTestScenarios } from '../apps/server/src/db/schema/index.ts';
 import { readSnapshot } from '../apps/server/src/conversations/playbook-versions.ts';
@@ -35,7 +35,7 @@ await fake.start();
 fake.on('criterion_judge', { json: { pass: true, reason: 'fine' } });
 const database = openDatabase({ pgliteDir: 'memory://' });
 await database.migrate();
-const config = loadConfig({ NODE_ENV: 'test', APP_SECRET: 'bench-secret-bench-secret-bench', LOG_LEVEL: 'silent', DATA_DIR: `/tmp/sales-agent-bench-${process.pid}`, ...fake.env({ LLM_MAX_RETRIES: '0' }) });
+const config = benchConfig({ LOG_LEVEL: 'silent', ...fake.env({ LLM_MAX_RETRIES: '0' }) });
 const { app, ctx } = await buildApp({ config, database });
 await app.ready();
 const type = await buildPlaybook(ctx, { phases: 3 });

@@ -16,7 +16,7 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { eq } from 'drizzle-orm';
 import { buildApp } from '../apps/server/src/app.ts';
-import { loadConfig } from '../apps/server/src/config/env.ts';
+import { benchConfig } from './support/bench-config.ts';
 import { campaignContacts } from '../apps/server/src/db/schema/index.ts';
 import * as tick from '../apps/server/src/modules/campaigns/campaign-tick.ts';
 import { changeCampaign, createCampaign } from '../apps/server/src/modules/campaigns/campaigns.service.ts';
@@ -37,14 +37,7 @@ if (process.env.BENCH_DB !== 'pglite') {
 
 const twilio = await startTwilioFake({ accounts: { [ACCOUNT_SID]: AUTH_TOKEN } });
 const database = await openTestDatabase();
-const config = loadConfig({
-  NODE_ENV: 'test',
-  APP_SECRET: 'bench-secret-bench-secret-bench',
-  LOG_LEVEL: process.env.BENCH_LOG ?? 'silent',
-  DATA_DIR: `/tmp/sales-agent-bench-${process.pid}`,
-  TWILIO_API_URL: twilio.url,
-  QUIET_HOURS_ENFORCED: 'false',
-});
+const config = benchConfig({ TWILIO_API_URL: twilio.url, QUIET_HOURS_ENFORCED: 'false' });
 const { app, ctx } = await buildApp({ config, database });
 await app.ready();
 try {

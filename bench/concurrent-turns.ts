@@ -27,7 +27,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { buildApp } from '../apps/server/src/app.ts';
-import { loadConfig } from '../apps/server/src/config/env.ts';
+import { benchConfig } from './support/bench-config.ts';
 import { receiveProspectMessage, sendHumanMessage } from '../apps/server/src/agent/agent.service.ts';
 import { type Database, openDatabase } from '../apps/server/src/db/client.ts';
 import { buildPlaybook } from '../apps/server/src/test/agent-factories.ts';
@@ -87,11 +87,8 @@ function metaPayload(senderId: string, mid: string, text: string) {
 async function scenario(kind: string, web: number, channel: number, fake: OpenAiFake) {
   const graph = await startMetaGraphFake({ tokens: ['bench-page-token'] });
   const database = await openBenchDatabase(kind);
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    APP_SECRET: 'bench-secret-bench-secret-bench',
+  const config = benchConfig({
     LOG_LEVEL: 'silent',
-    DATA_DIR: `/tmp/sales-agent-bench-${process.pid}`,
     META_APP_SECRET: APP_SECRET,
     META_GRAPH_URL: graph.url,
     INSTAGRAM_GRAPH_URL: graph.url,

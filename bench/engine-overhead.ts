@@ -23,7 +23,7 @@ import { sql } from 'drizzle-orm';
 import { performance } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import { buildApp } from '../apps/server/src/app.ts';
-import { loadConfig } from '../apps/server/src/config/env.ts';
+import { benchConfig } from './support/bench-config.ts';
 import type { AppContext } from '../apps/server/src/context.ts';
 import { receiveProspectMessage } from '../apps/server/src/agent/agent.service.ts';
 import { type Database, openDatabase } from '../apps/server/src/db/client.ts';
@@ -68,11 +68,8 @@ async function idle(ctx: AppContext) {
 }
 
 async function measure(database: Database, llm: 'fake' | 'demo', fake: OpenAiFake, windowSeconds: number, turns: number) {
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    APP_SECRET: 'bench-secret-bench-secret-bench',
+  const config = benchConfig({
     LOG_LEVEL: 'silent',
-    DATA_DIR: `/tmp/sales-agent-bench-${process.pid}`,
     ...(llm === 'fake' ? fake.env() : {}),
   });
   // The production poll interval (500 ms): a turn that waits for the next poll shows in the numbers.

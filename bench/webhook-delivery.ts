@@ -22,7 +22,7 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../apps/server/src/app.ts';
-import { loadConfig } from '../apps/server/src/config/env.ts';
+import { benchConfig } from './support/bench-config.ts';
 import type { AppContext } from '../apps/server/src/context.ts';
 import { insertMessage } from '../apps/server/src/conversations/conversation-store.ts';
 import { conversations, webhookEndpoints } from '../apps/server/src/db/schema/index.ts';
@@ -90,13 +90,7 @@ async function run(db: string) {
   if (db === 'pg') process.env.TEST_DB = 'pg';
   else delete process.env.TEST_DB;
   const database = await openTestDatabase();
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    APP_SECRET: 'bench-secret-bench-secret-bench',
-    LOG_LEVEL: process.env.BENCH_LOG ?? 'silent',
-    DATA_DIR: `/tmp/sales-agent-bench-${process.pid}`,
-    ALLOW_PRIVATE_URLS: 'true',
-  });
+  const config = benchConfig({ ALLOW_PRIVATE_URLS: 'true' });
   const { app, ctx } = await buildApp({ config, database });
   await app.ready();
   const receiver = await startReceiver();

@@ -260,13 +260,24 @@ export function followUpRequest(playbook: Playbook, phaseIndex: number, history:
 
 /** Phase positions are the phases sorted by their index (so 0..N-1 even when stored indexes have gaps). */
 export function playbookOf(loaded: LoadedConversation, settings: AgentSettings): Playbook {
-  const type = loaded.type!;
+  return playbookFrom(loaded.type!, loaded.phases, settings);
+}
+
+/**
+ * The playbook of a type's prompts and phases (a stored type, or a published version's snapshot) with the model
+ * settings it runs under: only the fields the prompts read, so a row's other columns never reach the model.
+ */
+export function playbookFrom(
+  prompts: Pick<Playbook, 'rolePrompt' | 'triggerConversationPrompt' | 'checkingPrompt' | 'errorPrompt'>,
+  phases: Playbook['phases'],
+  settings: Pick<Playbook, 'model' | 'temperature'>,
+): Playbook {
   return {
-    rolePrompt: type.rolePrompt,
-    triggerConversationPrompt: type.triggerConversationPrompt,
-    checkingPrompt: type.checkingPrompt,
-    errorPrompt: type.errorPrompt,
-    phases: loaded.phases.map((p) => ({ prompt: p.prompt, transitionPrompt: p.transitionPrompt, followUpPrompt: p.followUpPrompt })),
+    rolePrompt: prompts.rolePrompt,
+    triggerConversationPrompt: prompts.triggerConversationPrompt,
+    checkingPrompt: prompts.checkingPrompt,
+    errorPrompt: prompts.errorPrompt,
+    phases: phases.map((p) => ({ prompt: p.prompt, transitionPrompt: p.transitionPrompt, followUpPrompt: p.followUpPrompt })),
     model: settings.model,
     temperature: settings.temperature,
   };

@@ -17,6 +17,7 @@ import { decideWindow } from './windows.ts';
 import { hasOptIn, NO_WHATSAPP_OPT_IN_MESSAGE } from '../conversations/consent.ts';
 import { DELIVER_JOB, DELIVER_JOB_KEY_PREFIX, deliverJobKey } from './delivery-keys.ts';
 import { scrub } from './senders/errors.ts';
+import { jitteredBackoffMs } from '../lib/backoff.ts';
 
 
 /** Channels reached through Meta's Graph API, whose code 190 means the stored token is no longer valid. */
@@ -27,8 +28,7 @@ export const MAX_SEND_ATTEMPTS = 6;
 
 /** Exponential backoff with full jitter: 2 s, 4 s, 8 s … (capped at 10 min), each drawn from [d/2, d]. */
 export function retryDelayMs(attempt: number, random = Math.random): number {
-  const ceiling = Math.min(600_000, 2_000 * 2 ** (attempt - 1));
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+  return jitteredBackoffMs(attempt, 2_000, 600_000, random);
 }
 
 interface OutboxRow {

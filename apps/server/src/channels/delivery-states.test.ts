@@ -4,6 +4,7 @@ import { channelMessages } from '../db/schema/index.ts';
 import { usePlaybook, useFake, useTestApp, useUser } from '../test/use-test-app.ts';
 import { buildChannelAccount, CHANNEL_ENV, conversationOfProspect, postMeta, settle, whatsAppPayload } from '../test/channel-factories.ts';
 import { grantAccount } from '../test/conversation-factories.ts';
+import { readConversationDetail } from '../test/conversation-requests.ts';
 import { startMetaGraphFake } from '../test/fakes/meta-graph-fake.ts';
 
 /** Delivery states (issue 24): WhatsApp's statuses webhooks move a reply sent → delivered → read, or failed with the reason. */
@@ -23,9 +24,7 @@ describe('delivery states of replies', () => {
     entry: [{ id: 'WABA-1', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: pageId }, statuses: items } }] }],
   });
   const agentDelivery = async (uuid: string, as: string) => {
-    const res = await t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as });
-    expect(res.statusCode, res.body).toBe(200);
-    const body = res.json() as { messages: { role: string; delivery?: unknown }[] };
+    const body = (await readConversationDetail(t, uuid, as)) as { messages: { role: string; delivery?: unknown }[] };
     return { agent: body.messages.filter((m) => m.role === 'AGENT').map((m) => m.delivery), prospect: body.messages.filter((m) => m.role === 'PROSPECT').map((m) => m.delivery) };
   };
 

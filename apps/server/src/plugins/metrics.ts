@@ -41,24 +41,11 @@ export function registerMetrics(app: FastifyInstance, ctx: AppContext): void {
       this.set(ctx.events.listenerCount('conversation.changed'));
     },
   });
-  const jobsDepth = new Gauge({
-    name: 'sales_agent_jobs_due',
-    help: 'Background jobs that are due and waiting for a runner, by job name.',
-    labelNames: ['name'] as const,
-    registers: [registry],
-  });
-  const jobsLag = new Gauge({
-    name: 'sales_agent_jobs_lag_seconds',
-    help: 'How long the oldest due job of each name has been waiting past its run time.',
-    labelNames: ['name'] as const,
-    registers: [registry],
-  });
-  const jobsRunning = new Gauge({
-    name: 'sales_agent_jobs_running',
-    help: 'Background jobs being run now, by job name.',
-    labelNames: ['name'] as const,
-    registers: [registry],
-  });
+  /** A gauge with one value per job name, read from the jobs table at each scrape (collectQueues). */
+  const perJobGauge = (name: string, help: string) => new Gauge({ name, help, labelNames: ['name'] as const, registers: [registry] });
+  const jobsDepth = perJobGauge('sales_agent_jobs_due', 'Background jobs that are due and waiting for a runner, by job name.');
+  const jobsLag = perJobGauge('sales_agent_jobs_lag_seconds', 'How long the oldest due job of each name has been waiting past its run time.');
+  const jobsRunning = perJobGauge('sales_agent_jobs_running', 'Background jobs being run now, by job name.');
   const outbox = new Gauge({
     name: 'sales_agent_outbox_messages',
     help: 'Outbound channel messages waiting (PENDING) or given up (FAILED), by channel.',

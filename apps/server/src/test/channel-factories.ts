@@ -123,28 +123,25 @@ export function postMeta(t: TestApp, payload: unknown, secret = META_APP_SECRET)
   return t.request({ method: 'POST', url: '/api/meta-api/webhook', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, payload: body });
 }
 
-/** Posts Twilio's inbound SMS form, signed with the Auth Token over PUBLIC_URL + path + sorted params. */
-export function postTwilioSms(t: TestApp, authToken: string, params: Record<string, string>, signatureFor = authToken) {
-  const url = `${PUBLIC_URL}/api/twilio/sms`;
-  const signature = twilio.getExpectedTwilioSignature(signatureFor, url, params);
+/** Posts a Twilio webhook form to `path`, signed with the Auth Token over PUBLIC_URL + path + sorted params. */
+function postTwilioForm(t: TestApp, path: string, params: Record<string, string>, signatureFor: string) {
+  const signature = twilio.getExpectedTwilioSignature(signatureFor, `${PUBLIC_URL}${path}`, params);
   return t.request({
     method: 'POST',
-    url: '/api/twilio/sms',
+    url: path,
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
     payload: new URLSearchParams(params).toString(),
   });
 }
 
+/** Posts Twilio's inbound SMS form, signed as Twilio does (with `signatureFor`, a wrong token on purpose). */
+export function postTwilioSms(t: TestApp, authToken: string, params: Record<string, string>, signatureFor = authToken) {
+  return postTwilioForm(t, '/api/twilio/sms', params, signatureFor);
+}
+
 /** Posts a Twilio status callback for one of our SMS (form MessageSid, MessageStatus, ErrorCode?, From = our number). */
 export function postTwilioStatus(t: TestApp, authToken: string, params: Record<string, string>, signatureFor = authToken) {
-  const url = `${PUBLIC_URL}/api/twilio/sms-status`;
-  const signature = twilio.getExpectedTwilioSignature(signatureFor, url, params);
-  return t.request({
-    method: 'POST',
-    url: '/api/twilio/sms-status',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
-    payload: new URLSearchParams(params).toString(),
-  });
+  return postTwilioForm(t, '/api/twilio/sms-status', params, signatureFor);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import {
   conversationPhases,
@@ -128,6 +128,39 @@ export async function buildUnanswered(
     })
     .returning();
   return row;
+}
+
+export interface AccountConversationSeed {
+  /** The account's channel (INSTAGRAM when not given). */
+  type?: 'SMS_GATEWAY' | 'WHATSAPP' | 'INSTAGRAM';
+  /** The prospect's address on the channel (a phone number for SMS and WhatsApp); a fresh one when not given. */
+  externalId?: string;
+  name?: string;
+  /** The prospect's one message (at minute 1). */
+  text?: string;
+  /** NORMAL users granted the account. */
+  grant?: number[];
+}
+
+/** A prospect of a new account (granted to `grant`) with one conversation of a 2-phase type opened by its message. */
+export async function buildAccountConversation(ctx: AppContext, seed: AccountConversationSeed = {}) {
+  const account = await buildMessagingAccount(ctx);
+  if (seed.type) await ctx.db.update(messagingAccounts).set({ type: seed.type }).where(eq(messagingAccounts.id, account.id));
+  const prospect = await buildProspect(ctx, account.id);
+  if (seed.externalId || seed.name) {
+    await ctx.db
+      .update(prospects)
+      .set({ externalId: seed.externalId ?? prospect.externalId, name: seed.name ?? null })
+      .where(eq(prospects.id, prospect.id));
+  }
+  for (const userId of seed.grant ?? []) await grantAccount(ctx, userId, account.id);
+  const type = await buildConversationType(ctx, { phases: 2 });
+  const conversation = await buildConversation(ctx, {
+    conversationTypeId: type.id,
+    prospectId: prospect.id,
+    messages: [{ role: 'PROSPECT', message: seed.text ?? 'Hello there', dateSent: at(1) }],
+  });
+  return { account, prospect, conversation };
 }
 
 /** Minutes after a fixed origin, for predictable orderings. */

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { type Database, openDatabase } from '../db/client.ts';
+import type { Executor } from '../db/executor.ts';
 
 /**
  * A fresh, migrated database for one test file: PGlite in memory by default, or — when TEST_DB=pg — a new
@@ -60,5 +62,20 @@ export async function adminQuery(url: string, text: string): Promise<void> {
     await client.query(text);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * PostgreSQL only: resolves once a statement in this test's database waits on a lock, or as soon as `done()` is
+ * true (the statement finished without waiting). PostgreSQL has no event for a lock wait, so its lock table is
+ * read every 10 ms.
+ */
+export async function untilLockWait(db: Executor, done: () => boolean): Promise<void> {
+  while (!done()) {
+    const waiting = await db.execute(
+      sql`select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and a.datname = current_database()`,
+    );
+    if ((waiting as unknown as { rows: unknown[] }).rows.length > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

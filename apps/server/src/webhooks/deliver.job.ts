@@ -7,6 +7,7 @@ import { outboundUrlProblem } from '../lib/outbound-url.ts';
 import { redactText } from '../lib/redact.ts';
 import { WEBHOOK_DELIVER_JOB, WEBHOOK_JOB_MAX_ATTEMPTS } from '../lib/webhook-outbox.ts';
 import { signWebhook } from './signature.ts';
+import { jitteredBackoffMs } from '../lib/backoff.ts';
 
 /** Deliveries are retried for this long after their event, then given up (and the endpoint disabled). */
 export const WEBHOOK_RETRY_WINDOW_MS = 24 * 3_600_000;
@@ -27,8 +28,7 @@ type Outcome = { kind: 'done' } | { kind: 'retry'; at: Date };
 
 /** Exponential backoff with jitter: 10 s, 20 s, 40 s … capped at an hour, each drawn from [d/2, d]. About 30 attempts in a day. */
 export function webhookRetryDelayMs(attempt: number, random = Math.random): number {
-  const ceiling = Math.min(3_600_000, 10_000 * 2 ** (attempt - 1));
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+  return jitteredBackoffMs(attempt, 10_000, 3_600_000, random);
 }
 
 interface DeliveryRow {

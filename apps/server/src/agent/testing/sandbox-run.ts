@@ -12,6 +12,7 @@ import {
   guardRequest,
   type HistoryMessage,
   type Playbook,
+  playbookFrom,
   ratingRequest,
   transcriptOf,
   transitionRequest,
@@ -78,17 +79,12 @@ async function ask<T>(provider: LlmProvider, state: SandboxState, request: LlmRe
   return result.value;
 }
 
-function playbookFrom(ctx: AppContext, snapshot: PlaybookSnapshot): Playbook {
+function playbookOfSnapshot(ctx: AppContext, snapshot: PlaybookSnapshot): Playbook {
   const config = readConversationTypeConfig(snapshot.config);
-  return {
-    rolePrompt: snapshot.rolePrompt,
-    triggerConversationPrompt: snapshot.triggerConversationPrompt,
-    checkingPrompt: snapshot.checkingPrompt,
-    errorPrompt: snapshot.errorPrompt,
-    phases: snapshot.phases.map((p) => ({ prompt: p.prompt, transitionPrompt: p.transitionPrompt, followUpPrompt: p.followUpPrompt })),
+  return playbookFrom(snapshot, snapshot.phases, {
     model: config.model ?? ctx.config.LLM_MODEL,
     temperature: config.temperature ?? AGENT_CONFIG_DEFAULTS.temperature,
-  };
+  });
 }
 
 const historyOf = (state: SandboxState): HistoryMessage[] => state.transcript.map((l) => ({ role: l.role, message: l.text }));
@@ -100,7 +96,7 @@ export async function runScenario(ctx: AppContext, snapshot: PlaybookSnapshot, s
   if (scenario.messages === undefined && provider.kind === 'offline-demo') {
     throw new SandboxSetupError(`Scenario "${scenario.name}" has a persona, which needs an LLM (OPENAI_API_KEY); give it scripted messages to run offline.`);
   }
-  const playbook = playbookFrom(ctx, snapshot);
+  const playbook = playbookOfSnapshot(ctx, snapshot);
   const state: SandboxState = {
     phase: 0,
     status: snapshot.phases.length === 0 ? 'ended' : 'working',

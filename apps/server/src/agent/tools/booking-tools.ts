@@ -11,63 +11,48 @@ import { createCalcomCalendar } from './calcom-calendar.ts';
 import { type BookedMeeting, CalendarError, type CalendarProvider, type Slot } from './calendar.ts';
 import { createDemoCalendar } from './demo-calendar.ts';
 import { createGhlCalendar } from './ghl-calendar.ts';
-import type { ToolDefinition } from './tool-types.ts';
+import { toolDefinition, type ToolDefinition } from './tool-types.ts';
 
 /** How far ahead check_availability looks. */
 const LOOKAHEAD_DAYS = 14;
 /** Slots offered to the model at most (enough to choose from, small enough to keep the prompt short). */
 const MAX_SLOTS = 8;
 
+/** A string argument of a tool, with what the model should put in it. */
+const stringArg = (description: string) => ({ type: 'string', description });
+
 export const BOOKING_TOOLS: ToolDefinition[] = [
-  {
-    name: 'check_availability',
-    description: 'Lists free meeting slots in the next two weeks. Call it before offering times to the prospect.',
-    parameters: {
-      type: 'object',
-      properties: { timeZone: { type: 'string', description: "The prospect's IANA time zone, e.g. Europe/Berlin; UTC when unknown." } },
-      required: [],
-      additionalProperties: false,
+  toolDefinition(
+    'check_availability',
+    'Lists free meeting slots in the next two weeks. Call it before offering times to the prospect.',
+    { timeZone: stringArg("The prospect's IANA time zone, e.g. Europe/Berlin; UTC when unknown.") },
+  ),
+  toolDefinition(
+    'book_meeting',
+    'Books one of the slots check_availability returned, once the prospect has chosen it.',
+    {
+      start: stringArg('The chosen slot start exactly as check_availability returned it.'),
+      timeZone: stringArg("The prospect's IANA time zone."),
+      name: stringArg("The prospect's name."),
+      email: stringArg("The prospect's email address, when known."),
     },
-  },
-  {
-    name: 'book_meeting',
-    description: 'Books one of the slots check_availability returned, once the prospect has chosen it.',
-    parameters: {
-      type: 'object',
-      properties: {
-        start: { type: 'string', description: 'The chosen slot start exactly as check_availability returned it.' },
-        timeZone: { type: 'string', description: "The prospect's IANA time zone." },
-        name: { type: 'string', description: "The prospect's name." },
-        email: { type: 'string', description: "The prospect's email address, when known." },
-      },
-      required: ['start'],
-      additionalProperties: false,
+    ['start'],
+  ),
+  toolDefinition(
+    'reschedule_meeting',
+    "Moves the prospect's booked meeting to another slot check_availability returned, once the prospect has chosen it.",
+    {
+      start: stringArg('The new slot start exactly as check_availability returned it.'),
+      timeZone: stringArg("The prospect's IANA time zone."),
+      reason: stringArg('Why the prospect wants to move it, in their words.'),
     },
-  },
-  {
-    name: 'reschedule_meeting',
-    description: "Moves the prospect's booked meeting to another slot check_availability returned, once the prospect has chosen it.",
-    parameters: {
-      type: 'object',
-      properties: {
-        start: { type: 'string', description: 'The new slot start exactly as check_availability returned it.' },
-        timeZone: { type: 'string', description: "The prospect's IANA time zone." },
-        reason: { type: 'string', description: 'Why the prospect wants to move it, in their words.' },
-      },
-      required: ['start'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'cancel_meeting',
-    description: "Cancels the prospect's booked meeting, only when the prospect asked to cancel it.",
-    parameters: {
-      type: 'object',
-      properties: { reason: { type: 'string', description: 'Why the prospect cancels, in their words.' } },
-      required: [],
-      additionalProperties: false,
-    },
-  },
+    ['start'],
+  ),
+  toolDefinition(
+    'cancel_meeting',
+    "Cancels the prospect's booked meeting, only when the prospect asked to cancel it.",
+    { reason: stringArg('Why the prospect cancels, in their words.') },
+  ),
 ];
 
 /** The calendar of a type's `booking` config; the offline demo calendar when the demo agent runs without one. */

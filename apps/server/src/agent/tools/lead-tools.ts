@@ -2,7 +2,7 @@ import { reportLeadFieldsChanged } from '../../conversations/conversation-outcom
 import type { LeadFieldDefinition } from '@sales-agent/shared/schemas/lead-fields';
 import type { AppContext } from '../../context.ts';
 import { missingRequiredFields, readLeadFields, writeLeadFields } from '../../conversations/lead-fields.ts';
-import type { ToolDefinition } from './tool-types.ts';
+import { toolDefinition, type ToolDefinition } from './tool-types.ts';
 
 const JSON_TYPES: Record<LeadFieldDefinition['type'], string> = {
   text: 'string',
@@ -22,12 +22,11 @@ export function leadToolDefinition(fields: LeadFieldDefinition[]): ToolDefinitio
       return [f.key, { type: JSON_TYPES[f.type], description: `${f.label}${hint}${f.required ? '; required' : ''}`, ...(f.type === 'enum' ? { enum: f.options } : {}) }];
     }),
   );
-  return {
-    name: 'update_lead',
-    description:
-      'Records what the prospect told you about themselves. Call it as soon as they state one of these fields (only what they said, never a guess).',
-    parameters: { type: 'object', properties, required: [], additionalProperties: false },
-  };
+  return toolDefinition(
+    'update_lead',
+    'Records what the prospect told you about themselves. Call it as soon as they state one of these fields (only what they said, never a guess).',
+    properties,
+  );
 }
 
 export async function updateLead(ctx: AppContext, conversationId: number, fields: LeadFieldDefinition[], args: Record<string, unknown>) {

@@ -9,6 +9,19 @@ export interface ToolDefinition {
   parameters: Record<string, unknown>;
 }
 
+/**
+ * A tool whose arguments are an object of exactly these properties, `required` among them. No others
+ * (`additionalProperties: false`), so the model cannot invent an argument the tool would silently ignore.
+ */
+export function toolDefinition(
+  name: string,
+  description: string,
+  properties: Record<string, unknown>,
+  required: string[] = [],
+): ToolDefinition {
+  return { name, description, parameters: { type: 'object', properties, required, additionalProperties: false } };
+}
+
 /** One call the model asked for (`tool_calls[]` of a chat completion). */
 export interface ToolCall {
   id: string;

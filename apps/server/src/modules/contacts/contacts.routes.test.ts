@@ -2,9 +2,10 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { receiveInboundEvent } from '../../channels/receive.ts';
 import { buildChannelAccount, conversationOfProspect } from '../../test/channel-factories.ts';
-import { contacts, messagingAccounts, prospects } from '../../db/schema/index.ts';
+import { contacts } from '../../db/schema/index.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
-import { at, buildConversation, buildConversationType, buildMessagingAccount, buildProspect, grantAccount } from '../../test/conversation-factories.ts';
+import { readConversationDetail } from '../../test/conversation-requests.ts';
+import { type AccountConversationSeed, buildAccountConversation, buildConversationType, grantAccount } from '../../test/conversation-factories.ts';
 import { findEmail, findPhone } from './contact-capture.ts';
 import { parseTypedPhone } from './contacts.service.ts';
 
@@ -15,29 +16,9 @@ const admin = useUser(t, 'ADMIN');
 const alice = useUser(t);
 const stranger = useUser(t);
 
-async function prospectConversation(options: { type?: 'SMS_GATEWAY' | 'INSTAGRAM'; externalId?: string; name?: string; grant?: number[] } = {}) {
-  const account = await buildMessagingAccount(t.ctx);
-  if (options.type) await t.ctx.db.update(messagingAccounts).set({ type: options.type }).where(eq(messagingAccounts.id, account.id));
-  const prospect = await buildProspect(t.ctx, account.id);
-  await t.ctx.db
-    .update(prospects)
-    .set({ externalId: options.externalId ?? prospect.externalId, name: options.name ?? null })
-    .where(eq(prospects.id, prospect.id));
-  for (const userId of options.grant ?? []) await grantAccount(t.ctx, userId, account.id);
-  const type = await buildConversationType(t.ctx, { phases: 2 });
-  const conversation = await buildConversation(t.ctx, {
-    conversationTypeId: type.id,
-    prospectId: prospect.id,
-    messages: [{ role: 'PROSPECT', message: 'Hello there', dateSent: at(1) }],
-  });
-  return { account, prospect, conversation };
-}
+const prospectConversation = (seed?: AccountConversationSeed) => buildAccountConversation(t.ctx, seed);
 
-const detail = async (uuid: string, as: string) => {
-  const res = await t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-};
+const detail = (uuid: string, as: string) => readConversationDetail(t, uuid, as);
 const patch = (id: number, payload: object, as?: string) => t.request({ method: 'PATCH', url: `/api/contacts/${id}`, payload, as });
 const merge = (id: number, otherContactId: number, as?: string) =>
   t.request({ method: 'POST', url: `/api/contacts/${id}/merge`, payload: { otherContactId }, as });

@@ -1,9 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { receiveProspectMessage, sendHumanMessage } from '../../agent/agent.service.ts';
-import { messagingAccounts, outbox, prospects, userMessagingAccounts } from '../../db/schema/index.ts';
+import { outbox, userMessagingAccounts } from '../../db/schema/index.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
-import { at, buildConversation, buildConversationType, buildMessagingAccount, buildProspect, grantAccount } from '../../test/conversation-factories.ts';
+import { readConversationDetail } from '../../test/conversation-requests.ts';
+import { type AccountConversationSeed, at, buildAccountConversation, buildConversation } from '../../test/conversation-factories.ts';
 import { mentionedTokens, searchTsQuery } from './workspace.service.ts';
 
 /** The team's workspace (issue 24): assignee, state, snooze, search, notes, authors, contact, notifications. */
@@ -14,32 +15,10 @@ const alice = useUser(t);
 const bob = useUser(t);
 const stranger = useUser(t);
 
-async function prospectConversation(options: { type?: 'SMS_GATEWAY' | 'WHATSAPP' | 'INSTAGRAM'; externalId?: string; name?: string; text?: string; grant?: number[] } = {}) {
-  const account = await buildMessagingAccount(t.ctx);
-  if (options.type) await t.ctx.db.update(messagingAccounts).set({ type: options.type }).where(eq(messagingAccounts.id, account.id));
-  const prospect = await buildProspect(t.ctx, account.id);
-  if (options.externalId || options.name) {
-    await t.ctx.db
-      .update(prospects)
-      .set({ externalId: options.externalId ?? prospect.externalId, name: options.name ?? null })
-      .where(eq(prospects.id, prospect.id));
-  }
-  for (const userId of options.grant ?? []) await grantAccount(t.ctx, userId, account.id);
-  const type = await buildConversationType(t.ctx, { phases: 2 });
-  const conversation = await buildConversation(t.ctx, {
-    conversationTypeId: type.id,
-    prospectId: prospect.id,
-    messages: [{ role: 'PROSPECT', message: options.text ?? 'Hello there', dateSent: at(1) }],
-  });
-  return { account, prospect, conversation };
-}
+const prospectConversation = (seed?: AccountConversationSeed) => buildAccountConversation(t.ctx, seed);
 
 const patch = (id: number, body: unknown, as?: string) => t.request({ method: 'PATCH', url: `/api/conversation/${id}`, payload: body as object, as });
-const detail = async (uuid: string, as: string) => {
-  const res = await t.request({ method: 'GET', url: `/api/conversation/${uuid}`, as });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-};
+const detail = (uuid: string, as: string) => readConversationDetail(t, uuid, as);
 const list = async (query: string, as: string) => {
   const res = await t.request({ method: 'GET', url: `/api/conversation/list?limit=100&${query}`, as });
   expect(res.statusCode, res.body).toBe(200);

@@ -26,31 +26,25 @@ export async function healthRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
     async (_request, reply) => {
       const problems: string[] = [];
       const checks: Record<string, 'ok' | 'failing'> = { database: 'ok', storage: 'ok' };
-      try {
-        await probeWrite(ctx);
-      } catch (err) {
-        ctx.log.warn({ err }, 'readiness: the database cannot take a write');
-        checks.database = 'failing';
-        problems.push('the database cannot take a write');
-      }
-      try {
-        await probeStorageWrite(ctx);
-      } catch (err) {
-        ctx.log.warn({ err }, 'readiness: the storage cannot be written');
-        checks.storage = 'failing';
-        problems.push('the storage cannot be written');
-      }
-      try {
-        const room = await storageRoom(ctx);
-        if (room.usable <= 0) {
-          checks.storage = 'failing';
-          problems.push(`the storage has ${formatMiB(room.free)} free, below the minimum of ${formatMiB(room.minFree)}`);
+      const fail = (check: 'database' | 'storage', problem: string) => {
+        checks[check] = 'failing';
+        problems.push(problem);
+      };
+      /** Runs one probe; a throw marks `check` failing with `problem`, logged with its error. */
+      const probe = async (check: 'database' | 'storage', problem: string, run: () => Promise<void>) => {
+        try {
+          await run();
+        } catch (err) {
+          ctx.log.warn({ err }, `readiness: ${problem}`);
+          fail(check, problem);
         }
-      } catch (err) {
-        ctx.log.warn({ err }, 'readiness: the storage cannot be inspected');
-        checks.storage = 'failing';
-        problems.push('the storage cannot be inspected');
-      }
+      };
+      await probe('database', 'the database cannot take a write', () => probeWrite(ctx));
+      await probe('storage', 'the storage cannot be written', () => probeStorageWrite(ctx));
+      await probe('storage', 'the storage cannot be inspected', async () => {
+        const room = await storageRoom(ctx);
+        if (room.usable <= 0) fail('storage', `the storage has ${formatMiB(room.free)} free, below the minimum of ${formatMiB(room.minFree)}`);
+      });
       if (problems.length > 0) {
         return reply.status(503).send({ error: `Not ready: ${problems.join('; ')}.`, code: 'NOT_READY' satisfies ErrorCode, checks });
       }

@@ -8,7 +8,7 @@ import { buildTestApp, type TestApp } from '../../test/build-test-app.ts';
 import { useFake, useTestApp } from '../../test/use-test-app.ts';
 import { buildAdmin, buildUser, findUserByEmail, type TestUser } from '../../test/factories.ts';
 import { graphError, MetaOAuthFake } from '../../test/fakes/meta-oauth-fake.ts';
-import { withDatabase } from '../../test/test-database.ts';
+import { untilLockWait, withDatabase } from '../../test/test-database.ts';
 import { connectAccounts } from './meta-auth.service.ts';
 import { STATE_COOKIE } from './oauth-state.ts';
 
@@ -50,6 +50,10 @@ async function facebookLogin(user?: TestUser, app: TestApp = t) {
   const cookie = [user?.cookie, nonceCookie(res)].filter(Boolean).join('; ');
   return app.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', headers: { cookie }, payload: { code: fake.issueUserToken(), state } });
 }
+
+/** Meta's login redirect lands: the token (`code`) and the flow's state, with the flow's nonce cookie. */
+const registerRedirect = (flow: { cookie: string; state: string }, code: string) =>
+  t.request({ method: 'POST', url: '/api/meta-api/meta-login-register-redirect', headers: { cookie: flow.cookie }, payload: { code, state: flow.state } });
 
 async function connect(type: string, user: TestUser) {
   const flow = await startFlow(type, user);
@@ -111,12 +115,7 @@ describe('GET /api/meta-api/connect-url', () => {
 describe('POST /api/meta-api/meta-login-register-redirect', () => {
   it('registers a new person as NORMAL from a token of this app, logs them in and hands them a set-password link', async () => {
     const flow = await startFlow('LOGIN');
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/meta-api/meta-login-register-redirect',
-      headers: { cookie: flow.cookie },
-      payload: { code: fake.issueUserToken(), state: flow.state },
-    });
+    const res = await registerRedirect(flow, fake.issueUserToken());
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ email: fake.user.email, role: 'NORMAL', setPasswordToken: expect.any(String) });
     const session = String(res.headers['set-cookie']).match(/sa_session=[^;]+/)![0];
@@ -209,12 +208,7 @@ describe('POST /api/meta-api/meta-login-register-redirect', () => {
 
   it('refuses a token issued to another app (debug_token app id check)', async () => {
     const flow = await startFlow('LOGIN');
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/meta-api/meta-login-register-redirect',
-      headers: { cookie: flow.cookie },
-      payload: { code: fake.issueUserToken({ appId: 'someone-elses-app' }), state: flow.state },
-    });
+    const res = await registerRedirect(flow, fake.issueUserToken({ appId: 'someone-elses-app' }));
     expect(res.statusCode).toBe(401);
     expect(res.json().error).toBe('This Facebook login was not issued for this app. Please try again.');
   });
@@ -482,13 +476,7 @@ describe('connect while an ADMIN creates the same account (unique (type, pageId)
       let settled = false;
       const connecting = connect('FACEBOOK', user).finally(() => (settled = true));
       // Until the connect's write waits on that row (PostgreSQL has no event for it, so its lock table is watched).
-      while (!settled) {
-        const waiting = await t.ctx.db.execute(
-          sql`select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and a.datname = current_database()`,
-        );
-        if ((waiting as unknown as { rows: unknown[] }).rows.length > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await untilLockWait(t.ctx.db, () => settled);
       expect(settled).toBe(false);
       await other.query('commit');
       const res = await connecting;

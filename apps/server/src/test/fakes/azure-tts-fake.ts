@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback, readBody } from './loopback.ts';
 
 /**
  * A loopback Azure AI Speech text-to-speech endpoint (third-party-facts.md "Azure Text to Speech"):
@@ -46,9 +46,7 @@ export async function startAzureTtsFake(options: { key: string }): Promise<Azure
   const server = createServer((req, res) => void handle(req, res));
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const ssml = Buffer.concat(chunks).toString('utf8');
+    const ssml = (await readBody(req)).toString('utf8');
     const speak = /^<speak\b[^>]*\bxml:lang="([^"]+)"[^>]*>\s*<voice\b[^>]*\bname="([^"]+)"[^>]*>([\s\S]*)<\/voice>\s*<\/speak>$/.exec(ssml.trim());
     const header = (name: string) => {
       const value = req.headers[name];
@@ -79,19 +77,14 @@ export async function startAzureTtsFake(options: { key: string }): Promise<Azure
     res.end(audio);
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const url = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${port}/cognitiveservices/v1`,
+    endpoint: `${url}/cognitiveservices/v1`,
     requests,
     audioFor: fakeMp3,
     failNext: (status, times = 1) => {
       for (let i = 0; i < times; i += 1) failures.push(status);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

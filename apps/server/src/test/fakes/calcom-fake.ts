@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback, readBody } from './loopback.ts';
 
 /**
  * A loopback stand-in for Cal.com API v2 in its wire format: `Authorization: Bearer <apiKey>` and the
@@ -41,8 +41,7 @@ export async function startCalcomFake(options: { apiKey?: string; lengthMinutes?
   };
   const fail = (res: http.ServerResponse, status: number, code: string, message: string) => send(res, status, { status: 'error', timestamp: new Date().toISOString(), path: '', error: { code, message } });
   const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    const raw = (await readBody(req)).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://x');
     const version = req.headers['cal-api-version'] as string | undefined;
     fake.requests.push({ method: req.method ?? '', path: url.pathname, version });
@@ -68,7 +67,7 @@ export async function startCalcomFake(options: { apiKey?: string; lengthMinutes?
     };
     if (req.method === 'POST' && url.pathname.startsWith('/v2/bookings')) {
       if (version !== BOOKINGS_VERSION) return fail(res, 400, 'BadRequestException', `cal-api-version ${BOOKINGS_VERSION} is required`);
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+      const body = JSON.parse(raw || '{}') as Record<string, unknown>;
       if (url.pathname === '/v2/bookings') {
         const attendee = body.attendee as CalcomFake['bookings'][number]['attendee'] | undefined;
         if (!attendee?.email) return fail(res, 400, 'BadRequestException', 'attendee.email is required');
@@ -91,8 +90,7 @@ export async function startCalcomFake(options: { apiKey?: string; lengthMinutes?
     }
     return fail(res, 404, 'NotFoundException', `Unknown path ${url.pathname}`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
-  fake.close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  fake.baseUrl = `${await listenOnLoopback(server)}/v2`;
+  fake.close = () => closeServer(server);
   return fake;
 }

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback, readBody } from './loopback.ts';
 
 /**
  * A loopback stand-in for GoHighLevel API v2 (reference/third-party-facts.md "GoHighLevel API v2"), in its
@@ -191,9 +191,7 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
   };
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const text = (await readBody(req)).toString('utf8');
     let body: unknown = null;
     try {
       body = text ? JSON.parse(text) : null;
@@ -309,8 +307,7 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
     }
     return error(res, 404, `Cannot ${req.method} ${url.pathname}`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const baseUrl = await listenOnLoopback(server);
   return {
     baseUrl,
     apiKey,
@@ -326,10 +323,6 @@ export async function startGhlFake(options: GhlFakeOptions = {}): Promise<GhlFak
       for (let i = 0; i < times; i += 1) failures.push({ status, ...failOptions });
     },
     env: () => ({ GHL_API_URL: baseUrl, GHL_API_KEY: apiKey, GHL_LOCATION_ID: locationId }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback, readBody } from './loopback.ts';
 
 /**
  * A team's own HTTP endpoint behind a custom tool (issue 22), on loopback: it checks `X-Signature:
@@ -26,9 +26,7 @@ export function verifySignature(secret: string, header: string | undefined, body
 export async function startHttpToolFake(secret = 'whsec_tool_fake_51f0'): Promise<HttpToolFake> {
   const fake: HttpToolFake = { baseUrl: '', secret, mode: 'ok', requests: [], close: async () => undefined };
   const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
+    const body = (await readBody(req)).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://x');
     const signatureValid = verifySignature(secret, req.headers['x-signature'] as string | undefined, body);
     fake.requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body, signatureValid });
@@ -50,8 +48,7 @@ export async function startHttpToolFake(secret = 'whsec_tool_fake_51f0'): Promis
     const order = url.pathname.split('/').at(-1);
     res.end(JSON.stringify({ order, status: 'shipped', eta: '2026-12-01' }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  fake.baseUrl = await listenOnLoopback(server);
+  fake.close = () => closeServer(server);
   return fake;
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback, readBody } from './loopback.ts';
 
 /**
  * A loopback stand-in for the messaging side of Meta's Graph API (third-party-facts.md), one server for every
@@ -147,20 +147,14 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
       failures.history.length = 0;
       drops = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 
   const server = createServer((req, res) => void handle(req, res));
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://fake');
-    const raw = Buffer.concat(chunks).toString('utf8');
+    const raw = (await readBody(req)).toString('utf8');
     let body: unknown = null;
     if (raw) {
       try {
@@ -306,7 +300,6 @@ export async function startMetaGraphFake(options: { tokens?: string[]; port?: nu
     return fail({ code: 2500, message: `Unknown path components: ${rest}`, type: 'OAuthException', status: 400 });
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = await listenOnLoopback(server, options.port ?? 0);
   return fake;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback.ts';
 
 /**
  * A loopback stand-in for OpenAI's speech-to-text endpoint, speaking its wire format:
@@ -90,10 +90,9 @@ export async function startOpenAiTranscriptionFake(options: { apiKey?: string; p
       sendError(res, { status: 500, message: `Fake failed: ${(err as Error).message}`, type: 'server_error', code: null });
     }
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const url = await listenOnLoopback(server, options.port);
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${url}/v1`,
     apiKey,
     requests,
     failNext: (failure) => failures.push(failure),

@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { signV4 } from '../../lib/storage.ts';
+import { listenOnLoopback } from './loopback.ts';
 
 /**
  * A loopback S3-compatible object store (path-style: /{bucket}/{key}) for PUT, HEAD, GET (with Range) and
@@ -89,11 +89,10 @@ export async function startS3Fake(): Promise<S3Fake> {
         return xmlError(res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const url = await listenOnLoopback(server);
   return {
     ...fake,
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: url,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, readBody, listenOnLoopback } from './loopback.ts';
 
 /**
  * A loopback stand-in for the SMS Gateway for Android 3rd-party API (source: the gateway server's
@@ -46,14 +46,13 @@ export async function startSmsGatewayFake(options: { login: string; password: st
   const server = createServer((req, res) => void handle(req, res));
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const bytes = await readBody(req);
     const path = new URL(req.url ?? '/', 'http://fake').pathname;
     let body: unknown = null;
     try {
-      body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;
+      body = bytes.length ? JSON.parse(bytes.toString('utf8')) : null;
     } catch {
-      body = Buffer.concat(chunks).toString('utf8');
+      body = bytes.toString('utf8');
     }
     const authorized = req.headers.authorization === expected;
     requests.push({ method: req.method ?? 'GET', path, body, authorized });
@@ -88,8 +87,7 @@ export async function startSmsGatewayFake(options: { login: string; password: st
     return send(404, { message: 'Not Found' });
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = await listenOnLoopback(server, options.port ?? 0);
   return {
     url,
     baseUrl: `${url}/3rdparty/v1`,
@@ -101,10 +99,6 @@ export async function startSmsGatewayFake(options: { login: string; password: st
     dropNext(times = 1) {
       drops += times;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, readBody, listenOnLoopback } from './loopback.ts';
 
 /**
  * A loopback stand-in for Twilio's REST API (api.twilio.com, 2010-04-01), speaking its real wire format
@@ -107,11 +107,10 @@ export async function startTwilioFake(options: { accounts?: Record<string, strin
   const server = createServer((req, res) => void handle(req, res));
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const bytes = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname;
-    const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+    const params = new URLSearchParams(bytes.toString('utf8'));
     const form = Object.fromEntries(params);
     const formAll: Record<string, string[]> = {};
     for (const [name, value] of params) (formAll[name] ??= []).push(value);
@@ -195,8 +194,7 @@ export async function startTwilioFake(options: { accounts?: Record<string, strin
     return send(200, callResource(call, now));
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = await listenOnLoopback(server, options.port ?? 0);
   return {
     url,
     requests,
@@ -222,11 +220,7 @@ export async function startTwilioFake(options: { accounts?: Record<string, strin
       recordingHolds.push({ arrived, released: new Promise<void>((resolve) => (release = resolve)) });
       return { requested, release };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 
