@@ -1,12 +1,12 @@
 import { expect, test } from '@playwright/test';
-import { demoTypeId, loginAsAdmin, uniqueDigits } from './support/fixtures.ts';
+import { demoTypeId, signInAsAdmin, uniqueDigits } from './support/fixtures.ts';
 
 /**
  * Issue 23: a WhatsApp opt-in recorded on the conversation (withdrawn, then recorded again, each with a note)
  * shows on the consent audit tab, and opt-ins gathered elsewhere are imported there from a CSV.
  */
 test('record a WhatsApp opt-in on the conversation, see it on the consent screen, import more from a CSV', async ({ page }) => {
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   const request = page.request;
   const pageId = `1066${uniqueDigits()}`;
   const created = await request.post('/api/admin/messaging-accounts/create-edit', {

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
-import { loginAsAdminThenPhone } from './support/viewport.ts';
+import { signInAsAdminThenPhone } from './support/viewport.ts';
 
 test.describe('shell', () => {
   test('anonymous visitor sees Sales Agent, Login and Register, the footer and no member menus', async ({ page }) => {
@@ -32,7 +32,7 @@ test.describe('shell', () => {
   });
 
   test('on a phone the burger opens the navigation in a drawer; a link closes it', async ({ page }) => {
-    await loginAsAdminThenPhone(page);
+    await signInAsAdminThenPhone(page);
     await page.goto('/conversation/new');
     const burger = page.getByRole('button', { name: 'Open navigation' });
     await expect(burger).toHaveAttribute('aria-expanded', 'false');
