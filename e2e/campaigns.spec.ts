@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, request as playwrightRequest, test } from '@playwright/test';
-import { E2E_ADMIN, signInAsAdmin } from './support/fixtures.ts';
+import { E2E_ADMIN, signInAsAdmin, openFromAdminHello } from './support/fixtures.ts';
 import { e2eTwilioAccount } from './support/twilio-account.ts';
 
 /**
@@ -18,8 +18,7 @@ test('create a campaign from a CSV, watch it progress, pause it', async ({ page,
   expect(type.status(), await type.text()).toBe(200);
 
   await signInAsAdmin(page);
-  await page.goto('/admin/hello');
-  await page.getByRole('link', { name: 'Campaigns' }).click();
+  await openFromAdminHello(page, 'Campaigns');
   await expect(page.getByRole('heading', { name: 'Campaigns', level: 1 })).toBeVisible();
 
   const form = page.getByRole('form', { name: 'New campaign' });

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { demoTypeId, signInAsAdmin, uniqueDigits } from './support/fixtures.ts';
+import { demoTypeId, signInAsAdmin, uniqueDigits, openFromAdminHello } from './support/fixtures.ts';
 
 /**
  * Issue 23: a WhatsApp opt-in recorded on the conversation (withdrawn, then recorded again, each with a note)
@@ -68,8 +68,7 @@ test('record a WhatsApp opt-in on the conversation, see it on the consent screen
   await expect(optIn).toContainText('by a person');
   await page.screenshot({ path: '/tmp/whatsapp-opt-in.png' });
 
-  await page.goto('/admin/hello');
-  await page.getByRole('list', { name: 'Admin actions' }).getByRole('link', { name: 'Opt-outs and consents' }).click();
+  await openFromAdminHello(page, 'Opt-outs and consents');
   await page.getByRole('tab', { name: 'WhatsApp opt-ins' }).click();
   await expect(page).toHaveURL(/\/admin\/opt-outs\?tab=consents$/);
   await page.getByLabel('Address').fill(from);

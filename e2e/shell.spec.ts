@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
+import { loginAs, loginAsAdmin, registerUser, submitRegisterForm } from './support/fixtures.ts';
 import { signInAsAdminThenPhone } from './support/viewport.ts';
 
 test.describe('shell', () => {
@@ -111,10 +111,7 @@ for (const viewport of [
     await page.setViewportSize({ width: viewport.width, height: viewport.height });
     const user = await registerUser(request);
     await page.goto('/register');
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password', { exact: true }).fill('blue-harbor-71');
-    await page.getByLabel('Confirm password').fill('blue-harbor-71');
-    await page.getByRole('button', { name: 'Register' }).click();
+    await submitRegisterForm(page, user.email, 'blue-harbor-71');
     const toast = page.locator('[data-toast-type="error"]');
     await expect(toast).toContainText('An account with this email already exists.');
     const header = (await page.locator('header').first().boundingBox())!;

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { E2E_USER_PASSWORD, signInAsAdmin, uniqueEmail } from './support/fixtures.ts';
+import { E2E_USER_PASSWORD, signInAsAdmin, uniqueEmail, openFromAdminHello } from './support/fixtures.ts';
 import { DESKTOP, PHONE } from './support/viewport.ts';
 import { expectNoSeriousAxe, smsProspect, teammate, unique } from './support/workspace.ts';
 
@@ -77,8 +77,7 @@ test.describe('workspace at 1366×800', () => {
   test('Team: invite by link, the invitee sets a password through it, deactivate ends the session at once', async ({ page, browser }) => {
     test.setTimeout(90_000);
     await signInAsAdmin(page);
-    await page.goto('/admin/hello');
-    await page.getByRole('link', { name: 'Team' }).click();
+    await openFromAdminHello(page, 'Team');
     await expect(page).toHaveURL(/\/admin\/users$/);
     await expect(page.getByRole('heading', { name: 'Team', level: 1 })).toBeVisible();
     const email = uniqueEmail('invited');

@@ -62,3 +62,25 @@ export async function demoTypeId(request: APIRequestContext): Promise<number> {
 let digits = 0;
 /** Digits unique to this run and call (page ids, sender ids, phone numbers), `length` long. */
 export const uniqueDigits = (length = 11) => `${Date.now() % 1_000_000_000}${process.pid % 100}${++digits}`.slice(-length);
+
+/** Opens an admin page the way a person does: from the list of admin actions on /admin/hello. */
+export async function openFromAdminHello(page: Page, link: string) {
+  await page.goto('/admin/hello');
+  await page.getByRole('list', { name: 'Admin actions' }).getByRole('link', { name: link }).click();
+}
+
+/** From the login page to the "Forgot password" page, by its link. */
+export async function openForgotPassword(page: Page) {
+  await page.goto('/login');
+  await page.getByRole('link', { name: 'Forgot password?' }).click();
+  await expect(page).toHaveURL(/\/forgot-password$/);
+  await expect(page.getByRole('heading', { name: 'Forgot password' })).toBeVisible();
+}
+
+/** Fills the register form (email, password and its confirmation) and submits it. */
+export async function submitRegisterForm(page: Page, email: string, password: string, confirm = password) {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password').fill(confirm);
+  await page.getByRole('button', { name: 'Register' }).click();
+}
