@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
+import { E2E_ADMIN, signInAsAdmin } from './support/fixtures.ts';
 
 /**
  * Issue 12 item 5: every route of spec §2.2 (plus the 404 page and the widget's embed page) has no serious or
@@ -123,7 +123,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
       test.setTimeout(180_000);
       const api = await playwright.request.newContext({ baseURL });
       const fixtures = await seed(api);
-      await loginAsAdmin(page);
+      await signInAsAdmin(page);
       const problems: string[] = [];
       for (const route of signedInRoutes(fixtures)) problems.push(...(await scan(page, route)));
       expect(problems).toEqual([]);

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { E2E_FAKE_OPENAI_PORT, E2E_SMTP_PORT } from '../playwright.config.ts';
 import { linkIn, startSmtpFake, type SmtpFake } from '../apps/server/src/test/fakes/smtp-fake.ts';
-import { loginAs, registerUser, uniqueEmail } from './support/fixtures.ts';
+import { loginAs, registerUser, uniqueEmail, openForgotPassword } from './support/fixtures.ts';
 
 /**
  * "Forgot password?" by email (issue 29): the second server sends through SMTP_URL to a loopback SMTP server
@@ -20,10 +20,7 @@ test.afterAll(async () => {
 test('forgot password: the email link sets a new password once, and the answer is the same for an unknown email', async ({ page, browser, request }) => {
   test.slow();
   const user = await registerUser(request);
-  await page.goto('/login');
-  await page.getByRole('link', { name: 'Forgot password?' }).click();
-  await expect(page).toHaveURL(/\/forgot-password$/);
-  await expect(page.getByRole('heading', { name: 'Forgot password' })).toBeVisible();
+  await openForgotPassword(page);
   await page.getByLabel('Email').fill(user.email);
   await page.getByRole('button', { name: 'Send link' }).click();
   const answer = page.getByTestId('forgot-password-result');

@@ -1,6 +1,6 @@
 import { type Locator, type Page, expect, test } from '@playwright/test';
-import { confirmModal, loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
-import { expectNoHorizontalPageScroll, expectPinnedColumnCoversNoField, expectWithinViewportWidth, loginAsAdminThenPhone } from './support/viewport.ts';
+import { confirmModal, signInAsAdmin, registerUser, signInAs } from './support/fixtures.ts';
+import { expectNoHorizontalPageScroll, expectPinnedColumnCoversNoField, expectWithinViewportWidth, signInAsAdminThenPhone } from './support/viewport.ts';
 
 /** Success toasts are Mantine notifications; this finds one by its exact text. */
 const toast = (page: Page, text: string) => page.locator('.mantine-Notification-root').filter({ hasText: text });
@@ -34,7 +34,7 @@ test.describe('admin conversation types', () => {
   test('create a type, manage its phases, duplicate it, edit its config and delete it', async ({ page }) => {
     const stamp = Date.now();
     const title = `E2E playbook ${stamp} with a long descriptive title to cut`;
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
 
     // Create
     await page.goto('/admin/conversation-type/create');
@@ -140,7 +140,7 @@ test.describe('admin conversation types', () => {
   });
 
   test('the list cuts a title-less prompt to 200 characters; duplicating a type deleted meanwhile says it is not found', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const rolePrompt = `Long role ${Date.now()} `.padEnd(300, 'x');
     const created = await page.request.post('/api/admin/conversation-type/create-edit', { data: { rolePrompt, errorPrompt: 'Sorry.' } });
     expect(created.status()).toBe(200);
@@ -159,14 +159,14 @@ test.describe('admin conversation types', () => {
 
   test('a NORMAL user on the conversation type pages is sent to /conversation/new', async ({ page, request }) => {
     const user = await registerUser(request);
-    await loginAs(page, user.email, user.password);
+    await signInAs(page, user.email, user.password);
     await page.goto('/admin/conversation-type/list');
     await expect(page).toHaveURL(/\/conversation\/new$/);
   });
 
   test.describe('at 390×844', () => {
     test("the list's Actions and a phase's Save stay on screen and work", async ({ page }) => {
-      await loginAsAdminThenPhone(page);
+      await signInAsAdminThenPhone(page);
       const title = `Phone playbook ${Date.now()} with a title long enough to need several lines on a phone`;
       const created = await page.request.post('/api/admin/conversation-type/create-edit', {
         data: { title, rolePrompt: 'You sell solar panels.', errorPrompt: 'Sorry.', config: '{"crm": "GHL"}' },

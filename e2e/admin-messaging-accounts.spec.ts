@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { confirmModal, E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
+import { confirmModal, E2E_ADMIN, signInAsAdmin } from './support/fixtures.ts';
 
 const DELETE_CONFIRMATION = 'Are you sure you want to delete this account? This will delete all conversations related to this account';
 
@@ -34,7 +34,7 @@ test.describe('admin messaging accounts', () => {
     const token = `EAAG-e2e-token-${stamp}-Zk42`;
     const pageName = `Smile Studio ${stamp} with a long page name for the heading`;
 
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     await page.goto('/admin/messaging-accounts/list');
     await expect(page.getByRole('heading', { name: 'Messaging accounts' })).toBeVisible();
     await page.getByRole('link', { name: 'Create account' }).click();
@@ -126,7 +126,7 @@ test.describe('admin messaging accounts', () => {
       data: { type: 'TWILIO', accessToken: 'twilio-token', pageId, pageName, conversationTypeId: null },
     });
     expect(res.status()).toBe(200);
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     await page.goto('/admin/messaging-accounts/create');
     await page.getByRole('button', { name: 'Cancel' }).click();
     await expect(page).toHaveURL(/\/admin\/messaging-accounts\/list$/);

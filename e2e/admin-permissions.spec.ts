@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, test } from '@playwright/test';
-import { confirmModal, E2E_ADMIN, loginAs, loginAsAdmin, registerUser, uniqueEmail } from './support/fixtures.ts';
+import { confirmModal, E2E_ADMIN, signInAsAdmin, registerUser, uniqueEmail, signInAs } from './support/fixtures.ts';
 
 async function createAccount(request: APIRequestContext, pageName: string): Promise<number> {
   expect((await request.post('/api/user/login', { data: E2E_ADMIN })).status()).toBe(200);
@@ -21,7 +21,7 @@ test.describe('admin user messaging account permissions', () => {
     // Registering signs a context in as the new user, so it uses its own context.
     const user = await registerUser(request, uniqueEmail('rep'));
 
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     await page.goto('/admin/user-messaging-accounts/list');
     await expect(page.getByRole('heading', { name: 'User messaging account permissions' })).toBeVisible();
     await page.getByRole('link', { name: 'Grant access' }).click();
@@ -62,7 +62,7 @@ test.describe('admin user messaging account permissions', () => {
     // The NORMAL user sees the granted account on their profile.
     const userContext = await browser.newContext();
     const userPage = await userContext.newPage();
-    await loginAs(userPage, user.email, user.password);
+    await signInAs(userPage, user.email, user.password);
     await userPage.goto(`/user/${user.email}`);
     await expect(userPage.getByRole('row').filter({ hasText: firstName })).toBeVisible();
 

@@ -1,5 +1,5 @@
 import { type Page, expect, test } from '@playwright/test';
-import { loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
+import { signInAsAdmin, registerUser, signInAs } from './support/fixtures.ts';
 
 const PERIODS = [
   ['1 Minute', 1],
@@ -36,7 +36,7 @@ async function expectTables(page: Page, costs: Costs) {
 
 test.describe('admin pricing calculator', () => {
   test('shows the defaults, four scaled tables whose total is the sum, and validates required inputs', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     await page.goto('/admin/pricing/conversation');
     await expect(page.getByLabel('System Prompt Length')).toHaveValue('1774');
     await expect(page.getByLabel('User Prompt Length')).toHaveValue('4134');
@@ -66,7 +66,7 @@ test.describe('admin pricing calculator', () => {
   });
 
   test('applies a picked prompt length to the system or user length and recalculates', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const marker = `Pricing role ${Date.now()}`;
     const rolePrompt = `${marker} `.padEnd(2500, 'r');
     const created = await page.request.post('/api/admin/conversation-type/create-edit', {
@@ -102,7 +102,7 @@ test.describe('admin pricing calculator', () => {
 
   test('a NORMAL user on the pricing page is sent to /conversation/new', async ({ page, request }) => {
     const user = await registerUser(request);
-    await loginAs(page, user.email, user.password);
+    await signInAs(page, user.email, user.password);
     await page.goto('/admin/pricing/conversation');
     await expect(page).toHaveURL(/\/conversation\/new$/);
   });

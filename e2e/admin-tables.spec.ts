@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type APIRequestContext, type Locator, type Page, expect, test } from '@playwright/test';
-import { E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
+import { E2E_ADMIN, signInAsAdmin } from './support/fixtures.ts';
 import { DESKTOP, PHONE, expectNoHorizontalPageScroll, expectPinnedColumnCoversNoField, expectWithinViewportWidth } from './support/viewport.ts';
 
 /**
@@ -145,7 +145,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
       test.setTimeout(240_000);
       await page.setViewportSize(DESKTOP);
       // Logged in at desktop width: the phone header folds the user menu the login check looks for.
-      await loginAsAdmin(page);
+      await signInAsAdmin(page);
       const seeded = await seed(page.request);
       const problems: string[] = [];
 

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin } from './support/fixtures.ts';
 
 const DEMO_TYPE = 'Demo: Sales assistant';
 /** The agent answers after its debounce window and a job poll; the live stream brings it in at once. */
@@ -45,7 +45,7 @@ test('the team sees the demo agent’s booking, its tool calls and the outcome o
   }
   await expect(page.getByTestId('closing-notice')).toBeVisible({ timeout: AGENT_TIMEOUT });
 
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   await page.goto(url);
   const actions = page.getByTestId('agent-actions');
   await expect(actions.getByText('Meeting booked')).toBeVisible();

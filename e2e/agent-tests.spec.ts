@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin } from './support/fixtures.ts';
 
 /**
  * Issue 25 in Chromium: write a scenario, run it on the draft, see the failing criterion with its transcript,
@@ -21,7 +21,7 @@ async function createType(page: Page): Promise<number> {
 }
 
 test('an ADMIN tests a draft, sees the failing criterion, fixes the prompt, runs again and publishes', async ({ page }) => {
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   const id = await createType(page);
   await page.goto(`/admin/conversation-type/${id}/edit`);
   await page.getByRole('link', { name: 'Tests and versions' }).click();
@@ -59,7 +59,7 @@ test('an ADMIN tests a draft, sees the failing criterion, fixes the prompt, runs
 });
 
 test('an ADMIN runs the same scenarios on two versions and compares them side by side', async ({ page }) => {
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   const id = await createType(page);
   const scenario = await page.request.post(`/api/admin/conversation-type/${id}/scenarios`, {
     data: { name: 'No discounts', opening: 'Hi, I want panels', messages: ['Sounds good'], criteria: [{ kind: 'reachesPhase', phase: 1 }, { kind: 'neverSays', text: 'discount' }] },

@@ -1,11 +1,11 @@
 import AxeBuilder from '@axe-core/playwright';
 import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin } from './support/fixtures.ts';
 
 test.describe('analytics screen (issue 26)', () => {
   test('filters in the query string, funnel table, a step lists its conversations, CSV export, no serious axe finding', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const types = (await (await page.request.get('/api/conversation-type/listt')).json()) as { id: number }[];
     const typeId = types[0].id;
     const created = await page.request.post('/api/conversation/new', { data: { conversationTypeId: typeId } });
@@ -14,6 +14,7 @@ test.describe('analytics screen (issue 26)', () => {
     const today = new Date().toISOString().slice(0, 10);
     const funnel = await (await page.request.get('/api/admin/analytics/funnel', { params: { conversationType: typeId, from: today, to: today } })).json();
 
+    await page.goto('/');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Analytics' }).click();
     await expect(page).toHaveURL(/\/analytics$/);
     const main = page.getByRole('main');
@@ -53,7 +54,7 @@ test.describe('analytics screen (issue 26)', () => {
   });
 
   test('an A/B test started, its arms compared, then stopped with a winner', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const created = await page.request.post('/api/admin/conversation-type/create-edit', { data: { rolePrompt: `A/B ${Date.now()}`, errorPrompt: 'Sorry.' } });
     expect(created.status()).toBe(200);
     const typeId = (await created.json()).conversationType.id as number;
@@ -90,7 +91,7 @@ test.describe('analytics screen (issue 26)', () => {
   });
 
   test('outcomes per day, cost by channel, voice, hand-offs and follow-ups as tables and CSV, and the messaging-account filter in the query string', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const stamp = Date.now();
     const created = await page.request.post('/api/admin/conversation-type/create-edit', { data: { rolePrompt: `Cost ${stamp}`, errorPrompt: 'Sorry.' } });
     const typeId = (await created.json()).conversationType.id as number;

@@ -1,5 +1,5 @@
 import { expect, request as playwrightRequest, test } from '@playwright/test';
-import { confirmModal, loginAs, loginAsAdmin, registerUser, uniqueEmail } from './support/fixtures.ts';
+import { confirmModal, loginAs, loginAsAdmin, registerUser, uniqueEmail, openForgotPassword, submitRegisterForm } from './support/fixtures.ts';
 
 test.describe('register', () => {
   test('shows the spec validation messages, then registers and lands on onboarding', async ({ page }) => {
@@ -8,10 +8,7 @@ test.describe('register', () => {
     await expect(page.getByText('Email is required')).toBeVisible();
     await expect(page.getByText('Password must be at least 8 characters long')).toBeVisible();
 
-    await page.getByLabel('Email').fill(uniqueEmail('reg'));
-    await page.getByLabel('Password', { exact: true }).fill('blue-harbor-71');
-    await page.getByLabel('Confirm password').fill('blue-harbor-72');
-    await page.getByRole('button', { name: 'Register' }).click();
+    await submitRegisterForm(page, uniqueEmail('reg'), 'blue-harbor-71', 'blue-harbor-72');
     await expect(page.getByText('Passwords do not match')).toBeVisible();
     await expect(page.getByText('Password must be at least 8 characters long')).toHaveCount(0);
 
@@ -25,10 +22,7 @@ test.describe('register', () => {
   test('a taken email shows the server error as a toast', async ({ page, request }) => {
     const user = await registerUser(request);
     await page.goto('/register');
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password', { exact: true }).fill('blue-harbor-71');
-    await page.getByLabel('Confirm password').fill('blue-harbor-71');
-    await page.getByRole('button', { name: 'Register' }).click();
+    await submitRegisterForm(page, user.email, 'blue-harbor-71');
     await expect(page.getByText('An account with this email already exists. Log in instead.')).toBeVisible();
   });
 });
@@ -158,9 +152,7 @@ test.describe('set-password without a link', () => {
   test('without email sending, Forgot password says to ask an administrator, whose reset link works once', async ({ page, browser, request }) => {
     test.slow();
     const user = await registerUser(request);
-    await page.goto('/login');
-    await page.getByRole('link', { name: 'Forgot password?' }).click();
-    await expect(page.getByRole('heading', { name: 'Forgot password' })).toBeVisible();
+    await openForgotPassword(page);
     await page.getByLabel('Email').fill(user.email);
     await page.getByRole('button', { name: 'Send link' }).click();
     await expect(page.getByTestId('forgot-password-result')).toContainText('Ask an administrator');

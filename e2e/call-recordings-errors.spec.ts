@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Page, type Route, expect, test } from '@playwright/test';
-import { confirmModal, loginAs, registerUser } from './support/fixtures.ts';
+import { confirmModal, registerUser, signInAs } from './support/fixtures.ts';
 
 /**
  * Call recordings failure texts (spec §8.3, §2.12) as a NORMAL user in Chromium. Failures come from real
@@ -124,7 +124,7 @@ function collectDialogs(page: Page): string[] {
 
 async function newUserOnStatistics(page: Page, request: Parameters<typeof registerUser>[0]) {
   const user = await registerUser(request);
-  await loginAs(page, user.email, user.password);
+  await signInAs(page, user.email, user.password);
   return user;
 }
 

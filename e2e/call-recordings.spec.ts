@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { confirmModal, loginAs, registerUser } from './support/fixtures.ts';
+import { confirmModal, registerUser, signInAs } from './support/fixtures.ts';
 import { DESKTOP, PHONE } from './support/viewport.ts';
 import { expectNoSeriousAxe } from './support/workspace.ts';
 
@@ -21,7 +21,8 @@ test('upload, statistics, play and seek, transcript, delete', async ({ page, req
   test.setTimeout(120_000);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const user = await registerUser(request);
-  await loginAs(page, user.email, user.password);
+  await signInAs(page, user.email, user.password);
+  await page.goto('/');
   const dialogs: string[] = [];
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
@@ -157,7 +158,7 @@ test('upload, statistics, play and seek, transcript, delete', async ({ page, req
 
 test('a transcript that does not exist shows the load failure with a back link', async ({ page, request }) => {
   const user = await registerUser(request);
-  await loginAs(page, user.email, user.password);
+  await signInAs(page, user.email, user.password);
   await page.goto('/call-recordings/999999/transcript');
   await expect(page.getByTestId('transcript-error')).toHaveText(
     'Failed to load transcript. It may not exist or you may not have permission to view it.',
@@ -170,7 +171,7 @@ for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const
   test(`a mixed upload stores the good files and marks the refused one on its row (${size})`, async ({ page, request }) => {
     const user = await registerUser(request);
     await page.setViewportSize(DESKTOP);
-    await loginAs(page, user.email, user.password);
+    await signInAs(page, user.email, user.password);
     await page.setViewportSize(viewport);
     await page.goto('/call-recordings/upload');
     await page.locator('input[type=file]').setInputFiles([

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, request as playwrightRequest, test } from '@playwright/test';
-import { E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
+import { E2E_ADMIN, signInAsAdmin } from './support/fixtures.ts';
 import { e2eTwilioAccount } from './support/twilio-account.ts';
 
 /**
@@ -23,7 +23,7 @@ test('a campaign from a GoHighLevel stage with retries and a voicemail message; 
   expect(type.status(), await type.text()).toBe(200);
   const typeId = (await type.json()).conversationType.id as number;
 
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   await page.goto('/admin/campaigns');
   const form = page.getByRole('form', { name: 'New campaign' });
   const name = `Stage list ${Date.now()}`;

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, request as playwrightRequest, test } from '@playwright/test';
-import { E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
+import { E2E_ADMIN, signInAsAdmin, openFromAdminHello } from './support/fixtures.ts';
 import { e2eTwilioAccount } from './support/twilio-account.ts';
 
 /**
@@ -17,9 +17,8 @@ test('create a campaign from a CSV, watch it progress, pause it', async ({ page,
   });
   expect(type.status(), await type.text()).toBe(200);
 
-  await loginAsAdmin(page);
-  await page.goto('/admin/hello');
-  await page.getByRole('link', { name: 'Campaigns' }).click();
+  await signInAsAdmin(page);
+  await openFromAdminHello(page, 'Campaigns');
   await expect(page.getByRole('heading', { name: 'Campaigns', level: 1 })).toBeVisible();
 
   const form = page.getByRole('form', { name: 'New campaign' });

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin } from './support/fixtures.ts';
 import { DESKTOP, PHONE } from './support/viewport.ts';
 import { expectNoSeriousAxe, smsProspect, teammate, unique } from './support/workspace.ts';
 
@@ -14,7 +14,7 @@ for (const [size, viewport] of [
 ] as const) {
   test(`canned replies at ${size}: the admin saves one, a teammate inserts it with "/"`, async ({ page, browser }) => {
     test.setTimeout(120_000);
-    await loginAsAdmin(page); // signs in at the desktop size (the user menu is in the header there)
+    await signInAsAdmin(page); // signs in at the desktop size (the user menu is in the header there)
     await page.setViewportSize(viewport);
     const name = `quote-${unique()}`;
     await page.goto('/admin/users');
@@ -51,7 +51,7 @@ for (const [size, viewport] of [
 }
 
 test('a page past the end of the list goes to the last page: never "Page 5 of 1" (issue 24)', async ({ page }) => {
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   await page.goto('/conversation/list?view=table&page=999999');
   const pages = page.getByTestId('total-pages');
   await expect(pages).toHaveText(/^Page (\d+) of \1\+?$/);

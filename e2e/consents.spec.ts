@@ -1,12 +1,12 @@
 import { expect, test } from '@playwright/test';
-import { demoTypeId, loginAsAdmin, uniqueDigits } from './support/fixtures.ts';
+import { demoTypeId, signInAsAdmin, uniqueDigits, openFromAdminHello } from './support/fixtures.ts';
 
 /**
  * Issue 23: a WhatsApp opt-in recorded on the conversation (withdrawn, then recorded again, each with a note)
  * shows on the consent audit tab, and opt-ins gathered elsewhere are imported there from a CSV.
  */
 test('record a WhatsApp opt-in on the conversation, see it on the consent screen, import more from a CSV', async ({ page }) => {
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   const request = page.request;
   const pageId = `1066${uniqueDigits()}`;
   const created = await request.post('/api/admin/messaging-accounts/create-edit', {
@@ -68,8 +68,7 @@ test('record a WhatsApp opt-in on the conversation, see it on the consent screen
   await expect(optIn).toContainText('by a person');
   await page.screenshot({ path: '/tmp/whatsapp-opt-in.png' });
 
-  await page.goto('/admin/hello');
-  await page.getByRole('list', { name: 'Admin actions' }).getByRole('link', { name: 'Opt-outs and consents' }).click();
+  await openFromAdminHello(page, 'Opt-outs and consents');
   await page.getByRole('tab', { name: 'WhatsApp opt-ins' }).click();
   await expect(page).toHaveURL(/\/admin\/opt-outs\?tab=consents$/);
   await page.getByLabel('Address').fill(from);

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { demoTypeId, loginAsAdmin } from './support/fixtures.ts';
+import { demoTypeId, signInAsAdmin } from './support/fixtures.ts';
 import { DESKTOP, PHONE } from './support/viewport.ts';
 import { expectNoSeriousAxe, smsProspect, teammate, unique } from './support/workspace.ts';
 
@@ -17,7 +17,7 @@ test.describe('contact record at 1366×800', () => {
 
   test('a team member edits the contact and merges the same person on two lines into it', async ({ page, browser }) => {
     test.setTimeout(120_000);
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const first = `+1415${unique().slice(-7)}`;
     const second = `+1628${unique().slice(-7)}`;
     const a = await smsProspect(page.request, first, 'Hi, quote for solar please');
@@ -67,7 +67,7 @@ test.describe('contact record at 1366×800', () => {
   });
 
   test('the email and phone a web-chat visitor types show in the prospect panel', async ({ page, browser }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const started = await page.request.post('/api/conversation/new', { data: { conversationTypeId: await demoTypeId(page.request) } });
     const { uuid } = await started.json();
     const visitorContext = await browser.newContext({ viewport: PHONE });
@@ -87,7 +87,7 @@ test.describe('contact record at 1366×800', () => {
   });
 
   test('an ADMIN grants and revokes a member’s messaging accounts from their row on the Team page', async ({ page, browser }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const sms = await smsProspect(page.request, `+1415${unique().slice(-7)}`, 'Hello from a new line');
     const bob = await teammate(browser, sms.accountId, page.request);
     const revoke = await page.request.get('/api/admin/user-messaging-accounts/list');
@@ -121,7 +121,7 @@ test.describe('contact record on a phone', () => {
   test.use({ viewport: DESKTOP });
 
   test('edit the contact from "About the prospect"', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     await page.setViewportSize(PHONE);
     const phone = `+1415${unique().slice(-7)}`;
     const sms = await smsProspect(page.request, phone, 'Is the offer still on?');

@@ -1,7 +1,7 @@
 import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from '@playwright/test';
 import twilio from 'twilio';
 import { E2E_TWILIO } from './support/constants.ts';
-import { E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
+import { E2E_ADMIN, signInAsAdmin } from './support/fixtures.ts';
 import { e2eTwilioAccount } from './support/twilio-account.ts';
 
 /**
@@ -46,7 +46,7 @@ test('pick pipeline and stage, page forward and back, change page size, Call a c
   // {"crm":"GHL"} shows the Contacts button too, not only the bare "GHL".
   const bareType = await createCrmType(api);
   const plainType = await createCrmType(api, '{}');
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
 
   await page.goto('/admin/conversation-type/list');
   await expect(page.getByRole('row', { name: `Conversation type ${bareType.id}` }).getByRole('link', { name: 'Contacts' })).toBeVisible();
@@ -148,7 +148,7 @@ test('pick pipeline and stage, page forward and back, change page size, Call a c
 test('a type whose GoHighLevel is not configured shows why', async ({ page }) => {
   const api = await adminApi();
   const type = await createCrmType(api, '{"crm": "GHL", "locationId": "loc-fake-1", "apiKey": "pit-wrong-token-1234"}');
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   await page.goto(`/admin/conversation-type/${type.id}/contacts`);
   await expect(page.getByText(/GoHighLevel refused the API key/)).toBeVisible();
   // The config page shows the token masked.

@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin } from './support/fixtures.ts';
 
 const DEMO_TYPE = 'Demo: Sales assistant';
 /** The agent answers after its debounce window and a job poll; the live stream brings it in at once. */
@@ -139,7 +139,7 @@ test.describe('conversations', () => {
       )
       .toBe(true);
 
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     await page.goto(`/conversation/${uuid}`);
     await expect(visitorMessages(page).filter({ hasText: 'Second visitor line' })).toBeVisible();
     await expect(page.getByRole('button', { name: 'Delete conversation' })).toBeVisible();
@@ -211,7 +211,7 @@ test.describe('conversations', () => {
   test('the list shows every column and keeps filters, order and page size in the query string', async ({ page, request }) => {
     const uuid = await startDemoChat(request);
     await request.post(`/api/conversation/${uuid}/written-message`, { data: { message: 'Listed visitor' } });
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     // The spec's table is the table view of the inbox route (issue 12), kept in the query string.
     await page.goto('/conversation/list?view=table&orderBy=latestConversations&hasRecording=false');
     const table = page.getByRole('table', { name: 'Conversations' });

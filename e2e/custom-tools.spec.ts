@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin } from './support/fixtures.ts';
 
 /** Replaces the CodeMirror document with `text` (insertText avoids the editor's auto-closing brackets). */
 async function setEditorText(page: import('@playwright/test').Page, text: string) {
@@ -14,7 +14,7 @@ async function setEditorText(page: import('@playwright/test').Page, text: string
 // back masked) and runs it with the "Test tool" button. The E2E server allows private URLs, so the tool calls
 // the app's own health endpoint.
 test('define a custom tool in the config and test it', async ({ page, baseURL }) => {
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   const created = await page.request.post('/api/admin/conversation-type/create-edit', {
     data: { title: `Tools ${Date.now()}`, rolePrompt: 'You help with orders.', errorPrompt: 'Sorry.' },
   });
@@ -53,7 +53,7 @@ test('define a custom tool in the config and test it', async ({ page, baseURL })
 // Issue 22 item 3: the same tool defined with the form beside the JSON editor (no JSON typed by hand): the
 // parameters are checked, the header value is saved masked and never shown again, and "Test tool" runs it.
 test('define a custom tool with the form and test it', async ({ page, baseURL }) => {
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   const created = await page.request.post('/api/admin/conversation-type/create-edit', {
     data: { title: `Tool form ${Date.now()}`, rolePrompt: 'You help with orders.', errorPrompt: 'Sorry.' },
   });

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin } from './support/fixtures.ts';
 
 /**
  * The first-screen documents (apps/web/vite-plugins/first-screens.ts, served by the server's web-app.ts):
@@ -67,7 +67,7 @@ test.describe('first screen with the JavaScript', () => {
   });
 
   test('the inbox: one early session check, the preloaded list drawn with the page, the live stream after it', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const seen: string[] = [];
     page.on('request', (request) => {
       const { pathname } = new URL(request.url());

@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { loginAs, loginAsAdmin, registerUser, DEMO_TYPE, demoTypeId, uniqueDigits } from './support/fixtures.ts';
+import { signInAsAdmin, registerUser, DEMO_TYPE, demoTypeId, uniqueDigits, signInAs } from './support/fixtures.ts';
 import { DESKTOP, PHONE } from './support/viewport.ts';
 
 /**
@@ -62,7 +62,7 @@ test.describe('inbox at 1366×800', () => {
 
   test('open, reply, take over, hand back (buttons and keys), live updates from a second session, table view', async ({ page, browser }) => {
     test.setTimeout(120_000);
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const typeId = await demoTypeId(page.request);
     const account = await createInstagramAccount(page.request, typeId);
     const first = await prospectWrites(page.request, account, `9${unique()}`, 'Hi, do you have a plan for a team of five?');
@@ -133,7 +133,7 @@ test.describe('inbox at 1366×800', () => {
     // A second session: a colleague writes on the open conversation, the prospect writes on the other one.
     const other = await browser.newContext({ viewport: DESKTOP });
     const colleague = await other.newPage();
-    await loginAsAdmin(colleague);
+    await signInAsAdmin(colleague);
     await colleague.goto(`/conversation/${first}`);
     const box = colleague.getByRole('textbox', { name: 'Message' });
     await box.fill('Written in another session');
@@ -164,7 +164,7 @@ test.describe('inbox at 1366×800', () => {
   });
 
   test('a NORMAL user sees only granted conversations and can take over and hand back', async ({ page, browser }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const typeId = await demoTypeId(page.request);
     const granted = await createInstagramAccount(page.request, typeId);
     const hidden = await createInstagramAccount(page.request, typeId);
@@ -177,7 +177,7 @@ test.describe('inbox at 1366×800', () => {
     expect(grant.status(), await grant.text()).toBeLessThan(300);
 
     const normal = await context.newPage();
-    await loginAs(normal, user.email, user.password);
+    await signInAs(normal, user.email, user.password);
     await normal.goto('/conversation/list');
     await expect(rowOf(normal, mine)).toBeVisible();
     await expect(rowOf(normal, theirs)).toHaveCount(0);
@@ -192,7 +192,7 @@ test.describe('inbox at 1366×800', () => {
 
   test("unread marks are each user's own and the same on every device of theirs", async ({ page, browser }) => {
     test.setTimeout(90_000);
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const typeId = await demoTypeId(page.request);
     const account = await createInstagramAccount(page.request, typeId);
     const sender = `9${unique()}`;
@@ -211,10 +211,10 @@ test.describe('inbox at 1366×800', () => {
     const grant = await page.request.post('/api/admin/user-messaging-accounts/create', { data: { userEmail: colleague.email, messagingAccountId: account.id } });
     expect(grant.status(), await grant.text()).toBeLessThan(300);
     const colleaguePage = await colleagueContext.newPage();
-    await loginAs(colleaguePage, colleague.email, colleague.password);
+    await signInAs(colleaguePage, colleague.email, colleague.password);
     const deviceContext = await browser.newContext({ viewport: DESKTOP });
     const device = await deviceContext.newPage();
-    await loginAsAdmin(device);
+    await signInAsAdmin(device);
     await device.goto('/conversation/list');
     await expect(rowOf(device, uuid)).toHaveAttribute('data-unread', 'true');
 
@@ -256,7 +256,7 @@ test.describe('inbox at 1366×800', () => {
   });
 
   test('Follow-up is disabled with the reason outside a working phase', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const typeId = await demoTypeId(page.request);
     const { uuid } = await (await page.request.post('/api/conversation/new', { data: { conversationTypeId: typeId } })).json();
     const id = (await (await page.request.get(`/api/conversation/${uuid}`)).json()).id;
@@ -330,7 +330,7 @@ test.describe('visitor chat', () => {
   });
 
   test('the start page lists only public types; a private type cannot be started by a visitor', async ({ page, browser }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const res = await page.request.post('/api/admin/conversation-type/create-edit', {
       data: { title: `Private playbook ${unique()}`, rolePrompt: 'Internal only', errorPrompt: 'Sorry', isPublic: false },
     });
@@ -359,7 +359,7 @@ test.describe('inbox at 390×844', () => {
   test('the list, then the conversation; filters fold into a drawer', async ({ page }) => {
     // Logged in at desktop width (the phone header folds the user menu into its drawer), then a phone.
     await page.setViewportSize(DESKTOP);
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     await page.setViewportSize(PHONE);
     const typeId = await demoTypeId(page.request);
     const account = await createInstagramAccount(page.request, typeId);

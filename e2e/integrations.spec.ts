@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, request as playwrightRequest, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin, openFromAdminHello } from './support/fixtures.ts';
 
 /** Issue 27: an ADMIN creates an API key (shown once), subscribes a receiver, sees its deliveries and resends one. */
 
@@ -25,9 +25,8 @@ test.beforeAll(async () => {
 test.afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 test('API keys and webhooks from /admin/hello', async ({ page, baseURL }) => {
-  await loginAsAdmin(page);
-  await page.goto('/admin/hello');
-  await page.getByRole('link', { name: 'Integrations' }).click();
+  await signInAsAdmin(page);
+  await openFromAdminHello(page, 'Integrations');
   await expect(page.getByRole('heading', { name: 'Integrations', level: 1 })).toBeVisible();
 
   // A key with one scope, shown once.

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin } from './support/fixtures.ts';
 
 const AGENT_TIMEOUT = 20_000;
 
@@ -7,7 +7,7 @@ const AGENT_TIMEOUT = 20_000;
 // the knowledge does not answer gets "I'll find out", shows in the unanswered questions, and becomes an FAQ entry.
 test('the test box answers as the agent; an unanswered question from "/" becomes an FAQ entry', async ({ page }) => {
   test.setTimeout(90_000);
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   const suffix = `${Date.now()}`;
   const collection = (await (await page.request.post('/api/admin/knowledge', { data: { name: `Shop facts ${suffix}` } })).json()).id;
   await page.request.post(`/api/admin/knowledge/${collection}/sources`, {

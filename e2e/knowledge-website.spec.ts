@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin } from './support/fixtures.ts';
 
 // Issue 21: an ADMIN crawls a website (a loopback test site; the E2E server sets ALLOW_PRIVATE_URLS) and the
 // test box finds its pages.
@@ -27,7 +27,7 @@ test.afterAll(async () => {
 });
 
 test('an ADMIN adds a website, sees it crawled and asks the test box about one of its pages', async ({ page: browser }) => {
-  await loginAsAdmin(browser);
+  await signInAsAdmin(browser);
   const collection = (await (await browser.request.post('/api/admin/knowledge', { data: { name: `Website ${Date.now()}` } })).json()).id;
   await browser.goto(`/admin/knowledge/${collection}`);
   const form = browser.getByRole('form', { name: 'Add a website' });

@@ -1,14 +1,13 @@
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin, openFromAdminHello } from './support/fixtures.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '../apps/server/src/test/fixtures/knowledge');
 
 test.describe('knowledge base', () => {
   test('an ADMIN creates a collection from /admin/hello, adds an FAQ entry and a PDF, watches them become ready and asks the test box', async ({ page }) => {
-    await loginAsAdmin(page);
-    await page.goto('/admin/hello');
-    await page.getByRole('link', { name: 'Knowledge base' }).click();
+    await signInAsAdmin(page);
+    await openFromAdminHello(page, 'Knowledge base');
     await page.getByRole('textbox', { name: 'New collection' }).fill('E2E facts');
     await page.getByRole('button', { name: 'Create collection' }).click();
     await expect(page.getByRole('heading', { name: 'Knowledge: E2E facts' })).toBeVisible();

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { loginAsAdmin } from './support/fixtures.ts';
+import { signInAsAdmin } from './support/fixtures.ts';
 
 /** The agent answers after its debounce window and a job poll; the live stream brings it in at once. */
 const AGENT_TIMEOUT = 20_000;
@@ -7,7 +7,7 @@ const AGENT_TIMEOUT = 20_000;
 // Issue 22 item 4: a type declares lead fields; the offline demo agent records the email address the prospect
 // writes, and a person corrects the fields in the inbox's prospect panel.
 test('the demo agent records a lead field and a person corrects the fields in the inbox panel', async ({ page }) => {
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   const types = await (await page.request.get('/api/conversation-type/listt')).json();
   const demoId = types.find((t: { title: string }) => t.title === 'Demo: Sales assistant').id as number;
   const dup = await page.request.post(`/api/admin/conversation-type/${demoId}/duplicate`);

@@ -1,6 +1,6 @@
 import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from '@playwright/test';
 import twilio from 'twilio';
-import { E2E_ADMIN, loginAsAdmin } from './support/fixtures.ts';
+import { E2E_ADMIN, signInAsAdmin } from './support/fixtures.ts';
 import { e2eTwilioAccount } from './support/twilio-account.ts';
 import { E2E_TWILIO } from './support/constants.ts';
 
@@ -57,7 +57,7 @@ test('validation, errors as toasts with the server sentence, then the call opens
     data: { title: `Chat only ${stamp}`, rolePrompt: 'You chat.', errorPrompt: 'Sorry.' },
   });
   expect(noAccount.status()).toBe(200);
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
 
   await page.goto(`/admin/call?conversationType=${typeId}`);
   await expect(page.getByRole('heading', { name: 'Make a Call' })).toBeVisible();
@@ -121,7 +121,7 @@ test('validation, errors as toasts with the server sentence, then the call opens
 test('without ?conversationType nothing is preselected: Call waits for both phone and type', async ({ page }) => {
   const api = await adminApi();
   const typeId = await createCallingType(api, `Preselect check ${Date.now()}`);
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   await page.goto('/admin/call');
   const callButton = page.getByRole('button', { name: 'Call', exact: true });
   await expect(page.getByRole('combobox', { name: 'Conversation type' })).toHaveValue('');

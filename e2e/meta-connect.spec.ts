@@ -1,6 +1,6 @@
 import { type APIRequestContext, type Page, expect, request as playwrightRequest, test } from '@playwright/test';
 import { E2E_FAKE_OPENAI_PORT } from '../playwright.config.ts';
-import { E2E_ADMIN, confirmModal, loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
+import { E2E_ADMIN, confirmModal, loginAs, signInAsAdmin, registerUser, signInAs } from './support/fixtures.ts';
 
 /**
  * Facebook login and account connect against the loopback Meta OAuth fake (E2E_FAKE_META_OAUTH on the
@@ -98,7 +98,7 @@ test('the consent page and the Instagram link target lead into the connect flow'
   await expect(page.getByText('Connecting an account allows it to')).toBeVisible();
   await expect(page.getByRole('link', { name: 'log in' })).toBeVisible();
 
-  await loginAs(page, user.email, user.password);
+  await signInAs(page, user.email, user.password);
   await page.goto('/user/meta-invite');
   for (const name of ['Connect Instagram', 'Connect Facebook Page', 'Connect WhatsApp']) {
     await expect(page.getByRole('button', { name })).toBeVisible();
@@ -115,7 +115,7 @@ test('the consent page and the Instagram link target lead into the connect flow'
 
 test('every error text of the connect and login returns (spec §8.3)', async ({ page, request }) => {
   const user = await registerUser(request);
-  await loginAs(page, user.email, user.password);
+  await signInAs(page, user.email, user.password);
 
   await page.goto('/user/connect-meta-page?type=FACEBOOK');
   await expect(page.getByText('Error: Code not found')).toBeVisible();
@@ -134,7 +134,7 @@ test('every error text of the connect and login returns (spec §8.3)', async ({ 
   await page.goto(`/user/${E2E_ADMIN.email}`);
   await expect(page.getByText('User not found', { exact: true })).toBeVisible();
 
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   await page.goto('/user/nobody-here@example.com');
   await expect(page.getByText('User not found', { exact: true })).toBeVisible();
 });
@@ -154,7 +154,7 @@ async function logout(page: Page) {
 test('a colleague granted an account can remove it from their accounts, not delete it (issue 13 item 3)', async ({ page, request }) => {
   const owner = await registerUser(request);
   const colleague = await registerUser(request);
-  await loginAs(page, owner.email, owner.password);
+  await signInAs(page, owner.email, owner.password);
   await page.goto(`/user/${owner.email}`);
   await page.getByRole('button', { name: 'Connect Facebook Page' }).click();
   await expect(page.getByText('Connected to Fake Bakery Page successfully!')).toBeVisible();
@@ -175,7 +175,7 @@ test('a colleague granted an account can remove it from their accounts, not dele
   expect(expire.status()).toBe(200);
 
   await logout(page);
-  await loginAs(page, colleague.email, colleague.password);
+  await signInAs(page, colleague.email, colleague.password);
   await page.goto(`/user/${colleague.email}`);
   const row = accountRow(page, 'Messenger');
   await expect(row.getByTestId('page-name')).toHaveText('Fake Bakery Page');
@@ -211,7 +211,7 @@ test('the accounts list highlights tokens expiring within 7 days and accounts th
     expect(res.status()).toBe(200);
   }
   await admin.dispose();
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   await page.goto('/admin/messaging-accounts/list');
   await expect(page.getByRole('row').filter({ hasText: 'Expiring Soon Shop' })).toContainText('expires soon');
   await expect(page.getByRole('row').filter({ hasText: 'Expired Shop' })).toContainText('reconnect needed');

@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, test } from '@playwright/test';
-import { loginAsAdmin, uniqueDigits } from './support/fixtures.ts';
+import { signInAsAdmin, uniqueDigits } from './support/fixtures.ts';
 
 /** Issue 23: a prospect who writes STOP is marked in the inbox and on the conversation; a person clears it with a note. */
 
@@ -26,7 +26,7 @@ async function prospectWrites(request: APIRequestContext, account: { id: number;
 }
 
 test('STOP marks the prospect in the inbox and on the conversation; clearing needs a note', async ({ page }) => {
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   const account = await instagramAccount(page.request);
   const sender = `8${unique()}`;
   await prospectWrites(page.request, account, sender, 'STOP');
@@ -55,7 +55,7 @@ test('STOP marks the prospect in the inbox and on the conversation; clearing nee
 });
 
 test('the Opt-outs audit screen lists an opt-out as active, then who cleared it with which note', async ({ page }) => {
-  await loginAsAdmin(page);
+  await signInAsAdmin(page);
   const account = await instagramAccount(page.request);
   const sender = `9${unique()}`;
   await prospectWrites(page.request, account, sender, 'STOP');

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { loginAs, loginAsAdmin, registerUser } from './support/fixtures.ts';
-import { loginAsAdminThenPhone } from './support/viewport.ts';
+import { loginAs, loginAsAdmin, registerUser, submitRegisterForm } from './support/fixtures.ts';
+import { signInAsAdminThenPhone } from './support/viewport.ts';
 
 test.describe('shell', () => {
   test('anonymous visitor sees Sales Agent, Login and Register, the footer and no member menus', async ({ page }) => {
@@ -32,7 +32,7 @@ test.describe('shell', () => {
   });
 
   test('on a phone the burger opens the navigation in a drawer; a link closes it', async ({ page }) => {
-    await loginAsAdminThenPhone(page);
+    await signInAsAdminThenPhone(page);
     await page.goto('/conversation/new');
     const burger = page.getByRole('button', { name: 'Open navigation' });
     await expect(burger).toHaveAttribute('aria-expanded', 'false');
@@ -111,10 +111,7 @@ for (const viewport of [
     await page.setViewportSize({ width: viewport.width, height: viewport.height });
     const user = await registerUser(request);
     await page.goto('/register');
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password', { exact: true }).fill('blue-harbor-71');
-    await page.getByLabel('Confirm password').fill('blue-harbor-71');
-    await page.getByRole('button', { name: 'Register' }).click();
+    await submitRegisterForm(page, user.email, 'blue-harbor-71');
     const toast = page.locator('[data-toast-type="error"]');
     await expect(toast).toContainText('An account with this email already exists.');
     const header = (await page.locator('header').first().boundingBox())!;

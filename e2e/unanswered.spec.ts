@@ -1,10 +1,10 @@
 import { expect, test } from '@playwright/test';
-import { confirmModal, loginAsAdmin } from './support/fixtures.ts';
-import { expectNoHorizontalPageScroll, expectWithinViewportWidth, loginAsAdminThenPhone } from './support/viewport.ts';
+import { confirmModal, signInAsAdmin } from './support/fixtures.ts';
+import { expectNoHorizontalPageScroll, expectWithinViewportWidth, signInAsAdminThenPhone } from './support/viewport.ts';
 
 test.describe('unanswered conversations', () => {
   test('the monitor shows a new silence without reloading; an ADMIN deactivates, activates and deletes it', async ({ page, request }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     await page.goto('/admin/unanswered-conversations/list');
     const active = page.getByRole('table', { name: 'Active unanswered conversations', exact: true });
     const inactive = page.getByRole('table', { name: 'Inactive unanswered conversations', exact: true });
@@ -55,7 +55,7 @@ test.describe('unanswered conversations', () => {
     const demo = types.find((t: { title: string }) => t.title === 'Demo: Sales assistant');
     const { uuid } = await (await request.post('/api/conversation/new', { data: { conversationTypeId: demo.id } })).json();
     await request.post(`/api/conversation/${uuid}/written-message`, { data: { message: 'Hello there' } });
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     await page.goto('/admin/unanswered-conversations/list');
     await page.getByRole('link', { name: uuid }).click({ timeout: 20_000 });
     await expect(page).toHaveURL(new RegExp(`/conversation/${uuid}$`));
@@ -69,7 +69,7 @@ test.describe('unanswered conversations', () => {
       const demo = types.find((t: { title: string }) => t.title === 'Demo: Sales assistant');
       const { uuid } = await (await request.post('/api/conversation/new', { data: { conversationTypeId: demo.id } })).json();
       await request.post(`/api/conversation/${uuid}/written-message`, { data: { message: 'Is there a phone plan?' } });
-      await loginAsAdminThenPhone(page);
+      await signInAsAdminThenPhone(page);
       await page.goto('/admin/unanswered-conversations/list');
       const active = page.getByRole('table', { name: 'Active unanswered conversations', exact: true });
       const row = active.getByRole('row').filter({ has: page.getByRole('link', { name: uuid }) });

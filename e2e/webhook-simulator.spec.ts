@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { confirmModal, loginAsAdmin, demoTypeId, uniqueDigits } from './support/fixtures.ts';
+import { confirmModal, signInAsAdmin, demoTypeId, uniqueDigits } from './support/fixtures.ts';
 
 /**
  * The webhook simulator (spec §2.11, issue #8) on each of the five channels: a simulated inbound message goes
@@ -96,7 +96,7 @@ async function simulate(page: Page, c: { label: string; sender: string; receiver
 test.describe('webhook simulator', () => {
   for (const channel of CHANNELS) {
     test(`${channel.label}: a simulated message reaches the agent, whose reply shows on the conversation`, async ({ page }) => {
-      await loginAsAdmin(page);
+      await signInAsAdmin(page);
       const typeId = await demoTypeId(page.request);
       const pageId = channel.pageId();
       const pageName = `${channel.label} line ${pageId}`;
@@ -136,7 +136,7 @@ test.describe('webhook simulator', () => {
   }
 
   test('the button stays disabled until sender, receiver and text are set', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const typeId = await demoTypeId(page.request);
     const pageId = `1784${unique()}`;
     const pageName = `Disabled check ${pageId}`;
@@ -164,7 +164,7 @@ test.describe('webhook simulator', () => {
   });
 
   test('an unknown receiver shows "Error simulating webhook: " with the reason', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const typeId = await demoTypeId(page.request);
     const pageId = `1784${unique()}`;
     const pageName = `Soon gone ${pageId}`;
@@ -182,7 +182,7 @@ test.describe('webhook simulator', () => {
   });
 
   test('rebuild history asks first, then shows the 409 sentence for a WhatsApp conversation; web chats have no button', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const typeId = await demoTypeId(page.request);
     const pageId = `1065${unique()}`;
     const pageName = `WhatsApp rebuild ${pageId}`;

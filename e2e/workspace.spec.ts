@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { E2E_USER_PASSWORD, loginAs, loginAsAdmin, uniqueEmail } from './support/fixtures.ts';
+import { E2E_USER_PASSWORD, signInAsAdmin, uniqueEmail, openFromAdminHello } from './support/fixtures.ts';
 import { DESKTOP, PHONE } from './support/viewport.ts';
 import { expectNoSeriousAxe, smsProspect, teammate, unique } from './support/workspace.ts';
 
@@ -18,7 +18,7 @@ test.describe('workspace at 1366×800', () => {
 
   test('search by phone, contact phone, assign and notify, a private note with a mention, resolve — two teammates', async ({ page, browser }) => {
     test.setTimeout(120_000);
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     const phone = `+1415${unique().slice(-7)}`;
     const sms = await smsProspect(page.request, phone, 'Can I get a quote for solar panels?');
     const bob = await teammate(browser, sms.accountId, page.request);
@@ -76,9 +76,8 @@ test.describe('workspace at 1366×800', () => {
 
   test('Team: invite by link, the invitee sets a password through it, deactivate ends the session at once', async ({ page, browser }) => {
     test.setTimeout(90_000);
-    await loginAsAdmin(page);
-    await page.goto('/admin/hello');
-    await page.getByRole('link', { name: 'Team' }).click();
+    await signInAsAdmin(page);
+    await openFromAdminHello(page, 'Team');
     await expect(page).toHaveURL(/\/admin\/users$/);
     await expect(page.getByRole('heading', { name: 'Team', level: 1 })).toBeVisible();
     const email = uniqueEmail('invited');
@@ -115,7 +114,7 @@ test.describe('workspace on a phone', () => {
   test.use({ viewport: DESKTOP });
 
   test('views and search fit, and the open conversation offers the team controls', async ({ page }) => {
-    await loginAsAdmin(page);
+    await signInAsAdmin(page);
     await page.setViewportSize(PHONE);
     const phone = `+1415${unique().slice(-7)}`;
     const sms = await smsProspect(page.request, phone, 'Do you work weekends?');

@@ -1,14 +1,13 @@
 import { type Locator, type Page, expect } from '@playwright/test';
-import { loginAsAdmin } from './fixtures.ts';
+import { signInAsAdmin } from './fixtures.ts';
 
 /** The sizes the screenshots and checks use. */
 export const DESKTOP = { width: 1366, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
-/** Logs in at desktop width (the phone header folds the user menu the login check looks for), then turns into a phone. */
-export async function loginAsAdminThenPhone(page: Page) {
-  await page.setViewportSize(DESKTOP);
-  await loginAsAdmin(page);
+/** Signs in as the ADMIN (through the API) and turns the page into a phone; the spec then opens its page. */
+export async function signInAsAdminThenPhone(page: Page) {
+  await signInAsAdmin(page);
   await page.setViewportSize(PHONE);
 }
 

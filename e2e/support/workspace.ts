@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { type APIRequestContext, type Browser, expect, type Page } from '@playwright/test';
-import { demoTypeId, loginAs, registerUser, uniqueDigits, uniqueEmail } from './fixtures.ts';
+import { demoTypeId, registerUser, uniqueDigits, uniqueEmail, signInAs } from './fixtures.ts';
 import { DESKTOP } from './viewport.ts';
 
 /** The team workspace specs' set-up (issue 24): an SMS prospect, a granted teammate, an axe scan. */
@@ -45,7 +45,7 @@ export async function teammate(browser: Browser, accountId: number, adminRequest
   const user = await registerUser(page.request, uniqueEmail('teammate'));
   const grant = await adminRequest.post('/api/admin/user-messaging-accounts/create', { data: { userEmail: user.email, messagingAccountId: accountId } });
   expect(grant.status(), await grant.text()).toBe(201);
-  await loginAs(page, user.email, user.password);
+  await signInAs(page, user.email, user.password);
   return { context, page, email: user.email };
 }
 

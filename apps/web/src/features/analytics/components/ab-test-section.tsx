@@ -1,11 +1,12 @@
 import { BarChart } from '@mantine/charts';
-import { Alert, Badge, Button, Group, Loader, NativeSelect, NumberInput, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Loader, NativeSelect, NumberInput, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth.ts';
 import { versionsQuery } from '../../agent-tests/api/agent-tests.ts';
 import { type AbComparison, type AnalyticsFilters, abComparisonQuery, abTestsQuery, useStartAbTest, useStopAbTest } from '../api/analytics.ts';
+import { RowsTable } from './figure-table.tsx';
 import { FigureToolbar } from './figure-toolbar.tsx';
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)} %`);
@@ -74,32 +75,12 @@ export function AbTestSection({ filters }: { filters: AnalyticsFilters }) {
               />
             </div>
           )}
-          <Table aria-label="A/B arms">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Arm</Table.Th>
-                <Table.Th ta="right">Started</Table.Th>
-                <Table.Th ta="right">Ended</Table.Th>
-                <Table.Th ta="right">Booked</Table.Th>
-                <Table.Th ta="right">Converted</Table.Th>
-                <Table.Th ta="right">Conversion</Table.Th>
-                <Table.Th ta="right">95 % interval</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {abRows(comparison.data).map((r) => (
-                <Table.Tr key={r.arm}>
-                  <Table.Td>{r.arm}</Table.Td>
-                  <Table.Td ta="right">{r.started}</Table.Td>
-                  <Table.Td ta="right">{r.ended}</Table.Td>
-                  <Table.Td ta="right">{r.booked}</Table.Td>
-                  <Table.Td ta="right">{r.converted}</Table.Td>
-                  <Table.Td ta="right">{pct(r.rate)}</Table.Td>
-                  <Table.Td ta="right">{r.interval}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <RowsTable
+            label="A/B arms"
+            total={false}
+            header={['Arm', 'Started', 'Ended', 'Booked', 'Converted', 'Conversion', '95 % interval']}
+            rows={abRows(comparison.data).map((r) => [r.arm, r.started, r.ended, r.booked, r.converted, pct(r.rate), r.interval])}
+          />
           {comparison.data.comparison && (
             <Text size="sm" c="dimmed">
               Difference B − A: {((comparison.data.comparison.difference) * 100).toFixed(1)} points (95 % interval{' '}

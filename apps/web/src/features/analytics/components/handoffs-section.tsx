@@ -1,8 +1,8 @@
-import { Table, Text } from '@mantine/core';
+import { Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { type AnalyticsFilters, type FollowUpsResult, type HandoffsResult, followUpsQuery, handoffsQuery } from '../api/analytics.ts';
 import { FigureSection } from './figure-section.tsx';
-import { FigureTable } from './figure-table.tsx';
+import { FigureTable, RowsTable } from './figure-table.tsx';
 import { FigureToolbar } from './figure-toolbar.tsx';
 
 /** The reason codes (docs/analytics.md "Hand-offs") in words. */
@@ -73,33 +73,5 @@ export function FollowUpsSection({ filters }: { filters: AnalyticsFilters }) {
         </>
       )}
     </FigureSection>
-  );
-}
-
-/** A table of rows whose first column names the row and the others are figures (right-aligned); the last row is the total. */
-function RowsTable({ label, header, rows }: { label: string; header: string[]; rows: (string | number)[][] }) {
-  return (
-    <Table aria-label={label}>
-      <Table.Thead>
-        <Table.Tr>
-          {header.map((h, i) => (
-            <Table.Th key={h} ta={i === 0 ? undefined : 'right'}>
-              {h}
-            </Table.Th>
-          ))}
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {rows.map((r, i) => (
-          <Table.Tr key={String(r[0])} fw={i === rows.length - 1 ? 600 : undefined}>
-            {r.map((cell, j) => (
-              <Table.Td key={j} ta={j === 0 ? undefined : 'right'}>
-                {cell}
-              </Table.Td>
-            ))}
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
   );
 }

@@ -1,9 +1,9 @@
 import { BarChart } from '@mantine/charts';
-import { Table, Text } from '@mantine/core';
+import { Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { type AnalyticsFilters, type OutcomesResult, outcomesQuery } from '../api/analytics.ts';
 import { FigureSection } from './figure-section.tsx';
+import { RowsTable } from './figure-table.tsx';
 import { FigureToolbar } from './figure-toolbar.tsx';
 
 const STATES = [
@@ -34,59 +34,41 @@ export function outcomeColumns(data: OutcomesResult) {
 /** Issue 26: the outcomes of the conversations started each day. */
 export function OutcomesSection({ filters }: { filters: AnalyticsFilters }) {
   const outcomes = useQuery(outcomesQuery(filters));
-  const [view, setView] = useState('chart');
   return (
     <FigureSection
       title="Outcomes over time"
       query={outcomes}
-      toolbar={(data) => (
+      toolbar={(data, view) => (
         <FigureToolbar
           name="Outcomes"
-          view={view}
-          onView={setView}
+          {...view}
           csv={() => {
             const columns = outcomeColumns(data);
             return { header: ['day', ...columns.map((c) => c.label.toLowerCase())], rows: data.days.map((d) => [d.day, ...columns.map((c) => c.of(d))]) };
           }}
         />
       )}
+      chart={(data) => {
+        if (data.days.length === 0) return null;
+        const columns = outcomeColumns(data);
+        const chartData = data.days.map((d) => ({ day: d.day, ...Object.fromEntries(columns.map((c) => [c.key, c.of(d)])) }));
+        return (
+          <div role="img" aria-label="Outcomes chart: conversations per day by outcome (the table below has the figures)">
+            <BarChart h={220} type="stacked" data={chartData} dataKey="day" withLegend series={columns.map((c) => ({ name: c.key, label: c.label, color: c.color }))} />
+          </div>
+        );
+      }}
     >
       {(data) => {
         if (data.days.length === 0) return <Text c="dimmed">No conversations in this range.</Text>;
         const columns = outcomeColumns(data);
-        const chartData = data.days.map((d) => ({ day: d.day, ...Object.fromEntries(columns.map((c) => [c.key, c.of(d)])) }));
         return (
-          <>
-            {view === 'chart' && (
-              <div role="img" aria-label="Outcomes chart: conversations per day by outcome (the table below has the figures)">
-                <BarChart h={220} type="stacked" data={chartData} dataKey="day" withLegend series={columns.map((c) => ({ name: c.key, label: c.label, color: c.color }))} />
-              </div>
-            )}
-            <Table aria-label="Outcomes per day">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Day</Table.Th>
-                  {columns.map((c) => (
-                    <Table.Th key={c.key} ta="right">
-                      {c.label}
-                    </Table.Th>
-                  ))}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {data.days.map((d) => (
-                  <Table.Tr key={d.day}>
-                    <Table.Td>{d.day}</Table.Td>
-                    {columns.map((c) => (
-                      <Table.Td key={c.key} ta="right">
-                        {c.of(d)}
-                      </Table.Td>
-                    ))}
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </>
+          <RowsTable
+            label="Outcomes per day"
+            total={false}
+            header={['Day', ...columns.map((c) => c.label)]}
+            rows={data.days.map((d) => [d.day, ...columns.map((c) => c.of(d))])}
+          />
         );
       }}
     </FigureSection>

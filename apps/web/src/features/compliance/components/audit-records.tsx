@@ -28,8 +28,8 @@ export function AuditRecords<T>(props: {
   query: UseQueryResult<{ items: T[]; total: number }>;
   label: string;
   empty: string;
-  page: number;
-  onPage: (page: number) => void;
+  /** The page shown and its setter (useAuditFilter's). */
+  filter: { page: number; setPage: (page: number) => void };
   columns: DataTableColumn<T>[];
 }) {
   return (
@@ -41,7 +41,7 @@ export function AuditRecords<T>(props: {
           <>
             <RecordTable<T> aria-label={props.label} records={items} columns={props.columns} />
             {total > AUDIT_PAGE_SIZE && (
-              <Pagination mt="md" total={Math.ceil(total / AUDIT_PAGE_SIZE)} value={props.page} onChange={props.onPage} aria-label={`${props.label} pages`} />
+              <Pagination mt="md" total={Math.ceil(total / AUDIT_PAGE_SIZE)} value={props.filter.page} onChange={props.filter.setPage} aria-label={`${props.label} pages`} />
             )}
           </>
         )

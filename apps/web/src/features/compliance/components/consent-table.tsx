@@ -41,8 +41,7 @@ export function ConsentTable() {
         query={consents}
         label="WhatsApp opt-ins"
         empty="No consent change matches."
-        page={filter.page}
-        onPage={filter.setPage}
+        filter={filter}
         columns={[
           { accessor: 'address', title: 'Address' },
           {

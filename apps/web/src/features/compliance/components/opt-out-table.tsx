@@ -33,8 +33,7 @@ export function OptOutTable() {
         query={optOuts}
         label="Opt-outs"
         empty="No opt-out matches."
-        page={filter.page}
-        onPage={filter.setPage}
+        filter={filter}
         columns={[
           { accessor: 'address', title: 'Address' },
           { accessor: 'channel', title: 'Channel' },

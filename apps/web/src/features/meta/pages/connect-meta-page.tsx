@@ -1,11 +1,11 @@
-import { Alert, Loader, Stack, Text } from '@mantine/core';
+import { Alert } from '@mantine/core';
 import { LIMITS } from '@sales-agent/shared/limits';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
-import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useAuth } from '../../../lib/auth.ts';
 import { CONNECT_TYPES, type ConnectType, connectMetaPage } from '../api/meta.ts';
+import { ReturnError, ReturnPage } from '../components/return-page.tsx';
 
 type Outcome = { kind: 'working' } | { kind: 'done'; pageName: string } | { kind: 'error'; text: string };
 
@@ -41,22 +41,14 @@ export default function ConnectMetaPage() {
   }, [outcome, auth.email, navigate]);
 
   return (
-    <Stack maw={560} mx="auto" mt="xl">
-      <PageTitle>Connect account</PageTitle>
-      {outcome.kind === 'working' ? (
-        <Text>
-          <Loader size="xs" mr="xs" />
-          Connecting your {type} account…
-        </Text>
-      ) : outcome.kind === 'done' ? (
+    <ReturnPage title="Connect account" working={outcome.kind === 'working' && `Connecting your ${type} account…`}>
+      {outcome.kind === 'done' ? (
         <Alert color="green" data-testid="connect-result">
           {`Connected to ${outcome.pageName} successfully!`}
         </Alert>
       ) : (
-        <Alert color="red" data-testid="connect-result">
-          {outcome.text}
-        </Alert>
+        outcome.kind === 'error' && <ReturnError testId="connect-result" text={outcome.text} />
       )}
-    </Stack>
+    </ReturnPage>
   );
 }

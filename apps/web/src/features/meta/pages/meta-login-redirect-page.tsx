@@ -1,14 +1,14 @@
-import { Alert, Button, Loader, PasswordInput, Stack, Text } from '@mantine/core';
+import { Alert, Button, PasswordInput, Stack, Text } from '@mantine/core';
 import type { ErrorCode } from '@sales-agent/shared/error-codes';
 import { LIMITS } from '@sales-agent/shared/limits';
 import type { Session } from '@sales-agent/shared/schemas/user';
 import { useEffect, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
-import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { useSetSession } from '../../../lib/auth.ts';
 import { useLinkFacebook, useMetaLoginRegister } from '../api/meta.ts';
+import { ReturnError, ReturnPage } from '../components/return-page.tsx';
 
 type Outcome =
   | { kind: 'working' }
@@ -89,14 +89,8 @@ export default function MetaLoginRedirectPage() {
   };
 
   return (
-    <Stack maw={560} mx="auto" mt="xl">
-      <PageTitle>Facebook login</PageTitle>
-      {outcome.kind === 'working' ? (
-        <Text>
-          <Loader size="xs" mr="xs" />
-          Logging you in…
-        </Text>
-      ) : outcome.kind === 'done' ? (
+    <ReturnPage title="Facebook login" working={outcome.kind === 'working' && 'Logging you in…'}>
+      {outcome.kind === 'done' ? (
         <Alert color="green" data-testid="meta-login-result">
           Login successful!
           {outcome.next.startsWith(paths.setPassword) ? <Text size="sm">Next, choose a password so you can also log in with your email.</Text> : null}
@@ -117,10 +111,8 @@ export default function MetaLoginRedirectPage() {
           </Stack>
         </form>
       ) : (
-        <Alert color="red" data-testid="meta-login-result">
-          {outcome.text}
-        </Alert>
+        outcome.kind === 'error' && <ReturnError testId="meta-login-result" text={outcome.text} />
       )}
-    </Stack>
+    </ReturnPage>
   );
 }
