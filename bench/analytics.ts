@@ -24,7 +24,8 @@ const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 1_000_000);
 const MESSAGES_PER_CONVERSATION = 10;
 const ACCOUNTS = 50;
 const TYPES = 20;
-const DB_NAME = 'sa_bench_analytics';
+/** BENCH_DB_NAME lets two runs (e.g. two worktrees) keep separate databases. */
+const DB_NAME = process.env.BENCH_DB_NAME ?? 'sa_bench_analytics';
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const INSERTS = Number(process.env.BENCH_INSERTS ?? 2000);
 
@@ -86,6 +87,8 @@ async function generate(url: string) {
 
 await withBenchDatabase(DB_NAME, async (database, url) => {
   await generate(url);
+  // BENCH_GENERATE_ONLY=1 (with BENCH_KEEP=1): build the database now, time it in a later run.
+  if (process.env.BENCH_GENERATE_ONLY === '1') return;
   // config: the cost figure reads the price list (PRICING_FILE unset: the bundled one).
   const ctx = { db: database.db, config: {} } as unknown as AppContext;
   const rows = <T>(text: string) => rowsOf<T>(database, text);
