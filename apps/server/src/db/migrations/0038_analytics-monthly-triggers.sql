@@ -49,9 +49,10 @@ END $$;--> statement-breakpoint
 CREATE TRIGGER conversations_analytics_monthly_insert_delete AFTER INSERT OR DELETE ON conversations
   FOR EACH ROW EXECUTE FUNCTION analytics_monthly_conversation();--> statement-breakpoint
 -- Only when a column the rollup reads changes: a conversation's other updates (every message's count and date)
--- cost nothing here.
+-- cost nothing here. `phase` is listed because max_phase changes in the BEFORE trigger of migration
+-- "analytics-triggers" when only phase is SET, and UPDATE OF looks at the SET list alone.
 CREATE TRIGGER conversations_analytics_monthly_update AFTER UPDATE OF
-    conversation_type_id, created_at, messaging_account_id, call_sid, type_version, max_phase,
+    conversation_type_id, created_at, messaging_account_id, call_sid, type_version, phase, max_phase,
     first_prospect_message_at, first_reply_at, first_reply_by_human ON conversations
   FOR EACH ROW WHEN (
     (OLD.conversation_type_id, OLD.created_at, OLD.messaging_account_id, OLD.call_sid, OLD.type_version, OLD.max_phase,
