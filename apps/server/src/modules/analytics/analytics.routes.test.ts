@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { analyticsQuery } from '@sales-agent/shared/schemas/analytics';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -318,6 +319,15 @@ describe('analytics after changes', () => {
     expect(set.statusCode).toBe(200);
     expect((await funnel(admin.cookie)).json()).toEqual({ started: 6, steps: steps([5, 3, 3]), ended: 2, booked: 1 });
     // The rollup follows too: March is the day's figures and E.
+    expect(await expectMonthPathsAgree()).toEqual({ started: 7, steps: steps([6, 4, 4]), ended: 3, booked: 1 });
+  });
+
+  it('the migration\'s one-time backfill builds the same rollup from existing conversations', async () => {
+    const migration = readFileSync(new URL('../../db/migrations/0038_analytics-monthly-triggers.sql', import.meta.url), 'utf8');
+    const backfill = migration.split('--> statement-breakpoint').at(-1)!;
+    expect(backfill).toMatch(/^\s*INSERT INTO analytics_monthly/m);
+    await t.ctx.db.execute(sql`delete from analytics_monthly`);
+    await t.ctx.db.execute(sql.raw(backfill));
     expect(await expectMonthPathsAgree()).toEqual({ started: 7, steps: steps([6, 4, 4]), ended: 3, booked: 1 });
   });
 });
