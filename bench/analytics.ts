@@ -137,7 +137,9 @@ await withBenchDatabase(DB_NAME, async (database, url) => {
 
   console.log(`load average before: ${loadAverage()} on ${os.cpus().length} cores; ${execSync('uptime').toString().trim()}`);
   console.log('\n| scenario | p50 ms | p95 ms | started / withProspectMessage / follow-ups sent |\n|---|---:|---:|---:|');
-  for (const scenario of scenarios) {
+  // BENCH_ONLY=<regex>: only the scenarios whose name matches (e.g. "funnel|speed").
+  const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+  for (const scenario of scenarios.filter((sc) => !only || only.test(sc.name))) {
     const { timings, last } = await timeRuns(RUNS, () => scenario.run());
     const r = last as { started?: number; withProspectMessage?: number; conversations?: number; total?: { conversations?: number; sent?: number }; days?: unknown[] };
     const size = r.started ?? r.withProspectMessage ?? r.conversations ?? r.total?.conversations ?? r.total?.sent ?? `${r.days?.length} days`;
@@ -160,6 +162,7 @@ await withBenchDatabase(DB_NAME, async (database, url) => {
     console.log(`| ${label} | ${percentile(timings, 50).toFixed(3)} | ${percentile(timings, 95).toFixed(3)} |`);
     return percentile(timings, 50);
   };
+  if (process.env.BENCH_INSERTS === '0') return;
   console.log(`\n| storing a message (${INSERTS} inserts) | p50 ms | p95 ms |\n|---|---:|---:|`);
   await rows(`alter table messages disable trigger user`);
   const off = await measure('triggers off');

@@ -27,10 +27,16 @@ let account1Id = 0;
 const ids: Record<string, number> = {};
 
 /**
- * The same conversations (all of March 2025) read three ways: the whole month from the analytics_monthly rollup,
- * a range without a whole month from the rows, and a wider range mixing both.
+ * The same conversations (all of March 2025) read four ways: the whole month from the analytics_monthly rollup,
+ * a range without a whole month from the rows, a wider range mixing both, and one whose only whole month
+ * (February, empty) is from the rollup and March from the rows.
  */
-const MARCH = { rollup: 'from=2025-03-01&to=2025-03-31', rows: 'from=2025-03-01&to=2025-03-31T23:59:59Z', mixed: 'from=2025-02-20&to=2025-04-05' };
+const MARCH = {
+  rollup: 'from=2025-03-01&to=2025-03-31',
+  rows: 'from=2025-03-01&to=2025-03-31T23:59:59Z',
+  mixed: 'from=2025-02-20&to=2025-04-05',
+  edges: 'from=2025-02-01&to=2025-03-31T12:00:00Z',
+};
 
 /**
  * Seeded conversations of a 3-phase type (figures known exactly):
@@ -124,6 +130,7 @@ async function expectMonthPathsAgree() {
       const rows = await figures('funnel', as, MARCH.rows, extra);
       expect(await figures('funnel', as, MARCH.rollup, extra), extra).toEqual(rows);
       expect(await figures('funnel', as, MARCH.mixed, extra), extra).toEqual(rows);
+      expect(await figures('funnel', as, MARCH.edges, extra), extra).toEqual(rows);
     }
   }
   // The rollup holds exactly what a recount of the conversations gives (no drift on any write path).
@@ -253,7 +260,7 @@ describe('analytics speed', () => {
     const query = (range: string) => analyticsQuery.parse({ conversationType: String(typeId), ...Object.fromEntries(new URLSearchParams(range)) });
     const exact = await speedFigures(t.ctx, admin, query(MARCH.rollup), { exactLimit: Infinity });
     expect(exact).toEqual((await speed(admin.cookie)).json()); // E has no messages: March's speed is the day's
-    for (const range of [MARCH.rollup, MARCH.rows, MARCH.mixed]) {
+    for (const range of [MARCH.rollup, MARCH.mixed, MARCH.edges]) {
       const approximate = await speedFigures(t.ctx, admin, query(range), { exactLimit: 0 });
       expect(approximate).toMatchObject({ withProspectMessage: 4, replied: 3, answeredWithinMinuteShare: 0.5 });
       for (const key of ['firstReplySeconds', 'agentFirstReplySeconds', 'teamFirstReplySeconds'] as const) {

@@ -166,8 +166,9 @@ export async function speed(
   if (s.empty) {
     return { firstReplySeconds: none, agentFirstReplySeconds: none, teamFirstReplySeconds: none, withProspectMessage: 0, replied: 0, answeredWithinMinuteShare: null };
   }
-  // exactLimit Infinity: the rows only (bench/analytics.ts's "before").
-  if (options.exactLimit === Number.POSITIVE_INFINITY) return exactSpeed(ctx, s);
+  // A range without a whole month is at most two months of rows: exact at once. exactLimit Infinity: the rows
+  // only (bench/analytics.ts's "before").
+  if (options.exactLimit === Number.POSITIVE_INFINITY || !wholeMonths(s.range.from, s.range.to)) return exactSpeed(ctx, s);
   const h = await speedHistograms(ctx, s, query);
   if (h.withProspectMessage <= options.exactLimit) return exactSpeed(ctx, s);
   const all = addCounts(h.agent, h.team);

@@ -44,20 +44,22 @@ export function rollupWhere(query: AnalyticsQuery, granted: number[] | 'all', mo
 
 const rowsOf = async <T>(ctx: AppContext, query: SQL) => ((await ctx.db.execute(query)) as unknown as { rows: T[] }).rows;
 
-/** Sums a counter-array column over the rows: subscript → count. */
-async function sumCounters(ctx: AppContext, column: SQL, where: SQL): Promise<Map<number, number>> {
-  const rows = await rowsOf<{ i: number; n: number }>(
+/** Sums counter-array columns over the rows, element by element (one pass, the arrays zipped): subscript → count, per column. */
+async function sumCounters(ctx: AppContext, columns: SQL[], where: SQL): Promise<Map<number, number>[]> {
+  const names = columns.map((_, k) => sql.raw(`n${k}`));
+  const rows = await rowsOf<Record<string, number>>(
     ctx,
-    sql`select u.i::int as i, sum(u.n)::int as n from ${analyticsMonthly}, unnest(${column}) with ordinality u(n, i)
+    sql`select u.i::int as i, ${sql.join(names.map((n) => sql`sum(u.${n})::int as ${n}`), sql`, `)}
+        from ${analyticsMonthly}, unnest(${sql.join(columns, sql`, `)}) with ordinality u(${sql.join(names, sql`, `)}, i)
         where ${where} group by u.i`,
   );
-  return new Map(rows.filter((r) => Number(r.n) !== 0).map((r) => [Number(r.i), Number(r.n)]));
+  return columns.map((_, k) => new Map(rows.filter((r) => Number(r[`n${k}`] ?? 0) !== 0).map((r) => [Number(r.i), Number(r[`n${k}`])])));
 }
 
 /** Conversations started, and per max phase (-1: none) how many, in the rollup's months. */
 export async function rollupFunnel(ctx: AppContext, where: SQL): Promise<{ started: number; byMaxPhase: Map<number, number> }> {
   const [row] = await rowsOf<{ started: number }>(ctx, sql`select coalesce(sum(conversations), 0)::int as started from ${analyticsMonthly} where ${where}`);
-  const counts = await sumCounters(ctx, sql`${analyticsMonthly.maxPhaseCounts}`, where);
+  const [counts] = await sumCounters(ctx, [sql`${analyticsMonthly.maxPhaseCounts}`], where);
   // Subscript 1 is max_phase null, k + 2 is max_phase k.
   return { started: Number(row?.started ?? 0), byMaxPhase: new Map([...counts].map(([i, n]) => [i - 2, n])) };
 }
@@ -79,12 +81,13 @@ export async function rollupSpeed(ctx: AppContext, where: SQL): Promise<ReplyHis
                coalesce(sum(${r.withinMinute}), 0)::int as m from ${r} where ${where}`,
   );
   const shift = (m: Map<number, number>) => new Map([...m].map(([i, n]) => [i - 1, n]));
+  const [agent, team] = await sumCounters(ctx, [sql`${r.agentReplyBuckets}`, sql`${r.teamReplyBuckets}`], where);
   return {
     withProspectMessage: Number(row?.w ?? 0),
     replied: Number(row?.r ?? 0),
     withinMinute: Number(row?.m ?? 0),
-    agent: shift(await sumCounters(ctx, sql`${r.agentReplyBuckets}`, where)),
-    team: shift(await sumCounters(ctx, sql`${r.teamReplyBuckets}`, where)),
+    agent: shift(agent),
+    team: shift(team),
   };
 }
 
