@@ -172,5 +172,45 @@ await withBenchDatabase(DB_NAME, async (database, url) => {
   const off2 = await measure('triggers off (again)');
   await rows(`alter table messages enable trigger user`);
   console.log(`\nadded p50 per stored message: ${(on - (off + off2) / 2).toFixed(3)} ms`);
+
+  // What the analytics_monthly triggers (on conversations) add to a conversation's first exchange: creating it,
+  // its first prospect message and the first reply (the only messages that move the rollup), with those
+  // triggers on and off. The conversations made here are deleted again as they were made (with or without the
+  // triggers), so the kept database's rollup stays a true count.
+  const ROLLUP_TRIGGERS = ['conversations_analytics_monthly_insert_delete', 'conversations_analytics_monthly_update'];
+  const rollupTriggers = (on: boolean) =>
+    Promise.all(ROLLUP_TRIGGERS.map((name) => rows(`alter table conversations ${on ? 'enable' : 'disable'} trigger ${name}`)));
+  let made: number[] = [];
+  const forget = async (on: boolean) => {
+    await rollupTriggers(on);
+    if (made.length) await rows(`delete from conversations where id in (${made.join(',')})`);
+    made = [];
+  };
+  const exchange = async (label: string) => {
+    const timings: number[] = [];
+    for (let i = 0; i < INSERTS / 4; i++) {
+      const start = performance.now();
+      const [{ id }] = await rows<{ id: number }>(`insert into conversations (phase, conversation_type_id) values (0, ${type}) returning id`);
+      await insertMessage(database.db, { conversationId: id, role: 'PROSPECT', message: 'first' });
+      await insertMessage(database.db, { conversationId: id, role: 'AGENT', message: 'reply' });
+      timings.push(performance.now() - start);
+      made.push(id);
+    }
+    timings.sort((a, b) => a - b);
+    console.log(`| ${label} | ${percentile(timings, 50).toFixed(3)} | ${percentile(timings, 95).toFixed(3)} |`);
+    return percentile(timings, 50);
+  };
+  console.log(`\n| a new conversation's first exchange (${INSERTS / 4}: create, prospect message, reply) | p50 ms | p95 ms |\n|---|---:|---:|`);
+  await rollupTriggers(false);
+  const exOff = await exchange('rollup triggers off');
+  await forget(false);
+  await rollupTriggers(true);
+  const exOn = await exchange('rollup triggers on');
+  await forget(true);
+  await rollupTriggers(false);
+  const exOff2 = await exchange('rollup triggers off (again)');
+  await forget(false);
+  await rollupTriggers(true);
+  console.log(`\nadded p50 per first exchange: ${(exOn - (exOff + exOff2) / 2).toFixed(3)} ms`);
   console.log(`load average after: ${loadAverage()}; ${execSync('uptime').toString().trim()}`);
 });
