@@ -58,10 +58,10 @@ async function sumCounters(ctx: AppContext, columns: SQL[], where: SQL): Promise
 
 /** Conversations started, and per max phase (-1: none) how many, in the rollup's months. */
 export async function rollupFunnel(ctx: AppContext, where: SQL): Promise<{ started: number; byMaxPhase: Map<number, number> }> {
-  const [row] = await rowsOf<{ started: number }>(ctx, sql`select coalesce(sum(conversations), 0)::int as started from ${analyticsMonthly} where ${where}`);
   const [counts] = await sumCounters(ctx, [sql`${analyticsMonthly.maxPhaseCounts}`], where);
-  // Subscript 1 is max_phase null, k + 2 is max_phase k.
-  return { started: Number(row?.started ?? 0), byMaxPhase: new Map([...counts].map(([i, n]) => [i - 2, n])) };
+  // Subscript 1 is max_phase null, k + 2 is max_phase k; every conversation is in exactly one.
+  const started = [...counts.values()].reduce((sum, n) => sum + n, 0);
+  return { started, byMaxPhase: new Map([...counts].map(([i, n]) => [i - 2, n])) };
 }
 
 /** First-reply histograms: bucket (analytics_reply_bucket) → conversations, the AI's and the team's. */
