@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, lt, not, type SQL, sql } from 'drizzle-orm';
 import type { AnalyticsQuery } from '@sales-agent/shared/schemas/analytics';
 import type { AppContext } from '../../context.ts';
-import { analyticsMonthly, messagingAccounts } from '../../db/schema/index.ts';
+import { analyticsMonthly } from '../../db/schema/index.ts';
 
 /**
  * Reading analytics_monthly (docs/analytics.md "Fast at scale"): the funnel and speed figures of the whole UTC
@@ -21,7 +21,11 @@ export function wholeMonths(from: Date, to: Date): { start: Date; end: Date } | 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** The screen's filters over analytics_monthly rows of those months (the rollup's keys mirror scope()'s WHERE). */
-export function rollupWhere(query: AnalyticsQuery, granted: number[] | 'all', months: { start: Date; end: Date }): SQL {
+export function rollupWhere(
+  query: AnalyticsQuery,
+  { granted, channelAccounts }: { granted: number[] | 'all'; channelAccounts: number[] | null },
+  months: { start: Date; end: Date },
+): SQL {
   const r = analyticsMonthly;
   const channel = query.channel;
   const version = query.version;
@@ -37,7 +41,7 @@ export function rollupWhere(query: AnalyticsQuery, granted: number[] | 'all', mo
         ? eq(r.isCall, true)
         : channel === 'WEB'
           ? and(eq(r.messagingAccountId, 0), not(r.isCall))
-          : and(not(r.isCall), sql`${r.messagingAccountId} in (select ${messagingAccounts.id} from ${messagingAccounts} where ${messagingAccounts.type} = ${channel})`),
+          : and(not(r.isCall), inArray(r.messagingAccountId, channelAccounts ?? [])),
     version === undefined ? undefined : eq(r.typeVersion, version === 'draft' ? 0 : Number(version)),
   )!;
 }
