@@ -10,7 +10,9 @@
  * run instead, as they would on an existing database), then times the real service functions and drops the
  * database (BENCH_KEEP=1 keeps and reuses it).
  */
+import { execSync } from 'node:child_process';
 import os from 'node:os';
+import { sql } from 'drizzle-orm';
 import { funnel, speed } from '../apps/server/src/modules/analytics/analytics.service.ts';
 import { cost } from '../apps/server/src/modules/analytics/cost.ts';
 import { followUpFigures, handoffFigures } from '../apps/server/src/modules/analytics/handoffs.ts';
@@ -24,7 +26,8 @@ const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 1_000_000);
 const MESSAGES_PER_CONVERSATION = 10;
 const ACCOUNTS = 50;
 const TYPES = 20;
-const DB_NAME = 'sa_bench_analytics';
+/** BENCH_DB_NAME lets two runs (e.g. two worktrees) keep separate databases. */
+const DB_NAME = process.env.BENCH_DB_NAME ?? 'sa_bench_analytics';
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const INSERTS = Number(process.env.BENCH_INSERTS ?? 2000);
 
@@ -85,7 +88,11 @@ async function generate(url: string) {
 }
 
 await withBenchDatabase(DB_NAME, async (database, url) => {
+  // On a kept database built before migration "analytics-monthly-triggers", this includes its one-time backfill.
+  console.log(`migrated in ${(performance.now() / 1000).toFixed(1)} s since start`);
   await generate(url);
+  // BENCH_GENERATE_ONLY=1 (with BENCH_KEEP=1): build the database now, time it in a later run.
+  if (process.env.BENCH_GENERATE_ONLY === '1') return;
   // config: the cost figure reads the price list (PRICING_FILE unset: the bundled one).
   const ctx = { db: database.db, config: {} } as unknown as AppContext;
   const rows = <T>(text: string) => rowsOf<T>(database, text);
@@ -99,13 +106,23 @@ await withBenchDatabase(DB_NAME, async (database, url) => {
   const daysBack = (d: number) => new Date(end.getTime() - d * 86_400_000).toISOString();
   const q = (from: string, extra: Record<string, string> = {}) =>
     analyticsQuery.parse({ conversationType: String(type), from, to: end.toISOString(), ...extra });
+  // "rows": the conversations only, as before the analytics_monthly rollup (an always-true `extra` skips the rollup;
+  // exactLimit Infinity, the exact percentiles); timed interleaved with the default path in the same run.
+  const rowsOnly = sql`true`;
+  const exact = { exactLimit: Number.POSITIVE_INFINITY };
   const scenarios: { name: string; run: () => Promise<unknown> }[] = [
     { name: 'funnel, last 30 days', run: () => funnel(ctx, adminActor, q(daysBack(30))) },
+    { name: 'funnel, all time (rows)', run: () => funnel(ctx, adminActor, q('2000-01-01'), rowsOnly) },
     { name: 'funnel, all time', run: () => funnel(ctx, adminActor, q('2000-01-01')) },
+    { name: 'funnel, all time, channel INSTAGRAM (rows)', run: () => funnel(ctx, adminActor, q('2000-01-01', { channel: 'INSTAGRAM' }), rowsOnly) },
     { name: 'funnel, all time, channel INSTAGRAM', run: () => funnel(ctx, adminActor, q('2000-01-01', { channel: 'INSTAGRAM' })) },
+    { name: 'funnel, all time, NORMAL (5 of 50 accounts) (rows)', run: () => funnel(ctx, normalActor, q('2000-01-01'), rowsOnly) },
     { name: 'funnel, all time, NORMAL (5 of 50 accounts)', run: () => funnel(ctx, normalActor, q('2000-01-01')) },
     { name: 'speed, last 30 days', run: () => speed(ctx, adminActor, q(daysBack(30))) },
+    { name: 'speed, all time (rows, exact)', run: () => speed(ctx, adminActor, q('2000-01-01'), exact) },
     { name: 'speed, all time', run: () => speed(ctx, adminActor, q('2000-01-01')) },
+    { name: 'speed, all time, channel INSTAGRAM (rows, exact)', run: () => speed(ctx, adminActor, q('2000-01-01', { channel: 'INSTAGRAM' }), exact) },
+    { name: 'speed, all time, channel INSTAGRAM', run: () => speed(ctx, adminActor, q('2000-01-01', { channel: 'INSTAGRAM' })) },
     { name: 'speed, all time, NORMAL (5 of 50 accounts)', run: () => speed(ctx, normalActor, q('2000-01-01')) },
     { name: 'outcomes, last 30 days', run: () => outcomes(ctx, adminActor, q(daysBack(30))) },
     { name: 'outcomes, all time', run: () => outcomes(ctx, adminActor, q('2000-01-01')) },
@@ -117,9 +134,12 @@ await withBenchDatabase(DB_NAME, async (database, url) => {
     { name: 'follow-ups, last 30 days', run: () => followUpFigures(ctx, adminActor, q(daysBack(30))) },
     { name: 'follow-ups, all time', run: () => followUpFigures(ctx, adminActor, q('2000-01-01')) },
   ];
-  console.log(`load average before: ${loadAverage()} on ${os.cpus().length} cores`);
+
+  console.log(`load average before: ${loadAverage()} on ${os.cpus().length} cores; ${execSync('uptime').toString().trim()}`);
   console.log('\n| scenario | p50 ms | p95 ms | started / withProspectMessage / follow-ups sent |\n|---|---:|---:|---:|');
-  for (const scenario of scenarios) {
+  // BENCH_ONLY=<regex>: only the scenarios whose name matches (e.g. "funnel|speed").
+  const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+  for (const scenario of scenarios.filter((sc) => !only || only.test(sc.name))) {
     const { timings, last } = await timeRuns(RUNS, () => scenario.run());
     const r = last as { started?: number; withProspectMessage?: number; conversations?: number; total?: { conversations?: number; sent?: number }; days?: unknown[] };
     const size = r.started ?? r.withProspectMessage ?? r.conversations ?? r.total?.conversations ?? r.total?.sent ?? `${r.days?.length} days`;
@@ -142,6 +162,7 @@ await withBenchDatabase(DB_NAME, async (database, url) => {
     console.log(`| ${label} | ${percentile(timings, 50).toFixed(3)} | ${percentile(timings, 95).toFixed(3)} |`);
     return percentile(timings, 50);
   };
+  if (process.env.BENCH_INSERTS === '0') return;
   console.log(`\n| storing a message (${INSERTS} inserts) | p50 ms | p95 ms |\n|---|---:|---:|`);
   await rows(`alter table messages disable trigger user`);
   const off = await measure('triggers off');
@@ -151,5 +172,45 @@ await withBenchDatabase(DB_NAME, async (database, url) => {
   const off2 = await measure('triggers off (again)');
   await rows(`alter table messages enable trigger user`);
   console.log(`\nadded p50 per stored message: ${(on - (off + off2) / 2).toFixed(3)} ms`);
-  console.log(`load average after: ${loadAverage()}`);
+
+  // What the analytics_monthly triggers (on conversations) add to a conversation's first exchange: creating it,
+  // its first prospect message and the first reply (the only messages that move the rollup), with those
+  // triggers on and off. The conversations made here are deleted again as they were made (with or without the
+  // triggers), so the kept database's rollup stays a true count.
+  const ROLLUP_TRIGGERS = ['conversations_analytics_monthly_insert_delete', 'conversations_analytics_monthly_update'];
+  const rollupTriggers = (on: boolean) =>
+    Promise.all(ROLLUP_TRIGGERS.map((name) => rows(`alter table conversations ${on ? 'enable' : 'disable'} trigger ${name}`)));
+  let made: number[] = [];
+  const forget = async (on: boolean) => {
+    await rollupTriggers(on);
+    if (made.length) await rows(`delete from conversations where id in (${made.join(',')})`);
+    made = [];
+  };
+  const exchange = async (label: string) => {
+    const timings: number[] = [];
+    for (let i = 0; i < INSERTS / 4; i++) {
+      const start = performance.now();
+      const [{ id }] = await rows<{ id: number }>(`insert into conversations (phase, conversation_type_id) values (0, ${type}) returning id`);
+      await insertMessage(database.db, { conversationId: id, role: 'PROSPECT', message: 'first' });
+      await insertMessage(database.db, { conversationId: id, role: 'AGENT', message: 'reply' });
+      timings.push(performance.now() - start);
+      made.push(id);
+    }
+    timings.sort((a, b) => a - b);
+    console.log(`| ${label} | ${percentile(timings, 50).toFixed(3)} | ${percentile(timings, 95).toFixed(3)} |`);
+    return percentile(timings, 50);
+  };
+  console.log(`\n| a new conversation's first exchange (${INSERTS / 4}: create, prospect message, reply) | p50 ms | p95 ms |\n|---|---:|---:|`);
+  await rollupTriggers(false);
+  const exOff = await exchange('rollup triggers off');
+  await forget(false);
+  await rollupTriggers(true);
+  const exOn = await exchange('rollup triggers on');
+  await forget(true);
+  await rollupTriggers(false);
+  const exOff2 = await exchange('rollup triggers off (again)');
+  await forget(false);
+  await rollupTriggers(true);
+  console.log(`\nadded p50 per first exchange: ${(exOn - (exOff + exOff2) / 2).toFixed(3)} ms`);
+  console.log(`load average after: ${loadAverage()}; ${execSync('uptime').toString().trim()}`);
 });

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversations, messages, prospects } from '../db/schema/index.ts';
+import { conversations, handoffs, messages, prospects } from '../db/schema/index.ts';
 import { buildPlaybook } from '../test/agent-factories.ts';
 import { buildTestApp } from '../test/build-test-app.ts';
 import { useUser } from '../test/use-test-app.ts';
@@ -272,6 +272,28 @@ describe('real-world payloads (issue 19)', () => {
       const found = await conversationOfProspect(t.ctx, fb.id, 'psid-standby');
       expect(found!.messages.at(-1)).toMatchObject({ role: 'AGENT', message: 'A person here', writtenByHuman: true });
       expect(found!.conversation.aiPaused).toBe(true);
+    });
+
+    it('a prospect message in standby (another app holds the thread) is a take-over hand-off, answered by the person\'s standby echo', async () => {
+      const fb = await account('FACEBOOK', FB_TOKEN);
+      const sent = Date.UTC(2030, 0, 2, 10, 0, 0);
+      const standby = (item: Record<string, unknown>) => ({ object: 'page', entry: [{ id: fb.pageId, time: Date.now(), standby: [item] }] });
+      const asked = standby({ sender: { id: 'psid-held' }, recipient: { id: fb.pageId }, timestamp: sent, message: { mid: unique('mid'), text: 'Anyone there?' } });
+      expect((await postMeta(t, asked)).statusCode).toBe(200);
+      await settle(t.ctx);
+      const found = await conversationOfProspect(t.ctx, fb.id, 'psid-held');
+      expect(found!.conversation.aiPaused).toBe(true);
+      const handoffsOf = () =>
+        t.ctx.db.select({ reason: handoffs.reason, handedAt: handoffs.handedAt, answeredAt: handoffs.answeredAt }).from(handoffs)
+          .where(eq(handoffs.conversationId, found!.conversation.id));
+      expect(await handoffsOf()).toEqual([{ reason: 'TAKEN_OVER', handedAt: new Date(sent), answeredAt: null }]);
+      // A second message while the other app still holds the thread is the same hand-off.
+      expect((await postMeta(t, standby({ sender: { id: 'psid-held' }, recipient: { id: fb.pageId }, timestamp: sent + 1000, message: { mid: unique('mid'), text: 'Hello?' } }))).statusCode).toBe(200);
+      const answered = sent + 90_000;
+      const echo = standby({ sender: { id: fb.pageId }, recipient: { id: 'psid-held' }, timestamp: answered, message: { mid: unique('mid'), text: 'A person here', is_echo: true, app_id: 263902037430900 } });
+      expect((await postMeta(t, echo)).statusCode).toBe(200);
+      await settle(t.ctx);
+      expect(await handoffsOf()).toEqual([{ reason: 'TAKEN_OVER', handedAt: new Date(sent), answeredAt: new Date(answered) }]);
     });
   });
 });

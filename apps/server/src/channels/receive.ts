@@ -8,6 +8,7 @@ import { agentSettingsOf, startingVersion, emitConversationChanged, type Executo
 import { demoAgentMustNotAnswer, NO_LLM_REASON } from '../agent/llm/demo-policy.ts';
 import { scheduleTurn } from '../agent/turn.job.ts';
 import { endSilence, followUpJobKey, recordAgentError } from '../conversations/unanswered.ts';
+import { openHandoff } from '../conversations/analytics-events.ts';
 import { endpointsOf, findAccountByKey, type LiveAccount } from './accounts.ts';
 import { fetchProfileName } from './profile-name.ts';
 import type { InboundEvent } from './inbound-events.ts';
@@ -82,8 +83,16 @@ async function receiveMessage(ctx: AppContext, account: LiveAccount, event: Mess
     if (!(await claimExternalId(tx, account.id, event.externalId, 'IN'))) return null;
     const prospect = await upsertProspect(tx, account, event, simulated);
     const conversationId = await openConversationOf(tx, account, prospect.id);
-    // Messenger handover: another app holds the thread, so ours must not answer (stored, AI paused).
-    if (event.standby) await tx.update(conversations).set({ aiPaused: true }).where(eq(conversations.id, conversationId));
+    // Messenger handover: another app holds the thread, so ours must not answer (stored, AI paused). Pausing
+    // the AI this way is a take-over (analytics "Hand-offs"), counted once, as the Take over button is.
+    if (event.standby) {
+      const paused = await tx
+        .update(conversations)
+        .set({ aiPaused: true })
+        .where(and(eq(conversations.id, conversationId), eq(conversations.aiPaused, false)))
+        .returning({ id: conversations.id });
+      if (paused.length > 0) await openHandoff(tx, conversationId, 'TAKEN_OVER', event.sentAt);
+    }
     const stored = await storeProspectMessage(tx, {
       conversationId,
       message: text,

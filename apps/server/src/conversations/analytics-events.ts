@@ -13,12 +13,13 @@ export type HandoffReason = 'HUMAN_REQUESTED' | 'NOT_IN_KNOWLEDGE' | 'GUARD_FAIL
 
 /**
  * Opens a hand-off unless one is already waiting for a person (pressing Take over on a conversation the agent
- * handed over is the same hand-off). Dated by the application's clock, like the messages that answer it.
+ * handed over is the same hand-off). Dated by the application's clock, like the messages that answer it, or
+ * `at` when the event has its channel's time (a Messenger standby message).
  */
-export async function openHandoff(db: Executor, conversationId: number, reason: HandoffReason): Promise<void> {
+export async function openHandoff(db: Executor, conversationId: number, reason: HandoffReason, at: Date = new Date()): Promise<void> {
   await db.execute(sql`
     insert into ${handoffs} (conversation_id, reason, handed_at)
-    select ${conversationId}, ${reason}, ${new Date().toISOString()}::timestamptz
+    select ${conversationId}, ${reason}, ${at.toISOString()}::timestamptz
     where not exists (select 1 from ${handoffs} where conversation_id = ${conversationId} and answered_at is null)`);
 }
 

@@ -1,4 +1,5 @@
-import { index, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, date, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { bigserialId, ownedBy, timestampNow, timestampTz } from './columns.ts';
 import { conversations } from './conversations.ts';
 
@@ -36,4 +37,35 @@ export const followUps = pgTable(
     repliedAt: timestampTz(),
   },
   (t) => [index().on(t.conversationId, t.sentAt)],
+);
+
+/** An int[] counter array starting at subscript 1 ('{0}'), so unnest … with ordinality gives the subscript. */
+const counters = () => integer().array().notNull().default(sql`'{0}'`);
+
+/**
+ * The funnel and speed figures of conversations, rolled up per created month (UTC) and the filters' keys (issue 26,
+ * docs/analytics.md "Fast at scale"): a whole month of a range reads one row per account instead of every
+ * conversation. Kept by the triggers of migration "analytics-monthly" on conversations (insert, delete, and any
+ * change of the columns below: a manual phase change, the first-message stamps), backfilled once by it.
+ * messagingAccountId 0 is a web chat or call without an account; typeVersion 0 is a draft (type_version null).
+ */
+export const analyticsMonthly = pgTable(
+  'analytics_monthly',
+  {
+    conversationTypeId: integer().notNull(),
+    month: date({ mode: 'string' }).notNull(),
+    messagingAccountId: integer().notNull(),
+    isCall: boolean().notNull(),
+    typeVersion: integer().notNull(),
+    conversations: integer().notNull().default(0),
+    /** [1]: max_phase null (never in 0..N), [k + 2]: conversations whose max_phase is k. */
+    maxPhaseCounts: counters(),
+    withProspectMessage: integer().notNull().default(0),
+    replied: integer().notNull().default(0),
+    withinMinute: integer().notNull().default(0),
+    /** First-reply seconds histograms, [b + 1] counting bucket b of analytics_reply_bucket() (docs/analytics.md). */
+    agentReplyBuckets: counters(),
+    teamReplyBuckets: counters(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationTypeId, t.month, t.messagingAccountId, t.isCall, t.typeVersion] })],
 );

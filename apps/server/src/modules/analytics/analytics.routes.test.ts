@@ -1,4 +1,6 @@
-import { eq, inArray } from 'drizzle-orm';
+import { readFileSync } from 'node:fs';
+import { eq, inArray, sql } from 'drizzle-orm';
+import { analyticsQuery } from '@sales-agent/shared/schemas/analytics';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bookings, conversationAnalyses, conversations } from '../../db/schema/index.ts';
 import { useTestApp, useUser } from '../../test/use-test-app.ts';
@@ -9,6 +11,7 @@ import {
   buildProspect,
   grantAccount,
 } from '../../test/conversation-factories.ts';
+import { speed as speedFigures } from './analytics.service.ts';
 
 const t = useTestApp();
 const admin = useUser(t, 'ADMIN');
@@ -20,7 +23,20 @@ const s = (seconds: number) => new Date(day + seconds * 1000);
 const RANGE = 'from=2025-03-10T00:00:00Z&to=2025-03-11T00:00:00Z';
 
 let typeId = 0;
+let account1Id = 0;
 const ids: Record<string, number> = {};
+
+/**
+ * The same conversations (all of March 2025) read four ways: the whole month from the analytics_monthly rollup,
+ * a range without a whole month from the rows, a wider range mixing both, and one whose only whole month
+ * (February, empty) is from the rollup and March from the rows.
+ */
+const MARCH = {
+  rollup: 'from=2025-03-01&to=2025-03-31',
+  rows: 'from=2025-03-01&to=2025-03-31T23:59:59Z',
+  mixed: 'from=2025-02-20&to=2025-04-05',
+  edges: 'from=2025-02-01&to=2025-03-31T12:00:00Z',
+};
 
 /**
  * Seeded conversations of a 3-phase type (figures known exactly):
@@ -37,6 +53,7 @@ beforeAll(async () => {
   const account1 = await buildMessagingAccount(t.ctx);
   const account2 = await buildMessagingAccount(t.ctx);
   await grantAccount(t.ctx, normal.id, account1.id);
+  account1Id = account1.id;
   const conversationTypeId = type.id;
   const p = async (accountId: number) => (await buildProspect(t.ctx, accountId)).id;
   ids.A = (await buildConversation(t.ctx, { conversationTypeId, createdAt: s(60) })).id;
@@ -100,6 +117,53 @@ const funnel = (as: string, extra = '') =>
   t.request({ method: 'GET', url: `/api/admin/analytics/funnel?conversationType=${typeId}&${RANGE}${extra}`, as });
 const speed = (as: string, extra = '') =>
   t.request({ method: 'GET', url: `/api/admin/analytics/speed?conversationType=${typeId}&${RANGE}${extra}`, as });
+const figures = async (what: 'funnel' | 'speed', as: string, range: string, extra = '') => {
+  const res = await t.request({ method: 'GET', url: `/api/admin/analytics/${what}?conversationType=${typeId}&${range}${extra}`, as });
+  expect(res.statusCode).toBe(200);
+  return res.json();
+};
+
+/** March's funnel, for each filter and viewer, is the same from the rollup, the rows and both; answers the ADMIN's unfiltered one. */
+async function expectMonthPathsAgree() {
+  for (const as of [admin.cookie, normal.cookie]) {
+    for (const extra of ['', '&channel=web', '&channel=INSTAGRAM', '&channel=CALL', `&messagingAccount=${account1Id}`, '&version=draft', '&version=1']) {
+      const rows = await figures('funnel', as, MARCH.rows, extra);
+      expect(await figures('funnel', as, MARCH.rollup, extra), extra).toEqual(rows);
+      expect(await figures('funnel', as, MARCH.mixed, extra), extra).toEqual(rows);
+      expect(await figures('funnel', as, MARCH.edges, extra), extra).toEqual(rows);
+    }
+  }
+  // The rollup holds exactly what a recount of the conversations gives (no drift on any write path).
+  const recount = sql`select conversation_type_id, date_trunc('month', created_at at time zone 'UTC')::date::text as month,
+      coalesce(messaging_account_id, 0) as account, call_sid is not null as is_call, coalesce(type_version, 0) as version,
+      coalesce(max_phase, -1) as max_phase, first_prospect_message_at is not null as with_prospect,
+      analytics_reply_bucket(extract(epoch from (first_reply_at - first_prospect_message_at))) as bucket, first_reply_by_human as by_human
+    from conversations`;
+  const counted = new Map<string, number>();
+  const add = (key: string, n: number) => n !== 0 && counted.set(key, (counted.get(key) ?? 0) + n);
+  for (const r of ((await t.ctx.db.execute(recount)) as unknown as { rows: Record<string, unknown>[] }).rows) {
+    const cell = [r.conversation_type_id, r.month, r.account, r.is_call, r.version].join('/');
+    add(`${cell} conversations`, 1);
+    add(`${cell} phase ${r.max_phase}`, 1);
+    if (r.with_prospect) add(`${cell} with prospect`, 1);
+    if (r.bucket !== null) add(`${cell} ${r.by_human ? 'team' : 'agent'} bucket ${r.bucket}`, 1);
+  }
+  const kept = new Map<string, number>();
+  const keep = (key: string, n: unknown) => Number(n ?? 0) !== 0 && kept.set(key, (kept.get(key) ?? 0) + Number(n));
+  const rollup = sql`select conversation_type_id, month::text as month, messaging_account_id as account, is_call, type_version as version,
+      conversations, max_phase_counts, with_prospect_message, agent_reply_buckets, team_reply_buckets from analytics_monthly`;
+  for (const r of ((await t.ctx.db.execute(rollup)) as unknown as { rows: Record<string, unknown>[] }).rows) {
+    const cell = [r.conversation_type_id, r.month, r.account, r.is_call, r.version].join('/');
+    keep(`${cell} conversations`, r.conversations);
+    (r.max_phase_counts as number[]).forEach((n, i) => keep(`${cell} phase ${i - 1}`, n));
+    keep(`${cell} with prospect`, r.with_prospect_message);
+    (r.agent_reply_buckets as number[]).forEach((n, i) => keep(`${cell} agent bucket ${i}`, n));
+    (r.team_reply_buckets as number[]).forEach((n, i) => keep(`${cell} team bucket ${i}`, n));
+  }
+  expect(Object.fromEntries(kept)).toEqual(Object.fromEntries(counted));
+  return figures('funnel', admin.cookie, MARCH.rollup);
+}
+
 const steps = (reached: number[]) => reached.map((r, phase) => ({ phase, label: `Phase ${phase}`, reached: r }));
 
 describe('analytics funnel', () => {
@@ -118,6 +182,11 @@ describe('analytics funnel', () => {
       method: 'GET', url: `/api/admin/analytics/funnel?conversationType=${typeId}&from=2025-03-10&to=2025-03-10`, as: admin.cookie,
     });
     expect(days.json()).toMatchObject({ started: 7 });
+  });
+
+  it('reads whole months from the rollup, with every filter, as the rows give them', async () => {
+    // E (phase 3, the evening before) is in March too.
+    expect(await expectMonthPathsAgree()).toEqual({ started: 8, steps: steps([7, 4, 3]), ended: 2, booked: 1 });
   });
 
   it('a NORMAL user sees only the granted accounts', async () => {
@@ -186,6 +255,22 @@ describe('analytics speed', () => {
     const normalView = await speed(normal.cookie);
     expect(normalView.json()).toMatchObject({ firstReplySeconds: { p50: 10, p90: 10 }, withProspectMessage: 1, replied: 1 });
   });
+
+  it('above the exact limit, reads the percentiles from the first-reply histograms within 5 %', async () => {
+    const query = (range: string) => analyticsQuery.parse({ conversationType: String(typeId), ...Object.fromEntries(new URLSearchParams(range)) });
+    const exact = await speedFigures(t.ctx, admin, query(MARCH.rollup), { exactLimit: Infinity });
+    expect(exact).toEqual((await speed(admin.cookie)).json()); // E has no messages: March's speed is the day's
+    for (const range of [MARCH.rollup, MARCH.mixed, MARCH.edges]) {
+      const approximate = await speedFigures(t.ctx, admin, query(range), { exactLimit: 0 });
+      expect(approximate).toMatchObject({ withProspectMessage: 4, replied: 3, answeredWithinMinuteShare: 0.5 });
+      for (const key of ['firstReplySeconds', 'agentFirstReplySeconds', 'teamFirstReplySeconds'] as const) {
+        for (const p of ['p50', 'p90'] as const) {
+          const want = exact[key][p]!;
+          expect(Math.abs(approximate[key][p]! - want) / want, `${range} ${key} ${p}`).toBeLessThanOrEqual(0.05);
+        }
+      }
+    }
+  });
 });
 
 describe('analytics outcomes', () => {
@@ -240,6 +325,17 @@ describe('analytics after changes', () => {
     const set = await t.request({ method: 'PATCH', url: `/api/conversation/${ids.A}`, as: admin.cookie, payload: { phase: 3 } });
     expect(set.statusCode).toBe(200);
     expect((await funnel(admin.cookie)).json()).toEqual({ started: 6, steps: steps([5, 3, 3]), ended: 2, booked: 1 });
+    // The rollup follows too: March is the day's figures and E.
+    expect(await expectMonthPathsAgree()).toEqual({ started: 7, steps: steps([6, 4, 4]), ended: 3, booked: 1 });
+  });
+
+  it('the migration\'s one-time backfill builds the same rollup from existing conversations', async () => {
+    const migration = readFileSync(new URL('../../db/migrations/0040_analytics-monthly-triggers.sql', import.meta.url), 'utf8');
+    const backfill = migration.split('--> statement-breakpoint').at(-1)!;
+    expect(backfill).toMatch(/^\s*INSERT INTO analytics_monthly/m);
+    await t.ctx.db.execute(sql`delete from analytics_monthly`);
+    await t.ctx.db.execute(sql.raw(backfill));
+    expect(await expectMonthPathsAgree()).toEqual({ started: 7, steps: steps([6, 4, 4]), ended: 3, booked: 1 });
   });
 });
 
