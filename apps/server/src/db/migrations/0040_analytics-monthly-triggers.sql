@@ -18,6 +18,8 @@ DECLARE
   secs float8 := extract(epoch FROM (c.first_reply_at - c.first_prospect_message_at));
   b integer := analytics_reply_bucket(extract(epoch FROM (c.first_reply_at - c.first_prospect_message_at))) + 1;
 BEGIN
+  -- A conversation without a type (no funnel to count it in) has no rollup cell.
+  IF c.conversation_type_id IS NULL THEN RETURN; END IF;
   IF delta > 0 THEN
     INSERT INTO analytics_monthly (conversation_type_id, month, messaging_account_id, is_call, type_version)
       VALUES (c.conversation_type_id, k_month, k_account, k_call, k_version) ON CONFLICT DO NOTHING;
@@ -75,7 +77,7 @@ INSERT INTO analytics_monthly (conversation_type_id, month, messaging_account_id
            coalesce(type_version, 0) AS type_version, coalesce(max_phase, -1) + 2 AS p,
            first_prospect_message_at IS NOT NULL AS with_prospect, first_reply_by_human AS by_human,
            extract(epoch FROM (first_reply_at - first_prospect_message_at)) AS secs
-    FROM conversations
+    FROM conversations WHERE conversation_type_id IS NOT NULL
   ), cells AS (
     SELECT conversation_type_id, month, messaging_account_id, is_call, type_version, count(*)::int AS conversations,
            count(*) FILTER (WHERE with_prospect)::int AS with_prospect_message,
