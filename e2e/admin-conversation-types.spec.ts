@@ -31,7 +31,7 @@ async function addPhase(page: Page, texts: { prompt: string; transition: string;
 const phaseRow = (page: Page, index: number): Locator => page.getByRole('row', { name: `Phase ${index}`, exact: true });
 
 test.describe('admin conversation types', () => {
-  test('create a type, manage its phases, duplicate it, edit its config and delete it', async ({ page }) => {
+  test('create a type, manage its phases, duplicate it, edit its config and delete it', async ({ page, browser }) => {
     const stamp = Date.now();
     const title = `E2E playbook ${stamp} with a long descriptive title to cut`;
     await signInAsAdmin(page);
@@ -44,7 +44,7 @@ test.describe('admin conversation types', () => {
     await expect(page.getByText('Role prompt is required')).toBeVisible();
     await page.getByLabel('Title', { exact: true }).fill(title);
     // Issue 24: what visitors see instead of the internal title, a field of the form with its help.
-    await expect(page.getByText("What visitors and prospects see as the chat's name")).toBeVisible();
+    await expect(page.getByText("What visitors and prospects see, e.g. \"Talk to Sunny Roofs\": the chat's name")).toBeVisible();
     await page.getByLabel('Public title').fill('x'.repeat(81));
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByText('Public title must be at most 80 characters')).toBeVisible();
@@ -59,6 +59,14 @@ test.describe('admin conversation types', () => {
     await expect(page.getByLabel('Public title')).toHaveValue('Talk to Ada');
     const saved = await (await page.request.get(`/api/conversation-type/${typeId}`)).json();
     expect(saved).toMatchObject({ title, publicTitle: 'Talk to Ada' });
+    // A visitor who is not signed in picks the type by its public title, never by the internal one.
+    const visitorContext = await browser.newContext();
+    const visitor = await visitorContext.newPage();
+    await visitor.goto('/conversation/new');
+    await visitor.getByRole('combobox', { name: 'Conversation type' }).click();
+    await expect(visitor.getByRole('option', { name: 'Talk to Ada' })).toBeVisible();
+    await expect(visitor.getByText('E2E playbook')).toHaveCount(0);
+    await visitorContext.close();
 
     // Three phases; prompt areas have 15 rows (spec §2.6)
     for (const i of [0, 1, 2]) {

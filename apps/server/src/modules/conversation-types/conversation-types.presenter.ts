@@ -26,11 +26,14 @@ export function presentPhase(row: PhaseRow): ConversationPhase {
  * What an anonymous visitor or NORMAL user sees: enough to pick a type and start a conversation. The
  * label falls back to a neutral name, never to the role prompt (prompts stay on the server).
  */
-export function presentPublicType(row: TypeRow): ConversationTypeListItem {
+export function presentPublicType(row: TypeRow, options: { visitor: boolean }): ConversationTypeListItem {
+  // A type with a public title (issue 24) shows visitors that name, never its internal one; the team keeps the
+  // internal title it knows the type by (filters, Make a Call).
+  const title = (options.visitor ? readConversationTypeConfig(row.config).publicTitle : undefined) ?? row.title;
   return {
     id: row.id,
-    title: row.title,
-    label: row.title ?? `Conversation type ${row.id}`,
+    title,
+    label: title ?? `Conversation type ${row.id}`,
     initialMessage: row.initialMessage,
   };
 }

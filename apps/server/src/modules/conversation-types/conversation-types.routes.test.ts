@@ -191,6 +191,17 @@ describe('GET /api/conversation-type/listt', () => {
     expect(item.conversation_phases.map((p: { index: number }) => p.index)).toEqual([0, 1]);
     expect(item.conversation_phases[0]).toMatchObject({ prompt: 'Goal 0', transitionPrompt: 'Move on 0', followUpPrompt: null, conversationType: { id } });
   });
+
+  it('shows anonymous visitors a type by its public title when it has one, never its internal title; the team keeps the internal one', async () => {
+    const id = await createType({ ...typeFields, title: 'Internal: roof leads Q3', publicTitle: 'Talk to Sunny Roofs' });
+    const visitor = await t.request({ method: 'GET', url: '/api/conversation-type/listt' });
+    expect(visitor.json().find((i: { id: number }) => i.id === id)).toMatchObject({ id, title: 'Talk to Sunny Roofs', label: 'Talk to Sunny Roofs' });
+    expect(visitor.body).not.toContain('Internal: roof leads Q3');
+    for (const as of [normal.cookie, admin.cookie]) {
+      const res = await t.request({ method: 'GET', url: '/api/conversation-type/listt', as });
+      expect(res.json().find((i: { id: number }) => i.id === id)).toMatchObject({ title: 'Internal: roof leads Q3' });
+    }
+  });
 });
 
 describe('conversation type config', () => {

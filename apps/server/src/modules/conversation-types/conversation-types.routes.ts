@@ -39,7 +39,7 @@ export async function conversationTypesRoutes(app: FastifyInstance, { ctx }: { c
 
   // Public: anonymous visitors start conversations from this list, so prompts are only for ADMIN.
   r.get('/api/conversation-type/listt', { schema: { tags, response: { 200: conversationTypeList } } }, async (request) =>
-    listConversationTypes(ctx, { admin: request.actor?.role === 'ADMIN' }),
+    listConversationTypes(ctx, { admin: request.actor?.role === 'ADMIN', visitor: !request.actor }),
   );
 
   r.get(

@@ -43,14 +43,14 @@ export async function assertTypeExists(ctx: AppContext, typeId: number, options:
  * Lists every type, oldest first. Only an ADMIN gets prompts, config and phases; everyone else gets what
  * the start-a-conversation screen needs.
  */
-export async function listConversationTypes(ctx: AppContext, options: { admin: boolean }) {
+export async function listConversationTypes(ctx: AppContext, options: { admin: boolean; visitor: boolean }) {
   // Only an ADMIN sees private types (issue 12): the start page lists what visitors may start.
   const types = await ctx.db
     .select()
     .from(conversationTypes)
     .where(options.admin ? undefined : eq(conversationTypes.isPublic, true))
     .orderBy(asc(conversationTypes.id));
-  if (!options.admin) return types.map(presentPublicType);
+  if (!options.admin) return types.map((type) => presentPublicType(type, options));
   const phases = types.length
     ? await ctx.db
         .select()

@@ -135,7 +135,7 @@ export function ConversationTypeForm(props: {
         <TextInput label="Title" description="Your team's name for this type, shown in lists; the role prompt is shown when empty." {...field('title')} />
         <TextInput
           label="Public title"
-          description={`What visitors and prospects see as the chat's name, e.g. "Talk to Sunny Roofs". The title above is internal and never shown to them; empty: "${PUBLIC_CHAT_TITLE}".`}
+          description={`What visitors and prospects see, e.g. "Talk to Sunny Roofs": the chat's name, and this type's name on the start page instead of the title above. Empty: the chat is called "${PUBLIC_CHAT_TITLE}" and the start page shows the title above.`}
           placeholder={PUBLIC_CHAT_TITLE}
           {...field('publicTitle')}
         />
