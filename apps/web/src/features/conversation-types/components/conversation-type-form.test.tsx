@@ -17,7 +17,7 @@ it('shows the public title with its help and submits what is typed', () => {
   const onSubmit = setup('Talk to Sunny Roofs');
   const field = screen.getByLabelText('Public title') as HTMLInputElement;
   expect(field.value).toBe('Talk to Sunny Roofs');
-  expect(screen.getByText(/What visitors and prospects see as the chat's name/)).toBeTruthy();
+  expect(screen.getByText(/What visitors and prospects see, e.g. "Talk to Sunny Roofs": the chat's name, and this type's name on the start page/)).toBeTruthy();
   fireEvent.change(field, { target: { value: 'Ask Sunny Roofs' } });
   fireEvent.click(screen.getByRole('button', { name: 'Save' }));
   expect(onSubmit).toHaveBeenCalledWith(expect.objectContaining({ publicTitle: 'Ask Sunny Roofs' }));
