@@ -1,6 +1,7 @@
 import { and, eq, gte, inArray, lt, not, type SQL, sql } from 'drizzle-orm';
 import type { AnalyticsQuery } from '@sales-agent/shared/schemas/analytics';
 import type { AppContext } from '../../context.ts';
+import { rowsOf } from '../../lib/limits.ts';
 import { analyticsMonthly } from '../../db/schema/index.ts';
 
 /**
@@ -46,16 +47,13 @@ export function rollupWhere(
   )!;
 }
 
-const rowsOf = async <T>(ctx: AppContext, query: SQL) => ((await ctx.db.execute(query)) as unknown as { rows: T[] }).rows;
-
 /** Sums counter-array columns over the rows, element by element (one pass, the arrays zipped): subscript → count, per column. */
 async function sumCounters(ctx: AppContext, columns: SQL[], where: SQL): Promise<Map<number, number>[]> {
   const names = columns.map((_, k) => sql.raw(`n${k}`));
-  const rows = await rowsOf<Record<string, number>>(
-    ctx,
-    sql`select u.i::int as i, ${sql.join(names.map((n) => sql`sum(u.${n})::int as ${n}`), sql`, `)}
+  const rows = rowsOf<Record<string, number>>(
+    await ctx.db.execute(sql`select u.i::int as i, ${sql.join(names.map((n) => sql`sum(u.${n})::int as ${n}`), sql`, `)}
         from ${analyticsMonthly}, unnest(${sql.join(columns, sql`, `)}) with ordinality u(${sql.join(names, sql`, `)}, i)
-        where ${where} group by u.i`,
+        where ${where} group by u.i`),
   );
   return columns.map((_, k) => new Map(rows.filter((r) => Number(r[`n${k}`] ?? 0) !== 0).map((r) => [Number(r.i), Number(r[`n${k}`])])));
 }
@@ -79,10 +77,9 @@ export interface ReplyHistograms {
 
 export async function rollupSpeed(ctx: AppContext, where: SQL): Promise<ReplyHistograms> {
   const r = analyticsMonthly;
-  const [row] = await rowsOf<{ w: number; r: number; m: number }>(
-    ctx,
-    sql`select coalesce(sum(${r.withProspectMessage}), 0)::int as w, coalesce(sum(${r.replied}), 0)::int as r,
-               coalesce(sum(${r.withinMinute}), 0)::int as m from ${r} where ${where}`,
+  const [row] = rowsOf<{ w: number; r: number; m: number }>(
+    await ctx.db.execute(sql`select coalesce(sum(${r.withProspectMessage}), 0)::int as w, coalesce(sum(${r.replied}), 0)::int as r,
+               coalesce(sum(${r.withinMinute}), 0)::int as m from ${r} where ${where}`),
   );
   const shift = (m: Map<number, number>) => new Map([...m].map(([i, n]) => [i - 1, n]));
   const [agent, team] = await sumCounters(ctx, [sql`${r.agentReplyBuckets}`, sql`${r.teamReplyBuckets}`], where);

@@ -13,6 +13,7 @@ import {
   users,
 } from '../../db/schema/index.ts';
 import { badRequest } from '../../lib/errors.ts';
+import { rowsOf } from '../../lib/limits.ts';
 import { readContact, readContactView } from '../contacts/contacts.service.ts';
 import { type AccessibleConversation, grantedAccountSql } from './conversation-policy.ts';
 
@@ -195,7 +196,7 @@ async function commonLexemeShares(ctx: AppContext): Promise<Map<string, number>>
       unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as e(elem, freq)
     where s.tablename = 'conversation_search' and s.attname = 'doc' and e.elem is not null`);
   const freq = new Map<string, number>();
-  for (const row of (result as unknown as { rows: { elem: string; freq: number }[] }).rows) freq.set(row.elem, Number(row.freq));
+  for (const row of rowsOf<{ elem: string; freq: number }>(result)) freq.set(row.elem, Number(row.freq));
   commonLexemes = { at: Date.now(), freq };
   return freq;
 }
